@@ -135,8 +135,12 @@ def json_reply(payload: Any, status: int = 200, headers: dict[str, str] | None =
 
 
 def fail_reply(status: int, payload: Any) -> Reply:
-    """Error reply with ``retry-after: 0`` so SDK retries (if enabled) do not slow tests down."""
-    return json_reply(payload, status, {"retry-after": "0"})
+    """Error reply with ``retry-after: 0`` so SDK retries (if enabled) do not slow tests down.
+
+    The openai and anthropic SDKs treat ``retry-after: 0`` as "no advice" and back off 0.5 s or
+    more, so we also send ``retry-after-ms: 1`` (which they prefer, as the real APIs send it).
+    """
+    return json_reply(payload, status, {"retry-after": "0", "retry-after-ms": "1"})
 
 
 def count_tokens(text: str) -> int:
@@ -481,7 +485,9 @@ def gemini_answer(call: Call, body: dict[str, Any]) -> Answer:
     tool_name, args = None, {}
     if declarations and contents and contents[-1].get("role", "user") == "user" and not answers_a_call:
         tool_name = declarations[0].get("name", "tool")
-        schema = declarations[0].get("parameters") or declarations[0].get("parametersJsonSchema")
+        # google-genai sends `parameters_json_schema` in snake case, the REST docs camel case.
+        keys = ("parameters", "parametersJsonSchema", "parameters_json_schema")
+        schema = next((declarations[0][key] for key in keys if key in declarations[0]), None)
         args = fake_arguments(schema, text)
     prompt = " ".join(text_of(c.get("parts")) for c in contents)
     return Answer(call.n, call.params["model"], text, tool_name, args, count_tokens(prompt))
