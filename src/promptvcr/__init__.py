@@ -1,0 +1,26 @@
+"""promptvcr: record real LLM SDK traffic once, replay it in tests offline and deterministic."""
+
+from .cassettes import DEFAULT_RULES, Interaction, KeyParts, Play, Request, Response, Rule
+from .cassettes.normalize import drop_body_fields, drop_query_params
+from .errors import CassetteError, CassetteFormatError, CassetteMiss, CassetteWriteError
+from .modes import RecordMode
+from .use import Cassette, use_cassette
+
+__all__ = [
+    "DEFAULT_RULES",
+    "Cassette",
+    "CassetteError",
+    "CassetteFormatError",
+    "CassetteMiss",
+    "CassetteWriteError",
+    "Interaction",
+    "KeyParts",
+    "Play",
+    "RecordMode",
+    "Request",
+    "Response",
+    "Rule",
+    "drop_body_fields",
+    "drop_query_params",
+    "use_cassette",
+]

@@ -1,0 +1,179 @@
+"""Cassette files: YAML (default) or JSON, read with a safe loader, written for review.
+
+Layout::
+
+    interactions:
+    - request:  {method, url, headers, <body>}
+      response: {status, headers, <body>}
+    version: 1
+
+``version`` comes last on purpose: a file cut short loses it, so truncation is reported
+as such instead of silently replaying fewer interactions. Bodies use the keys of
+:mod:`.bodies`. Secrets are removed here, on the way to the file, for every mode.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import CassetteFormatError
+from .bodies import BODY_KEYS, decode_body, encode_body
+from .models import Interaction, Request, Response
+from .redact import REQUEST_HEADERS, RESPONSE_HEADERS, keep_headers, redact_json_fields, redact_url
+
+__all__ = ["FORMAT_VERSION", "dumps", "interaction_from_data", "interaction_to_data", "is_json_path", "load_document", "loads"]
+
+FORMAT_VERSION = 1
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _Dumper(_BaseDumper):  # type: ignore[misc, valid-type]
+    """Multi-line text as ``|`` block scalars, so prompts and answers read as written."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    if "\n" in value:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value)
+
+
+_Dumper.add_representer(str, _represent_str)
+
+
+def is_json_path(path: Path) -> bool:
+    return path.suffix.lower() == ".json"
+
+
+def _body_data(content: bytes, content_type: str, *, events: bool = False) -> dict[str, Any]:
+    data = encode_body(content, content_type, streamed_events=events)
+    if "json" in data:
+        data["json"] = redact_json_fields(data["json"])
+    return data
+
+
+def interaction_to_data(
+    interaction: Interaction,
+    *,
+    request_headers: Iterable[str] = REQUEST_HEADERS,
+    response_headers: Iterable[str] = RESPONSE_HEADERS,
+) -> dict[str, Any]:
+    """The stored form of an interaction, with every credential removed."""
+    req, resp = interaction.request, interaction.response
+    request: dict[str, Any] = {"method": req.method.upper(), "url": redact_url(req.url)}
+    if headers := keep_headers(req.headers, request_headers):
+        request["headers"] = headers
+    request.update(_body_data(req.content, req.content_type))
+    response: dict[str, Any] = {"status": resp.status}
+    if headers := keep_headers(resp.headers, response_headers):
+        response["headers"] = headers
+    response.update(_body_data(resp.content, resp.content_type, events=resp.is_event_stream))
+    return {"request": request, "response": response}
+
+
+def _fail(path: Path, what: str) -> CassetteFormatError:
+    return CassetteFormatError(
+        f"Cassette {path} cannot be read: {what}\n"
+        f"It was left untouched. Fix or delete it, then record it again "
+        f"(PROMPTVCR_RECORD_MODE=rewrite).",
+        path=path,
+    )
+
+
+def _headers(value: Any, path: Path, where: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _fail(path, f"{where}.headers is a {type(value).__name__}, expected a mapping.")
+    return {str(k).lower(): str(v) for k, v in value.items()}
+
+
+def _body(data: dict[str, Any], path: Path, where: str) -> list[bytes]:
+    present = [key for key in BODY_KEYS if key in data]
+    if len(present) > 1:
+        raise _fail(path, f"{where} has more than one body ({', '.join(present)}); keep one.")
+    try:
+        return decode_body(data)
+    except (ValueError, TypeError) as error:
+        raise _fail(path, f"{where}.{present[0]} is not a valid body ({error}).") from None
+
+
+def interaction_from_data(data: Any, path: Path, index: int) -> Interaction:
+    where = f"interactions[{index}]"
+    if not isinstance(data, dict) or not isinstance(data.get("request"), dict):
+        raise _fail(path, f"{where} has no request mapping.")
+    if not isinstance(data.get("response"), dict):
+        raise _fail(path, f"{where} has no response mapping.")
+    req, resp = data["request"], data["response"]
+    if "uri" in req or isinstance(resp.get("status"), dict):
+        raise _fail(path, f"it is a vcrpy cassette. Convert it with: promptvcr import-vcr {path} --out DIR")
+    if not isinstance(req.get("method"), str) or not isinstance(req.get("url"), str):
+        raise _fail(path, f"{where}.request needs a method and a url.")
+    status = resp.get("status")
+    if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 599:
+        raise _fail(path, f"{where}.response.status is {status!r}, expected an HTTP status code.")
+    request = Request(
+        method=req["method"].upper(),
+        url=req["url"],
+        headers=_headers(req.get("headers"), path, f"{where}.request"),
+        content=b"".join(_body(req, path, f"{where}.request")),
+    )
+    response = Response(
+        status=status,
+        headers=_headers(resp.get("headers"), path, f"{where}.response"),
+        chunks=_body(resp, path, f"{where}.response"),
+    )
+    return Interaction(request, response)
+
+
+def load_document(text: str, path: Path) -> list[dict[str, Any]]:
+    """The stored interactions of a cassette file's text, checked for version and shape."""
+    try:
+        document = json.loads(text) if is_json_path(path) else yaml.load(text, Loader=_Loader)  # noqa: S506
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise _fail(path, f"it is not valid YAML{at}: {error.problem}.") from None
+    except (yaml.YAMLError, ValueError, RecursionError) as error:
+        raise _fail(path, f"it is not valid {'JSON' if is_json_path(path) else 'YAML'}: {error}.") from None
+    if not isinstance(document, dict):
+        raise _fail(path, "the top level is not a mapping with 'interactions' and 'version'.")
+    version = document.get("version")
+    if version is None:
+        raise _fail(
+            path,
+            "it has no 'version' field, which a promptvcr cassette ends with: the file was cut short, "
+            "or it is not a promptvcr cassette.",
+        )
+    if version != FORMAT_VERSION:
+        raise _fail(
+            path,
+            f"format version {version!r} is unknown; this promptvcr reads version {FORMAT_VERSION}. "
+            f"A newer promptvcr may have written it: upgrade promptvcr.",
+        )
+    interactions = document.get("interactions") or []
+    if not isinstance(interactions, list):
+        raise _fail(path, "'interactions' is not a list.")
+    return interactions
+
+
+def loads(text: str, path: Path) -> list[Interaction]:
+    """The interactions of a cassette file's text; ``CassetteFormatError`` for anything else."""
+    return [interaction_from_data(item, path, index) for index, item in enumerate(load_document(text, path))]
+
+
+def dumps(data: list[dict[str, Any]], path: Path) -> str:
+    """File text for interactions already in stored form (see :func:`interaction_to_data`)."""
+    document = {"interactions": data, "version": FORMAT_VERSION}
+    if is_json_path(path):
+        return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    text: str = yaml.dump(
+        document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False
+    )
+    return text

@@ -1,0 +1,85 @@
+"""The values every other part of promptvcr passes around: requests, responses, interactions.
+
+They are plain data, independent of any HTTP library, so that the cassette logic can be
+tested without a client and each interceptor only converts to and from them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+from urllib.parse import urlsplit
+
+__all__ = ["Interaction", "Outcome", "Play", "Request", "Response"]
+
+
+@dataclass(slots=True)
+class Request:
+    """An HTTP request as promptvcr sees it: header names lower-case, the body fully read."""
+
+    method: str
+    url: str
+    headers: dict[str, str] = field(default_factory=dict)
+    content: bytes = b""
+
+    @property
+    def path(self) -> str:
+        return urlsplit(self.url).path or "/"
+
+    @property
+    def content_type(self) -> str:
+        return self.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+
+
+@dataclass(slots=True)
+class Response:
+    """An HTTP response, decoded (no content-encoding), its body kept as the chunks to replay.
+
+    A streamed (SSE) response holds one chunk per event, so replay hands the client the
+    events one at a time, as the provider did; any other response holds a single chunk.
+    """
+
+    status: int
+    headers: dict[str, str] = field(default_factory=dict)
+    chunks: list[bytes] = field(default_factory=list)
+
+    @property
+    def content(self) -> bytes:
+        return b"".join(self.chunks)
+
+    @property
+    def content_type(self) -> str:
+        return self.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+
+    @property
+    def is_event_stream(self) -> bool:
+        return self.content_type == "text/event-stream"
+
+
+@dataclass(slots=True)
+class Interaction:
+    """One recorded request and the response the server gave to it."""
+
+    request: Request
+    response: Response
+
+
+Outcome = Literal["replayed", "recorded", "passthrough"]
+
+
+@dataclass(slots=True, frozen=True)
+class Play:
+    """What happened to one request while a cassette was in use.
+
+    ``outcome`` is ``"replayed"`` when the response came from the cassette, ``"recorded"``
+    when it came from the network and was (or will be, on exit) written to the cassette,
+    and ``"passthrough"`` when it came from the network and is not kept.
+    """
+
+    request: Request
+    outcome: Outcome
+    response: Response | None = None
+
+    @property
+    def hit(self) -> bool:
+        return self.outcome == "replayed"

@@ -1,0 +1,90 @@
+"""Server-sent events as a list of readable events, and back to the bytes a client parses.
+
+A stream is stored one event per item so that a reviewer reads a streamed answer the way
+the model produced it, and so that replay can hand the client one event per chunk. JSON
+objects and arrays in ``data`` are stored parsed; anything else stays text. Re-encoding
+follows the SSE specification's meaning, not the original bytes: data lines are joined
+with newlines, line endings become ``\\n``, and JSON is written compactly.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+__all__ = ["Event", "decode_events", "encode_event", "parse_events"]
+
+Event = dict[str, Any]
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_EVENT_END = re.compile(r"(?:\r\n|\r|\n)(?:\r\n|\r|\n)")
+COMMENT = "comment"
+
+
+def _parse_data(text: str) -> Any:
+    """JSON containers are parsed for readability; scalars stay text so they round-trip exactly."""
+    stripped = text.lstrip()
+    if stripped[:1] in ("{", "["):
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+    return text
+
+
+def _parse_block(block: str) -> Event | None:
+    event: Event = {}
+    data_lines: list[str] = []
+    comments: list[str] = []
+    for line in _LINE_BREAK.split(block):
+        if not line:
+            continue
+        if line.startswith(":"):
+            comments.append(line[1:].removeprefix(" "))
+            continue
+        name, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if name == "data":
+            if "data" not in event:
+                event["data"] = None  # keep the field's position among the others
+            data_lines.append(value)
+        else:
+            event[name] = value
+    if comments:
+        event = {COMMENT: "\n".join(comments), **event}
+    if data_lines:
+        event["data"] = _parse_data("\n".join(data_lines))
+    return event or None
+
+
+def parse_events(text: str) -> list[Event]:
+    """Split an SSE body into events, each a mapping of field name to value, in field order."""
+    events = []
+    for block in _EVENT_END.split(text):
+        event = _parse_block(block)
+        if event is not None:
+            events.append(event)
+    return events
+
+
+def encode_event(event: Event) -> bytes:
+    """One event as the bytes a server sends, ending with the blank line that completes it."""
+    lines: list[str] = []
+    for name, value in event.items():
+        if name == COMMENT:
+            lines.extend(f": {line}" if line else ":" for line in str(value).split("\n"))
+        elif name == "data":
+            if isinstance(value, (dict, list)):
+                text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+            else:
+                text = "" if value is None else str(value)
+            lines.extend(f"data: {line}" for line in text.split("\n"))
+        else:
+            lines.append(f"{name}: {value}")
+    return ("\n".join(lines) + "\n\n").encode("utf-8")
+
+
+def decode_events(content: bytes) -> list[Event]:
+    """Events from a recorded body; raises ``UnicodeDecodeError`` when it is not UTF-8 text."""
+    return parse_events(content.decode("utf-8"))

@@ -1,0 +1,100 @@
+"""Reading and writing cassette files safely: atomic replace, a lock between processes.
+
+A cassette is committed evidence. A write goes to a temporary file in the same folder,
+is flushed to disk, then renamed over the old file, so a crash leaves the old file or the
+new one and never half of either. Writers in other processes (pytest-xdist workers)
+serialize on a lock kept outside the project tree, so no ``.lock`` files end up in git.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from filelock import FileLock
+
+from ..errors import CassetteFormatError, CassetteWriteError
+
+__all__ = ["cassette_lock", "read_text", "write_atomic"]
+
+_LOCK_DIR = Path(tempfile.gettempdir()) / "promptvcr-locks"
+
+
+def read_text(path: Path) -> str | None:
+    """The file's text, ``None`` when there is no file; a clear error for anything unreadable."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise CassetteFormatError(
+            f"Cassette {path} is a directory, not a file. Give use_cassette a file path such as {path / 'cassette.yaml'}.",
+            path=path,
+        ) from None
+    except PermissionError as error:
+        raise CassetteFormatError(f"Cassette {path} cannot be read: {error.strerror}.", path=path) from None
+    if not data.strip():
+        raise CassetteFormatError(
+            f"Cassette {path} is empty. It was left untouched; delete it and record it again "
+            f"(PROMPTVCR_RECORD_MODE=record).",
+            path=path,
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise CassetteFormatError(
+            f"Cassette {path} is not UTF-8 text (byte {error.start} is {data[error.start:error.start + 1]!r}); "
+            f"it may be a binary file saved under a cassette name. It was left untouched.",
+            path=path,
+        ) from None
+
+
+@contextlib.contextmanager
+def cassette_lock(path: Path, timeout: float = 60.0) -> Iterator[None]:
+    """Serialize writers of one cassette across threads and processes."""
+    _LOCK_DIR.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256(str(path.resolve()).encode("utf-8")).hexdigest()[:32]
+    with FileLock(str(_LOCK_DIR / f"{digest}.lock"), timeout=timeout):
+        yield
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` in one step; on any failure the old file stays as it was."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as error:
+        raise CassetteWriteError(
+            f"Cannot write cassette {path}: {error.strerror} ({error.filename}). Nothing was written.",
+            path=path,
+        ) from None
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        except FileNotFoundError:
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException as error:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        if isinstance(error, OSError):
+            raise CassetteWriteError(
+                f"Cannot write cassette {path}: {error.strerror or error}. The file on disk is unchanged.",
+                path=path,
+            ) from error
+        raise
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)

@@ -1,0 +1,47 @@
+"""Errors promptvcr raises, each written for the person who will read it in a failing test.
+
+`CassetteMiss` derives from `BaseException`, not `Exception`, on purpose: it is raised
+*inside* the HTTP transport, and the provider SDKs wrap every `Exception` that a
+transport raises into their own connection errors and retry it (anthropic turns it into
+`APIConnectionError` after its retries, openai likewise). Deriving from `BaseException`
+lets a miss pass through their `except Exception` clauses and reach the test as itself,
+immediately, the same way `KeyboardInterrupt` and pytest's own outcomes do.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["CassetteError", "CassetteFormatError", "CassetteMiss", "CassetteWriteError"]
+
+
+class CassetteMiss(BaseException):
+    """No recorded response matches a request, and the record mode does not allow the network."""
+
+    def __init__(self, message: str, *, cassette: Path | str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.cassette = Path(cassette) if cassette is not None else None
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class CassetteError(Exception):
+    """Base class of the ordinary errors about a cassette file (format, writing)."""
+
+    def __init__(self, message: str, *, path: Path | str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = Path(path) if path is not None else None
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class CassetteFormatError(CassetteError):
+    """A cassette file exists but cannot be read: corrupt, truncated, unknown version, not a file."""
+
+
+class CassetteWriteError(CassetteError):
+    """A cassette could not be written; the file on disk is left as it was."""

@@ -1,0 +1,45 @@
+"""One small module per HTTP library; each is active when its library can be imported.
+
+Nothing provider-specific lives here: an interceptor only converts its library's request
+and response to promptvcr's values and asks a :class:`~.base.Handler` what to do.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable
+
+from .base import Handler, OnRecorded, Uninstall
+
+__all__ = ["INTERCEPTORS", "Handler", "OnRecorded", "Uninstall", "install_all"]
+
+#: Interceptor modules and what each needs: the HTTP library first, then its helpers.
+INTERCEPTORS = {"httpx2": ("httpx2",), "httpx": ("httpx", "respx")}
+
+
+def _installer(name: str) -> Callable[[Handler], Uninstall] | None:
+    library, *helpers = INTERCEPTORS[name]
+    if importlib.util.find_spec(library) is None:
+        return None
+    missing = [helper for helper in helpers if importlib.util.find_spec(helper) is None]
+    if missing:
+        # Failing closed: traffic of an installed library must never reach the network unseen.
+        raise RuntimeError(
+            f"{library} is installed but promptvcr cannot intercept it without {', '.join(missing)}. "
+            f"Install it: pip install 'promptvcr[{name}]'"
+        )
+    module = importlib.import_module(f"{__name__}.{name}")
+    install: Callable[[Handler], Uninstall] = module.install
+    return install
+
+
+def install_all(handler: Handler) -> Uninstall:
+    """Patch every importable HTTP library; the returned function undoes them all."""
+    undo = [install(handler) for name in INTERCEPTORS if (install := _installer(name)) is not None]
+
+    def uninstall() -> None:
+        for step in reversed(undo):
+            step()
+
+    return uninstall

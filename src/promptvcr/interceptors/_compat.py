@@ -1,0 +1,23 @@
+"""Every private name of another library that promptvcr touches, in one place.
+
+When httpx2, httpx or respx rename one of these, this is the only file to change.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CLIENT_TRANSPORT_SEAM", "respx_mocker_base"]
+
+#: ``Client._transport_for_url(url)`` picks the transport for each request after the
+#: client has applied auth, cookies and redirects. Wrapping what it returns sees every
+#: transport (the default pool, mounts, proxies, openai's aiohttp transport) and every
+#: client, including ones created before the cassette was entered. httpx and httpx2
+#: share it; respx patches the same seam for httpx.
+CLIENT_TRANSPORT_SEAM = "_transport_for_url"
+
+
+def respx_mocker_base() -> type:
+    """respx's ``Mocker`` base class: subclasses register themselves under their ``name``
+    and a ``MockRouter(using=name)`` then patches through them."""
+    from respx.mocks import Mocker
+
+    return Mocker

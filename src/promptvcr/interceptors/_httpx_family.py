@@ -1,0 +1,140 @@
+"""Conversions shared by httpx2 and httpx, which have the same API under two names.
+
+Each function takes the library module as its first argument, so the two interceptors
+stay thin and no conversion logic is written twice.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import AsyncIterator, Iterator
+from types import ModuleType
+from typing import Any
+
+from ..cassettes.models import Request, Response
+from .base import OnRecorded
+
+__all__ = ["record_response", "replay_response", "to_request"]
+
+#: Headers that describe the bytes on the wire, not the decoded body promptvcr hands on.
+_WIRE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+
+
+def to_request(request: Any) -> Request:
+    """promptvcr's request from an httpx-family request whose body was already read."""
+    return Request(
+        method=request.method,
+        url=str(request.url),
+        headers=dict(request.headers.items()),
+        content=request.content,
+    )
+
+
+@functools.cache
+def _stream_classes(module: ModuleType) -> tuple[type, type]:
+    class ReplayStream(module.SyncByteStream, module.AsyncByteStream):  # type: ignore[misc, name-defined]
+        """Hands the client the recorded chunks, one SSE event per chunk."""
+
+        def __init__(self, chunks: list[bytes]) -> None:
+            self._chunks = chunks
+
+        def __iter__(self) -> Iterator[bytes]:
+            yield from self._chunks
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            for chunk in self._chunks:
+                yield chunk
+
+    class RecordingStream(module.SyncByteStream, module.AsyncByteStream):  # type: ignore[misc, name-defined]
+        """Passes each decoded chunk on as it arrives and keeps a copy for the cassette.
+
+        Nothing is buffered before the application sees it. When the application closes
+        the response early, the rest is read so that the cassette holds the whole answer.
+        """
+
+        def __init__(self, real: Any, on_recorded: OnRecorded) -> None:
+            self._real = real
+            self._on_recorded = on_recorded
+            self._chunks: list[bytes] = []
+            self._sync: Iterator[bytes] | None = None
+            self._async: AsyncIterator[bytes] | None = None
+            self._complete = False
+            self._failed = False
+
+        def _finish(self) -> None:
+            self._on_recorded(
+                Response(
+                    status=self._real.status_code,
+                    headers={k: v for k, v in self._real.headers.items() if k not in _WIRE_HEADERS},
+                    chunks=self._chunks,
+                )
+            )
+
+        def __iter__(self) -> Iterator[bytes]:
+            self._sync = self._sync or self._real.iter_bytes()
+            try:
+                for chunk in self._sync:
+                    self._chunks.append(chunk)
+                    yield chunk
+            except Exception:
+                self._failed = True
+                raise
+            self._complete = True
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            self._async = self._async or self._real.aiter_bytes()
+            try:
+                async for chunk in self._async:
+                    self._chunks.append(chunk)
+                    yield chunk
+            except Exception:
+                self._failed = True
+                raise
+            self._complete = True
+
+        def close(self) -> None:
+            try:
+                if not self._complete and not self._failed:
+                    for _ in self:
+                        pass
+            finally:
+                self._real.close()
+            if self._complete:
+                self._finish()
+
+        async def aclose(self) -> None:
+            try:
+                if not self._complete and not self._failed:
+                    async for _ in self:
+                        pass
+            finally:
+                await self._real.aclose()
+            if self._complete:
+                self._finish()
+
+    return ReplayStream, RecordingStream
+
+
+def replay_response(module: ModuleType, response: Response) -> Any:
+    """An httpx-family response that serves a stored one."""
+    replay_stream, _ = _stream_classes(module)
+    headers = list(response.headers.items())
+    if not response.is_event_stream:
+        headers.append(("content-length", str(sum(len(c) for c in response.chunks))))
+    return module.Response(
+        response.status,
+        headers=headers,
+        stream=replay_stream(response.chunks),
+        extensions={"http_version": b"HTTP/1.1"},
+    )
+
+
+def record_response(module: ModuleType, real: Any, on_recorded: OnRecorded) -> Any:
+    """A response that streams ``real`` to the application, decoded, while recording it."""
+    _, recording_stream = _stream_classes(module)
+    return module.Response(
+        real.status_code,
+        headers=[(k, v) for k, v in real.headers.multi_items() if k not in _WIRE_HEADERS],
+        stream=recording_stream(real, on_recorded),
+        extensions=real.extensions,
+    )

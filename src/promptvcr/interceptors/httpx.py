@@ -1,0 +1,98 @@
+"""httpx, the legacy client many libraries still pass to the SDKs, through respx.
+
+respx owns the patching (start, stop, the client seam) and the routing; promptvcr adds a
+respx ``Mocker`` whose only addition is to tee the responses of requests that respx
+passes through, so that they can be recorded.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import respx
+from respx.models import PassThrough
+
+from ..cassettes.models import Response
+from ._compat import CLIENT_TRANSPORT_SEAM, respx_mocker_base
+from ._httpx_family import record_response, replay_response, to_request
+from .base import Handler, OnRecorded, Uninstall
+
+__all__ = ["install"]
+
+_ON_RECORDED = "promptvcr.on_recorded"
+_MOCKER_NAME = "promptvcr"
+
+
+class _Transport(httpx.BaseTransport, httpx.AsyncBaseTransport):
+    """Ask respx first; what it passes through goes to the real transport, recorded if asked."""
+
+    def __init__(self, route: Callable[..., Any], real: Any) -> None:
+        self._route = route
+        self._real = real
+
+    @staticmethod
+    def _on_recorded(request: httpx.Request) -> OnRecorded | None:
+        on_recorded: OnRecorded | None = request.extensions.pop(_ON_RECORDED, None)
+        return on_recorded
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        try:
+            return httpx.MockTransport(self._route).handle_request(request)
+        except PassThrough:
+            pass
+        on_recorded = self._on_recorded(request)
+        real = self._real.handle_request(request)
+        return real if on_recorded is None else record_response(httpx, real, on_recorded)  # type: ignore[no-any-return]
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        try:
+            return await httpx.MockTransport(self._route).handle_async_request(request)
+        except PassThrough:
+            pass
+        on_recorded = self._on_recorded(request)
+        real = await self._real.handle_async_request(request)
+        return real if on_recorded is None else record_response(httpx, real, on_recorded)  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _mocker() -> type:
+    """The respx Mocker, defined once: respx keeps a registry of them by name."""
+
+    class PromptvcrMocker(respx_mocker_base()):  # type: ignore[misc]
+        name = _MOCKER_NAME
+        targets = ["httpx._client.Client", "httpx._client.AsyncClient"]
+        target_methods = [CLIENT_TRANSPORT_SEAM]
+
+        @classmethod
+        def mock(cls, spec: Callable[..., Any]) -> Callable[..., Any]:
+            def seam(client: Any, url: httpx.URL) -> Any:
+                route = cls.async_handler if isinstance(client, httpx.AsyncClient) else cls.handler
+                return _Transport(route, spec(client, url))
+
+            return seam
+
+    return PromptvcrMocker
+
+
+def install(handler: Handler) -> Uninstall:
+    _mocker()
+
+    def side_effect(request: httpx.Request) -> httpx.Response | httpx.Request:
+        decision = handler.handle(to_request(request))
+        if isinstance(decision, Response):
+            return replay_response(httpx, decision)  # type: ignore[no-any-return]
+        if decision is not None:
+            request.extensions[_ON_RECORDED] = decision
+        return request  # respx: pass it through to the real transport
+
+    router = respx.MockRouter(using=_MOCKER_NAME, assert_all_called=False, assert_all_mocked=False)
+    router.route().mock(side_effect=side_effect)
+    router.start()
+
+    def uninstall() -> None:
+        router.stop(quiet=True)
+
+    return uninstall

@@ -1,0 +1,38 @@
+"""Find the bodies of Markdown code fences (```` ``` ```` or ``~~~``), opened or not.
+
+Fences can be inline (```` ```json {"a": 1} ``` ````), unclosed (output cut off), or contain
+a fence inside a JSON string; the closing fence is chosen by ``closers.pick_closer``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .closers import pick_closer
+from .tags import Region
+
+_OPENING = re.compile(r"(`{3,}|~{3,})[ \t]*([A-Za-z][\w+.-]*)?")
+_LABEL_ONLY = re.compile(r"[ \t]*(?=\r?\n|\Z)")
+
+
+def fenced_blocks(text: str) -> list[Region]:
+    """Bodies of the fenced blocks in ``text``, in order (language label removed)."""
+    if "```" not in text and "~~~" not in text:
+        return []
+    blocks: list[Region] = []
+    position = 0
+    while True:
+        opening = _OPENING.search(text, position)
+        if opening is None:
+            return blocks
+        fence = opening.group(1)[0] * 3
+        start = opening.end()
+        label = opening.group(2)
+        if label and not _LABEL_ONLY.match(text, start) and label.lower() not in ("json", "jsonc", "json5"):
+            # ```{"a": 1}``` has no label: what looked like one was the start of the content.
+            start = opening.start(2)
+        closers = [(m.start(), m.end()) for m in re.finditer(re.escape(fence) + "+", text[start:])]
+        closers = [(begin + start, end + start) for begin, end in closers]
+        content_end, resume = pick_closer(text, start, closers)
+        blocks.append(Region(text[start:content_end], start, content_end))
+        position = max(resume, start + 1)

@@ -1,0 +1,259 @@
+"""``use_cassette``: one object that is a context manager (sync and async) and a decorator.
+
+Entering loads the cassette file and routes every HTTP request of the supported clients
+to it; exiting restores the clients and, in the recording modes, writes the file once,
+atomically. When the body raised, exit stays quiet so that the real error is what shows.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+import warnings
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from os import PathLike
+from pathlib import Path
+from types import TracebackType
+from typing import Any, ParamSpec, TypeVar, overload
+
+from . import _stack
+from .cassettes import fileformat, storage
+from .cassettes.diagnose import miss_message
+from .cassettes.models import Interaction, Play, Request, Response
+from .cassettes.normalize import DEFAULT_RULES, Rule
+from .cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS
+from .cassettes.tape import Tape
+from .errors import CassetteMiss, CassetteWriteError
+from .interceptors import OnRecorded
+from .modes import RecordMode, resolve_record_mode
+
+__all__ = ["Cassette", "use_cassette"]
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class Cassette:
+    """A cassette in use: what it holds, and what the code under test did with it.
+
+    ``played`` lists every request sent while the cassette was active, in order, each
+    with its outcome (``replayed``, ``recorded`` or ``passthrough``), so a test can
+    assert on the calls its code made.
+    """
+
+    def __init__(
+        self,
+        path: str | PathLike[str],
+        *,
+        record_mode: RecordMode | str | None = None,
+        allow_playback_repeats: bool = False,
+        rules: Sequence[Rule] = DEFAULT_RULES,
+        request_headers: Iterable[str] = REQUEST_HEADERS,
+        response_headers: Iterable[str] = RESPONSE_HEADERS,
+    ) -> None:
+        self.path = Path(path)
+        self._requested_mode = record_mode
+        self.record_mode = RecordMode.REPLAY
+        self.allow_playback_repeats = allow_playback_repeats
+        self.rules = tuple(rules)
+        self.request_headers = frozenset(h.lower() for h in request_headers)
+        self.response_headers = frozenset(h.lower() for h in response_headers)
+        self.played: list[Play] = []
+        self._tape = Tape(rules=self.rules)
+        self._file_exists = False
+        self._recorded: list[Interaction] = []
+        self._lock = threading.Lock()
+        self._active = False
+
+    def __repr__(self) -> str:
+        return f"<Cassette {self.path} mode={self.record_mode.value} played={len(self.played)}>"
+
+    # What the cassette holds and what was played -------------------------------------------
+
+    @property
+    def interactions(self) -> list[Interaction]:
+        """Every interaction the cassette holds now: loaded from the file, then recorded."""
+        return list(self._tape.interactions)
+
+    @property
+    def requests(self) -> list[Request]:
+        return [play.request for play in self.played]
+
+    @property
+    def unplayed(self) -> list[Interaction]:
+        """Interactions in the cassette that no request played (stale recordings)."""
+        return self._tape.unplayed
+
+    @property
+    def all_played(self) -> bool:
+        return not self.unplayed
+
+    # The path of each request --------------------------------------------------------------
+
+    def handle(self, request: Request) -> Response | OnRecorded | None:
+        """Decide one request: serve it, record it, or let it through (see ``RecordMode``)."""
+        mode = self.record_mode
+        if mode is RecordMode.PASSTHROUGH:
+            with self._lock:
+                self.played.append(Play(request, "passthrough"))
+            return None
+        with self._lock:
+            key = self._tape.key(request)
+            if mode.reads_cassette:
+                interaction = self._tape.play(key, allow_repeats=self.allow_playback_repeats)
+                if interaction is not None:
+                    self.played.append(Play(request, "replayed", interaction.response))
+                    return interaction.response
+            if mode is RecordMode.REPLAY:
+                raise self._miss(request, key)
+
+        def on_recorded(response: Response) -> None:
+            interaction = Interaction(request, response)
+            with self._lock:
+                self._tape.append(key, interaction)
+                self._recorded.append(interaction)
+                self.played.append(Play(request, "recorded", response))
+
+        return on_recorded
+
+    def _miss(self, request: Request, key: str) -> CassetteMiss:
+        message = miss_message(
+            path=self.path,
+            request=request,
+            interactions=self._tape.interactions,
+            rules=self.rules,
+            file_exists=self._file_exists,
+            times_recorded=self._tape.times_recorded(key),
+        )
+        return CassetteMiss(message, cassette=self.path)
+
+    # Entering and leaving -----------------------------------------------------------------
+
+    def _start(self) -> None:
+        if self._active:
+            raise RuntimeError(f"Cassette {self.path} is already in use; use_cassette objects do not nest in themselves.")
+        self.record_mode = resolve_record_mode(self._requested_mode)
+        self.played = []
+        self._recorded = []
+        interactions: list[Interaction] = []
+        self._file_exists = False
+        if self.record_mode.reads_cassette or self.record_mode is RecordMode.REWRITE:
+            # rewrite reads too: a corrupt file must stop the run rather than be replaced silently.
+            text = storage.read_text(self.path)
+            if text is not None:
+                self._file_exists = True
+                loaded = fileformat.loads(text, self.path)
+                if self.record_mode.reads_cassette:
+                    interactions = loaded
+        self._tape = Tape(interactions, rules=self.rules)
+        _stack.activate(self)
+        self._active = True
+
+    def _stop(self, body_raised: bool) -> None:
+        self._active = False
+        _stack.deactivate(self)
+        try:
+            self._save(body_raised)
+        except CassetteWriteError as error:
+            if not body_raised:
+                raise
+            warnings.warn(str(error), RuntimeWarning, stacklevel=3)
+
+    def _save(self, body_raised: bool) -> None:
+        mode = self.record_mode
+        if mode is RecordMode.RECORD and self._recorded:
+            # Appending under the lock to what is on disk now: other processes may have
+            # recorded into the same cassette meanwhile, and nothing they wrote is lost.
+            with storage.cassette_lock(self.path):
+                text = storage.read_text(self.path)
+                stored = fileformat.load_document(text, self.path) if text is not None else []
+                stored.extend(self._to_data(i) for i in self._recorded)
+                storage.write_atomic(self.path, fileformat.dumps(stored, self.path))
+        elif mode is RecordMode.REWRITE and not body_raised:
+            # A body that failed half-way would replace a full cassette with part of one.
+            with storage.cassette_lock(self.path):
+                data = [self._to_data(i) for i in self._recorded]
+                storage.write_atomic(self.path, fileformat.dumps(data, self.path))
+
+    def _to_data(self, interaction: Interaction) -> dict[str, Any]:
+        return fileformat.interaction_to_data(
+            interaction, request_headers=self.request_headers, response_headers=self.response_headers
+        )
+
+    def __enter__(self) -> Cassette:
+        self._start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._stop(body_raised=exc_type is not None)
+
+    async def __aenter__(self) -> Cassette:
+        return self.__enter__()
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.__exit__(exc_type, exc, tb)
+
+    # As a decorator ------------------------------------------------------------------------
+
+    def _fresh(self) -> Cassette:
+        """A new cassette with the same settings: each call of a decorated function starts clean."""
+        return Cassette(
+            self.path,
+            record_mode=self._requested_mode,
+            allow_playback_repeats=self.allow_playback_repeats,
+            rules=self.rules,
+            request_headers=self.request_headers,
+            response_headers=self.response_headers,
+        )
+
+    @overload
+    def __call__(self, func: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]: ...
+    @overload
+    def __call__(self, func: Callable[P, T]) -> Callable[P, T]: ...
+    def __call__(self, func: Callable[P, Any]) -> Callable[P, Any]:
+        if inspect.iscoroutinefunction(func):
+
+            @functools.wraps(func)
+            async def async_wrapper(*args: P.args, **kwargs: P.kwargs) -> Any:
+                async with self._fresh():
+                    return await func(*args, **kwargs)
+
+            return async_wrapper
+
+        @functools.wraps(func)
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> Any:
+            with self._fresh():
+                return func(*args, **kwargs)
+
+        return wrapper
+
+
+def use_cassette(
+    path: str | PathLike[str],
+    *,
+    record_mode: RecordMode | str | None = None,
+    allow_playback_repeats: bool = False,
+    rules: Sequence[Rule] = DEFAULT_RULES,
+    request_headers: Iterable[str] = REQUEST_HEADERS,
+    response_headers: Iterable[str] = RESPONSE_HEADERS,
+) -> Cassette:
+    """Replay (or record) the HTTP traffic of a block, a function or a test from ``path``.
+
+    ``record_mode`` defaults to ``$PROMPTVCR_RECORD_MODE``, else ``replay``. A path
+    ending in ``.json`` is written as JSON, any other as YAML. ``rules`` decide what makes
+    two requests the same (see :data:`DEFAULT_RULES`); ``request_headers`` and
+    ``response_headers`` are the headers written to the file (credentials never are).
+    """
+    return Cassette(
+        path,
+        record_mode=record_mode,
+        allow_playback_repeats=allow_playback_repeats,
+        rules=rules,
+        request_headers=request_headers,
+        response_headers=response_headers,
+    )
