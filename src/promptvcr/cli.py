@@ -1,0 +1,47 @@
+"""The ``promptvcr`` command line: one subcommand per module in :mod:`promptvcr.commands`.
+
+Each command module defines ``HELP`` (one line), ``add_arguments(parser)`` and
+``run(args) -> int``. Modules are imported only when their command runs, so
+``promptvcr --help`` stays fast and a command's dependencies load only for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+__all__ = ["COMMANDS", "main"]
+
+#: Subcommand name -> module under promptvcr.commands, and its one-line help.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "explain": ("explain", "print each interaction's key input, to see why requests match or not"),
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="promptvcr", description="Record and replay LLM HTTP traffic in tests.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, (_, help_text) in COMMANDS.items():
+        sub.add_parser(name, help=help_text, description=help_text)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = _parser()
+    if not args_list or args_list[0] not in COMMANDS:
+        parser.parse_args(args_list)  # prints usage or help and exits
+        return 2
+    name = args_list[0]
+    module = importlib.import_module(f"promptvcr.commands.{COMMANDS[name][0]}")
+    command_parser = argparse.ArgumentParser(prog=f"promptvcr {name}", description=COMMANDS[name][1])
+    module.add_arguments(command_parser)
+    args = command_parser.parse_args(args_list[1:])
+    code: int = module.run(args)
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of the ``promptvcr`` command line; see :mod:`promptvcr.cli`."""
