@@ -149,8 +149,8 @@ def count_tokens(text: str) -> int:
 
 
 def fail_status(text: str) -> int | None:
-    """The status requested by a ``FAIL <code>`` message, else ``None``."""
-    match = re.match(r"\s*FAIL (\d{3})\b", text)
+    """The status requested by a ``FAIL <code>`` message (4xx or 5xx only), else ``None``."""
+    match = re.match(r"\s*FAIL ([45]\d\d)\b", text)
     return int(match.group(1)) if match else None
 
 
@@ -617,6 +617,7 @@ class _Handler(BaseHTTPRequestHandler):
     """Reads the whole request, asks the route for a ``Reply`` and writes it (whole or streamed)."""
 
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body are separate writes: avoid 40 ms ACK stalls
     server: _Server
 
     def do_GET(self) -> None:

@@ -434,12 +434,12 @@ def test_slow_stream_waits_between_events(oai: openai.OpenAI) -> None:
 
 
 def test_chunk_delay_applies_to_every_stream() -> None:
-    with FakeProvider(chunk_delay=0.03) as fake, httpx2.Client() as client:
+    with FakeProvider(chunk_delay=0.01) as fake, httpx2.Client() as client:
         started = time.monotonic()
         body = {"model": GPT, "messages": user("a b"), "stream": True}
         with client.stream("POST", fake.openai_base_url + "/chat/completions", json=body) as response:
             events = [line for line in response.iter_lines() if line.startswith("data: ")]
-    assert events[-1] == "data: [DONE]" and time.monotonic() - started >= 0.03 * (len(events) - 1)
+    assert events[-1] == "data: [DONE]" and time.monotonic() - started >= 0.01 * (len(events) - 1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -519,3 +519,17 @@ def test_stop_closes_idle_keep_alive_connections_and_joins() -> None:
     assert not [t for t in threading.enumerate() if t.name.startswith("fake-provider")]
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=1).close()
+
+
+def test_client_hanging_up_mid_stream_is_quiet(fake: FakeProvider, capfd: pytest.CaptureFixture[str]) -> None:
+    fake.hold_stream = threading.Event()
+    with httpx2.Client(base_url=fake.openai_base_url) as client:
+        body = {"model": GPT, "messages": user("bye"), "stream": True}
+        with client.stream("POST", "/chat/completions", json=body) as response:
+            next(response.iter_raw())
+        # The response is closed: the server now writes the rest into a dead connection.
+        fake.hold_stream.set()
+        time.sleep(0.05)
+        assert client.get(fake.base_url + "/raw/text").status_code == 200  # still serving
+
+    assert capfd.readouterr().err == ""
