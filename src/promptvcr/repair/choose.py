@@ -1,0 +1,85 @@
+"""Step 4: choose the answer when the text held more than one value.
+
+The order of the rules follows the corpus README: identical duplicates are one value; the
+schema decides when it can (one candidate fits, or an array schema over one object per block
+or line); then tagged blocks win in order of appearance; a model that says it is correcting
+itself is believed (last block); values separated only by commas or newlines are a list
+that lost its brackets; otherwise the first value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from typing import Any
+
+from .errors import RepairError
+from .job import Candidate, Job, JSONValue, Schema
+from .keys import fix_keys
+from .schema import conforms, declared_types, resolve
+
+_CORRECTION = re.compile(
+    r"\b(?:correct(?:ed|ion|ing)?|mistake|error|wrong|oops|sorry|actually|instead|wait|fix(?:ed)?|updated?|revised?)\b",
+    re.I,
+)
+_ONLY_SEPARATORS = re.compile(r"[\s,]*\Z")
+
+
+def _fingerprint(value: JSONValue) -> str:
+    """Equality that treats ``1`` and ``true`` as different, like JSON does."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr)
+
+
+def _distinct(parsed: tuple[tuple[Candidate, JSONValue], ...]) -> list[tuple[Candidate, JSONValue]]:
+    seen: set[str] = set()
+    kept: list[tuple[Candidate, JSONValue]] = []
+    for candidate, value in parsed:
+        key = _fingerprint(value)
+        if key not in seen:
+            seen.add(key)
+            kept.append((candidate, value))
+    return kept
+
+
+def _fits(value: JSONValue, node: Any, root: Schema) -> bool:
+    return conforms(fix_keys(value, node, root), node, root)
+
+
+def _gaps(text: str, chosen: list[tuple[Candidate, JSONValue]]) -> list[str]:
+    return [text[a.end : b.start] for (a, _), (b, _) in zip(chosen, chosen[1:], strict=False)]
+
+
+def choose_value(text: str, parsed: tuple[tuple[Candidate, JSONValue], ...], schema: Schema | None) -> JSONValue:
+    """The value the model meant among ``parsed`` (see the module docstring for the rules)."""
+    options = _distinct(parsed)
+    if len(options) == 1:
+        return options[0][1]
+    if schema is not None:
+        root = resolve(schema, schema)
+        fitting = [option for option in options if _fits(option[1], root, schema)]
+        items = root.get("items")
+        if not fitting and "array" in declared_types(root) and isinstance(items, dict):
+            values = [value for _, value in parsed]
+            if all(_fits(value, items, schema) for value in values):
+                return values
+        if len(fitting) == 1:
+            return fitting[0][1]
+        options = fitting or options
+    if options[0][0].origin == "tag":
+        return options[0][1]
+    gaps = _gaps(text, options)
+    if any(_CORRECTION.search(gap) for gap in gaps):
+        return options[-1][1]
+    if all(_ONLY_SEPARATORS.match(gap) for gap in _gaps(text, list(parsed))):
+        return [value for _, value in parsed]
+    return options[0][1]
+
+
+def choose(job: Job) -> Job:
+    """Set ``job.value`` from ``job.parsed``."""
+    if job.done:
+        return job
+    if not job.parsed:
+        raise RepairError("select", "no candidate value to choose from (did a custom step drop them?)", job.text)
+    return dataclasses.replace(job, value=choose_value(job.text, job.parsed, job.schema))

@@ -1,0 +1,73 @@
+"""Step 2: find the stretches of text that may hold the answer.
+
+Looks through three wrappers, outermost first: tag pairs (``[CONTENT]``…), Markdown fences,
+then prose around bare JSON. Each stretch found becomes a ``Candidate``; choosing between
+several is the selection step's job, not this one's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from .errors import RepairError
+from .fences import fenced_blocks
+from .job import Candidate, Job
+from .spans import json_spans
+from .tags import Region, has_json, tagged_regions
+
+_MEMBER_BEFORE = re.compile(r"[:：]\s*\Z")
+_LOOSE_VALUE = re.compile(r"""[\[{("'“‘]|^\s*(?:-?\.?\d|true|false|null|none)""", re.I)
+
+
+def _looks_like_json(text: str) -> bool:
+    return _LOOSE_VALUE.search(text) is not None
+
+
+def _spans(region: Region, origin: str) -> list[Candidate]:
+    """Candidates inside one region: its bracketed values, or the region itself."""
+    found = json_spans(region.text)
+    if found and _MEMBER_BEFORE.search(region.text, 0, found[0].start):
+        found = []  # '"a": [1], "b": 2': the bracket is a member's value, the braces are missing
+    if found and any(span.valid for span in found):
+        found = [span for span in found if span.valid]
+    if not found:
+        if not _looks_like_json(region.text):
+            return []
+        return [Candidate(region.text.strip(), region.start, region.end, origin)]
+    return [
+        Candidate(region.text[span.start : span.end], region.start + span.start, region.start + span.end, origin)
+        for span in found
+    ]
+
+
+def _in_region(region: Region, origin: str) -> list[Candidate]:
+    """Candidates in a region, looking inside its fences first when it has any."""
+    candidates: list[Candidate] = []
+    for block in fenced_blocks(region.text):
+        shifted = Region(block.text, region.start + block.start, region.start + block.end)
+        candidates.extend(_spans(shifted, "fence" if origin == "text" else origin))
+    return candidates or _spans(region, origin)
+
+
+def find_candidates(text: str, tags: tuple[tuple[str, str], ...]) -> list[Candidate]:
+    """All candidates in ``text``: the tagged ones when a tag pair is present, else the rest."""
+    for pair in tags:
+        regions = tagged_regions(text, pair)
+        found = [c for region in regions if has_json(region.text) for c in _in_region(region, "tag")]
+        if found:
+            return found
+    return _in_region(Region(text, 0, len(text)), "text")
+
+
+def extract(job: Job) -> Job:
+    """Fill ``job.candidates``; fail when the text holds nothing that looks like JSON."""
+    if job.done:
+        return job
+    text = job.text
+    if not text.strip():
+        raise RepairError("extract", "the input is empty", text)
+    candidates = find_candidates(text, job.tags)
+    if not candidates:
+        raise RepairError("extract", "no JSON value found in the text", text)
+    return dataclasses.replace(job, candidates=tuple(candidates))

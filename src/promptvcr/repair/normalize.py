@@ -1,0 +1,314 @@
+"""Fix, token by token, what json_repair does not: a single forward pass before it runs.
+
+json_repair is good at guessing where a broken string ends, but it has no notion of
+triple-quoted strings, it strips whitespace at the end of multi-line strings, turns a
+half-written ``fals`` into the string ``"fals"``, keeps a key whose value never started, and
+reads ``{$ref: 1}`` as ``{"ref": 1}``. This pass handles those while the structure is
+unambiguous and stops ("bails") at the first thing it cannot read with certainty, handing
+the rest to json_repair verbatim. What it got through is then never worse than before.
+
+Every string it reads is swapped for a placeholder so that json_repair cannot trim or
+re-split it; ``restore`` puts the real strings back into the parsed value.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import NamedTuple
+
+from .job import JSONValue
+from .strings import decode_body
+
+# Placeholders use private-use characters; inputs containing them skip placeholders.
+_MARK_OPEN = "\ue000"
+_MARK_CLOSE = "\ue001"
+_PLACEHOLDER = re.compile(_MARK_OPEN + r"(\d+)" + _MARK_CLOSE)
+
+_SPACE = re.compile(r"[\s\ufeff\u200b\u200c\u200d\u2060]+")
+_ODD_SPACE = re.compile(r"[\ufeff\u200b\u200c\u200d\u2060\xa0\u3000]")
+_LINE_COMMENT = re.compile(r"(?://|#)[^\n]*")
+_BLOCK_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)", re.S)
+_DOUBLE_BODY = re.compile(r'(?:[^"\\]|\\.)*', re.S)
+_END = r"""(?=[\s\ufeff\u200b\xa0]*(?:[,:}\])，：/#]|\Z))"""
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?" + _END)
+_LITERAL = re.compile(r"(?:true|false|null|none)" + _END, re.I)
+_PARTIAL_LITERAL = re.compile(r"([A-Za-z]{1,4})\s*\Z")
+_BARE_KEY = re.compile(r"((?:[^\W\d]|\$)[\w$.-]*|\d+)\s*(?=[:：])")
+_FOLLOWS_VALUE = re.compile(r"""[\s\ufeff\u200b\xa0]*(?:[,:}\])，：/#]|\Z)""")
+_QUOTE_AFTER_SPACE = re.compile(r"""[\s\ufeff\u200b\xa0]+["'“‘]""")
+_LITERALS = {"true": "true", "false": "false", "null": "null", "none": "null"}
+_CLOSER = {"{": "}", "[": "]"}
+_SMART_CLOSE = {"“": "”", "‘": "’"}
+
+# What the pass expects next.
+_ITEM = 0  # a value (in an array or at top level) or a key (in an object)
+_VALUE = 1  # a value, after ':'
+_AFTER_KEY = 2  # ':'
+_AFTER_VALUE = 3  # ',' or a closing bracket
+
+
+class Normalized(NamedTuple):
+    """The rewritten text, the strings behind its placeholders, and where the pass stopped."""
+
+    text: str
+    strings: dict[str, str]
+    stopped_at: int  # offset in the input; len(input) when the whole input was read
+
+
+class _Bail(Exception):
+    """Raised inside the pass when the structure stops being certain."""
+
+
+def _ends_string(text: str, at: int) -> bool:
+    """Whether a quote at ``at`` can end a string: JSON punctuation, or a new quoted token, follows."""
+    return _FOLLOWS_VALUE.match(text, at + 1) is not None or _QUOTE_AFTER_SPACE.match(text, at + 1) is not None
+
+
+def _read_string(text: str, start: int) -> tuple[str, int] | None:
+    """Read the string literal at ``start``; return ``(value, end)``, or ``None`` when unsure.
+
+    A string running to the end of the text (output cut off) is returned as far as it got.
+    """
+    quote = text[start]
+    if text.startswith(quote * 3, start) and quote in "\"'":
+        close = text.find(quote * 3, start + 3)
+        if close < 0:
+            return None
+        return decode_body(text[start + 3 : close]), close + 3
+    if quote == '"':
+        end = _DOUBLE_BODY.match(text, start + 1).end()  # type: ignore[union-attr]
+        if end >= len(text) or text[end] != '"':
+            return decode_body(text[start + 1 :]), len(text)
+        if not _ends_string(text, end):
+            return None
+        return decode_body(text[start + 1 : end]), end + 1
+    closing = _SMART_CLOSE.get(quote, quote)
+    search = start + 1
+    while True:
+        end = text.find(closing, search)
+        if end < 0:
+            if closing in text[start + 1 :] or "\n" in text[start + 1 :]:
+                return None
+            return decode_body(text[start + 1 :]), len(text)
+        if text[end - 1] != "\\" and _ends_string(text, end):
+            return decode_body(text[start + 1 : end]), end + 1
+        search = end + 1
+
+
+class _Pass:
+    """State of one normalisation pass; a class only to share a dozen locals between helpers."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.out: list[str] = []
+        self.strings: dict[str, str] = {}
+        self.use_placeholders = _MARK_OPEN not in text
+        self.stack: list[str] = []
+        self.expect = _ITEM
+        self.member_start = 0  # index in out where the current object member began
+        self.last_comma = -1  # index in out of a comma that a closer would make trailing
+        self.top_level_tokens = 0
+
+    # -- output helpers ------------------------------------------------------------------
+
+    def emit_string(self, value: str) -> None:
+        if self.use_placeholders:
+            key = f"{_MARK_OPEN}{len(self.strings)}{_MARK_CLOSE}"
+            self.strings[key] = value
+            self.out.append(f'"{key}"')
+        else:
+            self.out.append(json.dumps(value, ensure_ascii=False))
+
+    def in_object(self) -> bool:
+        return bool(self.stack) and self.stack[-1] == "{"
+
+    def begin_token(self) -> None:
+        """Insert the comma a model forgot between two items of a container."""
+        if self.expect == _AFTER_VALUE:
+            if not self.stack:
+                raise _Bail
+            self.separate()
+
+    def separate(self) -> None:
+        if self.in_object():
+            self.member_start = len(self.out)
+        self.last_comma = len(self.out)
+        self.out.append(",")
+        self.expect = _ITEM
+
+    def finish_value(self) -> None:
+        self.expect = _AFTER_VALUE
+        if not self.stack:
+            self.top_level_tokens += 1
+
+    # -- the pass ------------------------------------------------------------------------
+
+    def run(self) -> int:
+        text = self.text
+        index = 0
+        try:
+            while index < len(text):
+                index = self.step(text, index)
+        except _Bail:
+            self.out.append(text[index:])
+            return index
+        self.finish()
+        return len(text)
+
+    def step(self, text: str, index: int) -> int:  # noqa: C901 - one dispatch table, kept flat
+        char = text[index]
+        space = _SPACE.match(text, index)
+        if space:
+            self.out.append(_ODD_SPACE.sub(" ", space.group()))
+            return space.end()
+        if char in "/#" and not (char == "#" and self.expect == _VALUE):
+            comment = _BLOCK_COMMENT.match(text, index) or _LINE_COMMENT.match(text, index)
+            if comment:
+                self.out.append(" ")
+                return comment.end()
+            raise _Bail
+        if char in "{[":
+            self.begin_token()
+            if self.expect == _AFTER_KEY:
+                raise _Bail
+            self.stack.append(char)
+            self.out.append(char)
+            self.expect = _ITEM
+            self.last_comma = -1
+            if char == "{":
+                self.member_start = len(self.out)
+            return index + 1
+        if char in "}]":
+            if not self.stack or _CLOSER[self.stack[-1]] != char or self.expect in (_VALUE, _AFTER_KEY):
+                raise _Bail
+            if self.expect == _ITEM and self.last_comma >= 0:
+                self.out[self.last_comma] = ""
+            self.stack.pop()
+            self.out.append(char)
+            self.last_comma = -1
+            self.finish_value()
+            return index + 1
+        if char in ",，":
+            if self.expect == _AFTER_VALUE and self.stack:
+                self.separate()
+            elif self.expect != _ITEM or not self.stack:
+                raise _Bail
+            return index + 1  # a doubled comma is dropped
+        if char in ":：":
+            if self.expect == _AFTER_KEY:
+                self.out.append(":")
+                self.expect = _VALUE
+                return index + 1
+            if self.expect == _AFTER_VALUE and not self.stack and self.lone_top_level_string():
+                self.wrap_members()
+                return index + 1
+            raise _Bail
+        if self.expect == _AFTER_KEY:
+            raise _Bail
+        if char in "\"'“‘":
+            return self.read_string(text, index)
+        return self.read_bare(text, index)
+
+    def lone_top_level_string(self) -> bool:
+        pieces = [piece for piece in self.out if piece.strip()]
+        return self.top_level_tokens == 1 and len(pieces) == 1 and pieces[0].startswith('"')
+
+    def wrap_members(self) -> None:
+        """``"a": 1, "b": 2`` with no braces: the model meant an object."""
+        first = next(i for i, piece in enumerate(self.out) if piece.strip())
+        self.out.insert(first, "{")
+        self.stack.append("{")
+        self.member_start = first + 1
+        self.top_level_tokens = 0
+        self.out.append(":")
+        self.expect = _VALUE
+
+    def read_string(self, text: str, index: int) -> int:
+        self.begin_token()
+        is_key = self.expect == _ITEM and self.in_object()
+        read = _read_string(text, index)
+        if read is None:
+            raise _Bail
+        value, end = read
+        if end >= len(text) and is_key:
+            del self.out[self.member_start :]  # cut off inside a key: drop the member
+            return end
+        if is_key:
+            value = value.rstrip("\r\n")
+        self.emit_string(value)
+        self.last_comma = -1
+        if is_key:
+            self.expect = _AFTER_KEY
+        else:
+            self.finish_value()
+        return end
+
+    def read_bare(self, text: str, index: int) -> int:
+        if self.expect == _ITEM and self.in_object():
+            key = _BARE_KEY.match(text, index)
+            if key is None:
+                raise _Bail
+            self.emit_string(key.group(1))
+            self.last_comma = -1
+            self.expect = _AFTER_KEY
+            return key.end()
+        if self.expect == _AFTER_VALUE and not self.stack:
+            raise _Bail
+        number = _NUMBER.match(text, index)
+        if number:
+            self.begin_token()
+            self.out.append(number.group())
+            self.last_comma = -1
+            self.finish_value()
+            return number.end()
+        literal = _LITERAL.match(text, index)
+        if literal:
+            self.begin_token()
+            self.out.append(_LITERALS[literal.group().lower()])
+            self.last_comma = -1
+            self.finish_value()
+            return literal.end()
+        partial = _PARTIAL_LITERAL.match(text, index)
+        if partial and self.expect != _AFTER_VALUE:
+            word = partial.group(1).lower()
+            meant = {full for full in _LITERALS if full.startswith(word)}
+            if len({_LITERALS[full] for full in meant}) == 1:
+                self.out.append(_LITERALS[meant.pop()])
+                self.finish_value()
+                return len(text)
+        raise _Bail
+
+    def finish(self) -> None:
+        """End of text: drop a member whose value never started, then close what is open."""
+        if self.in_object() and self.expect in (_VALUE, _AFTER_KEY):
+            del self.out[self.member_start :]
+            self.expect = _ITEM
+        if self.expect == _ITEM and self.last_comma >= 0 and self.last_comma < len(self.out):
+            self.out[self.last_comma] = ""
+        for opener in reversed(self.stack):
+            self.out.append(_CLOSER[opener])
+
+
+def normalize(text: str) -> Normalized:
+    """Rewrite ``text`` into JSON as far as its structure is certain; see the module docstring."""
+    state = _Pass(text)
+    stopped_at = state.run()
+    return Normalized("".join(state.out), state.strings, stopped_at)
+
+
+def restore(value: JSONValue, strings: dict[str, str]) -> JSONValue:
+    """Put the strings behind placeholders back into a parsed value."""
+    if not strings:
+        return value
+    if isinstance(value, str):
+        if value in strings:
+            return strings[value]
+        if _MARK_OPEN in value:
+            return _PLACEHOLDER.sub(lambda m: strings.get(m.group(), m.group()), value)
+        return value
+    if isinstance(value, dict):
+        return {restore(key, strings): restore(item, strings) for key, item in value.items()}
+    if isinstance(value, list):
+        return [restore(item, strings) for item in value]
+    return value

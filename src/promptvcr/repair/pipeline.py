@@ -1,0 +1,81 @@
+"""The pipeline: a tuple of plain ``Job -> Job`` functions, run in order.
+
+To change the behaviour, pass your own ``steps``: drop one, wrap one, or add your own
+function anywhere in ``DEFAULT_STEPS``. A step that has nothing to do returns the job
+unchanged (most return early once ``job.done``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from .choose import choose
+from .errors import RepairError
+from .extract import extract
+from .fastpath import decode_valid
+from .job import Job, JSONValue, Step, TagPair
+from .schema import load_schema
+from .schema_steps import coerce_types, repair_keys
+from .syntax import repair_syntax
+from .tags import DEFAULT_TAGS
+
+DEFAULT_STEPS: tuple[Step, ...] = (
+    decode_valid,
+    extract,
+    repair_syntax,
+    choose,
+    repair_keys,
+    coerce_types,
+)
+"""The steps ``parse`` runs unless told otherwise, in order."""
+
+
+def run(job: Job, steps: Sequence[Step] = DEFAULT_STEPS) -> Job:
+    """Run ``steps`` over ``job``; any failure surfaces as a ``RepairError`` naming the step."""
+    for step in steps:
+        try:
+            job = step(job)
+        except RepairError:
+            raise
+        except Exception as error:  # a bug in a step, possibly a user's: say which one
+            name = getattr(step, "__name__", repr(step))
+            raise RepairError(name, f"{type(error).__name__}: {error}", job.text) from error
+    if not job.done:
+        raise RepairError("pipeline", "no step produced a value (is a parsing step missing?)", job.text)
+    return job
+
+
+def parse(
+    text: str,
+    *,
+    schema: object = None,
+    tags: TagPair | None = None,
+    steps: Sequence[Step] = DEFAULT_STEPS,
+) -> JSONValue:
+    """Return the JSON value that raw model output ``text`` was meant to be.
+
+    ``schema`` is a JSON-schema dict or a pydantic model class; it renames keys to its
+    property names, converts explicitly typed values and decides between candidate values.
+    ``tags`` is the pair the prompt asked for, e.g. ``("[CONTENT]", "[/CONTENT]")``; by default
+    the common pairs in ``DEFAULT_TAGS`` are looked for. Raises ``RepairError`` with the stage
+    that failed and an excerpt of the input.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"parse() needs the model output as str, got {type(text).__name__}")
+    pairs = (tuple(tags),) if tags is not None else DEFAULT_TAGS
+    job = Job(text=text, schema=load_schema(schema), tags=pairs)  # type: ignore[arg-type]
+    return run(job, steps).value
+
+
+def repair(
+    text: str,
+    *,
+    schema: object = None,
+    tags: TagPair | None = None,
+    steps: Sequence[Step] = DEFAULT_STEPS,
+    indent: int | None = None,
+) -> str:
+    """Like ``parse`` but return canonical JSON text (UTF-8 characters kept, not escaped)."""
+    value = parse(text, schema=schema, tags=tags, steps=steps)
+    return json.dumps(value, ensure_ascii=False, indent=indent)

@@ -1,0 +1,93 @@
+"""Find where JSON values start and end inside prose.
+
+Valid values are found exactly with ``json.JSONDecoder.raw_decode``. A broken value is
+recognised by a plausible start (``{"``, ``[1``, ``{key:`` …) and runs to its matching
+bracket, or to the end of the text when it was cut off. ``{placeholders}`` in prose are
+neither, so they are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import NamedTuple
+
+_DECODER = json.JSONDecoder()
+_OPENERS = re.compile(r"[{\[]")
+_PLAUSIBLE_OBJECT = re.compile(
+    r"""\{\s*(?:["'“‘}]|\{|\[|[\w$-]+\s*[:：]|/[/*]|\#|\Z)""",
+)
+_PLAUSIBLE_ARRAY = re.compile(
+    r"""\[\s*(?:["'“‘\[\]{(]|[-+.]?\d|(?:true|false|null|none)\b|\Z)""",
+    re.I,
+)
+_BRACKETS = re.compile(r'["\\{}\[\]]')
+_MORE_MEMBERS = re.compile(r"""\s*,\s*["'“]?[\w $-]*["'”]?\s*[:：]""")
+_CONTINUES = re.compile(r"\s*[,:}\]]")
+
+
+class Span(NamedTuple):
+    """Where a value sits in the text, and whether it already parses as JSON."""
+
+    start: int
+    end: int
+    valid: bool
+
+
+def _matching_end(text: str, start: int) -> int:
+    """End of the bracketed value opening at ``start``: its matching bracket, or end of text."""
+    depth = 0
+    inside = False
+    index = start
+    while True:
+        match = _BRACKETS.search(text, index)
+        if match is None:
+            return len(text)
+        char = match.group()
+        index = match.end()
+        if char == "\\":
+            index += 1
+        elif char == '"':
+            inside = not inside
+        elif inside:
+            continue
+        elif char in "{[":
+            depth += 1
+        else:
+            depth -= 1
+            if depth <= 0:
+                return index
+
+
+def json_spans(text: str) -> list[Span]:
+    """Top-level JSON containers in ``text``, valid or plausibly broken, left to right.
+
+    A valid value followed by ``, "key":`` is not complete (``{"a": 1}, "b": 2}``), so it is
+    reported as broken. A broken value whose brackets balance early but which is followed by
+    more JSON punctuation (``[{"a": 1}}, {...}]``) runs to the end of the text: where it ends
+    is json_repair's call, not ours.
+    """
+    spans: list[Span] = []
+    position = 0
+    while True:
+        opening = _OPENERS.search(text, position)
+        if opening is None:
+            return spans
+        start = opening.start()
+        try:
+            _, end = _DECODER.raw_decode(text, start)
+        except ValueError:
+            end = -1
+        if end > 0 and not _MORE_MEMBERS.match(text, end):
+            spans.append(Span(start, end, True))
+            position = end
+            continue
+        pattern = _PLAUSIBLE_OBJECT if opening.group() == "{" else _PLAUSIBLE_ARRAY
+        if end < 0 and not pattern.match(text, start):
+            position = start + 1
+            continue
+        end = _matching_end(text, start)
+        if _CONTINUES.match(text, end):
+            end = len(text)
+        spans.append(Span(start, end, False))
+        position = end

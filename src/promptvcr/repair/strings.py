@@ -1,0 +1,37 @@
+"""Decode the body of a string literal the way a model that wrote it meant it.
+
+JSON escapes keep their meaning; an escaped quote of the string's own kind (``\\'`` inside
+``'...'``) is just that quote; any other backslash (``\\d``, ``\\(``, ``C:\\Users``) is kept
+literally, because it was part of a regex, a LaTeX formula or a Windows path. Raw newlines
+and tabs stay as they are: the model meant them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+_ESCAPE_OR_QUOTE = re.compile(r'\\(u[0-9a-fA-F]{4}|.)|"', re.S)
+_JSON_ESCAPES = frozenset('"\\/bfnrt')
+
+
+def _rewrite(match: re.Match[str]) -> str:
+    escaped = match.group(1)
+    if escaped is None:
+        return '\\"'
+    if len(escaped) == 5 or escaped in _JSON_ESCAPES:
+        return match.group()
+    if escaped in "'`":
+        return escaped
+    return "\\\\" + escaped
+
+
+def decode_body(body: str) -> str:
+    """The string value of a literal's body (the text between its quotes)."""
+    if "\\" not in body and '"' not in body:
+        return body
+    trailing = len(body) - len(body.rstrip("\\"))
+    if trailing % 2:
+        body = body[:-1]  # output cut off right after a backslash
+    decoded: str = json.loads('"' + _ESCAPE_OR_QUOTE.sub(_rewrite, body) + '"', strict=False)
+    return decoded
