@@ -13,6 +13,17 @@ Switches, chosen by the first words of the last user message, for every provider
 * ``FAIL <code>``: answer with that status, the provider's error body shape and ``retry-after: 0``.
 * ``SLOW``: streams wait ``chunk_delay`` (or 0.05 s) between events.
 
+Tools: when the request offers tools and the last message is a user turn (not a tool result),
+the model calls the first tool, with arguments derived from its schema and the user text; a
+tool-result turn gets a text answer, so agent loops terminate.
+
+``hold_stream``: set it to a ``threading.Event`` and every stream sends its first event, then
+waits (max ``HOLD_TIMEOUT``) for the event, so a test can prove nothing buffers the stream.
+
+Non-streamed JSON is gzip-compressed when the client accepts it (SDKs always do), since the
+recorder must cope with compressed bodies; streams never are. ``/raw/*`` endpoints serve
+non-provider edge cases (plain text, binary, echo, non-ASCII JSON, Set-Cookie).
+
 Usage::
 
     with FakeProvider() as fake:
@@ -66,6 +77,7 @@ class ReceivedRequest:
     headers: dict[str, str]
     """Header names are lower-cased; repeated headers are joined with ``", "``."""
     body: bytes
+    """The complete body, with chunked transfer framing removed."""
 
     def json(self) -> Any:
         """Decode the body as JSON (raises ``ValueError`` if it is not JSON)."""
@@ -83,6 +95,7 @@ class Reply:
     events: list[bytes] | None = None
     """When set, the reply is streamed as chunked ``text/event-stream``, one event per chunk."""
     slow: bool = False
+    """Stream with at least ``SLOW_DELAY`` between events (``SLOW`` requests)."""
 
 
 @dataclass(frozen=True)
