@@ -29,7 +29,7 @@ class Difference:
 
 def _walk(path: str, recorded: Any, sent: Any) -> Iterator[Difference]:
     if isinstance(recorded, dict) and isinstance(sent, dict):
-        for key in list(recorded) + [k for k in sent if k not in recorded]:
+        for key in sorted({*recorded, *sent}, key=str):
             child = f"{path}.{key}" if path else str(key)
             yield from _walk(child, recorded.get(key, _MISSING), sent.get(key, _MISSING))
     elif isinstance(recorded, (list, tuple)) and isinstance(sent, (list, tuple)):
