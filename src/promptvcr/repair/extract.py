@@ -16,7 +16,7 @@ from .job import Candidate, Job
 from .spans import json_spans
 from .tags import Region, has_json, tagged_regions
 
-_MEMBER_BEFORE = re.compile(r"[:：]\s*\Z")
+_MEMBER_BEFORE = re.compile(r"""["'”’]\s*[:：]\s*\Z""")
 _LOOSE_VALUE = re.compile(r"""[\[{("'“‘]|^\s*(?:-?\.?\d|true|false|null|none)""", re.I)
 
 

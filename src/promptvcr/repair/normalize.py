@@ -35,11 +35,26 @@ _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?" + _END)
 _LITERAL = re.compile(r"(?:true|false|null|none)" + _END, re.I)
 _PARTIAL_LITERAL = re.compile(r"([A-Za-z]{1,4})\s*\Z")
 _BARE_KEY = re.compile(r"((?:[^\W\d]|\$)[\w$.-]*|\d+)\s*(?=[:：])")
-_FOLLOWS_VALUE = re.compile(r"""[\s\ufeff\u200b\xa0]*(?:[,:}\])，：/#]|\Z)""")
-_QUOTE_AFTER_SPACE = re.compile(r"""[\s\ufeff\u200b\xa0]+["'“‘]""")
+_SP = r"[\s\ufeff\u200b\xa0]*"
+_THEN_QUOTE = r"|[\s\ufeff\u200b\xa0]+[\"'“‘]"  # a missing comma before the next string
 _LITERALS = {"true": "true", "false": "false", "null": "null", "none": "null"}
-_CLOSER = {"{": "}", "[": "]"}
 _SMART_CLOSE = {"“": "”", "‘": "’"}
+
+# Container kinds on the stack: the closer the model should write, and the one we emit.
+# "(" is a Python tuple and "{," a Python set; both become JSON arrays.
+_CLOSERS = {"{": ("}", "}"), "[": ("]", "]"), "(": (")", "]"), "{,": ("}", "]")}
+
+# What may follow a string's closing quote, by where the string stands. Being strict here is
+# what lets the pass notice an unescaped quote inside a string and leave it to json_repair.
+_KEY_END = re.compile(_SP + r"[:：,}]")
+_TOP_END = re.compile(_SP + r"(?:[:：]|\Z)")
+_VALUE_END = {
+    kind: re.compile(_SP + r"(?:[,，" + re.escape(closer) + r"]|/[/*]|#|\Z)" + _THEN_QUOTE)
+    for kind, (closer, _) in _CLOSERS.items()
+}
+_STRAY_CLOSER_LINE = re.compile(r"\n[ \t]*[}\]][ \t]*,?[ \t]*\n\s*\Z")
+_KEY_AHEAD = re.compile(r'"[^"\n]*"[ \t]*:')
+_TRAILING_CLOSERS = re.compile(r"[\s\]})]*\Z")
 
 # What the pass expects next.
 _ITEM = 0  # a value (in an array or at top level) or a key (in an object)
@@ -60,29 +75,30 @@ class _Bail(Exception):
     """Raised inside the pass when the structure stops being certain."""
 
 
-def _ends_string(text: str, at: int) -> bool:
-    """Whether a quote at ``at`` can end a string: JSON punctuation, or a new quoted token, follows."""
-    return _FOLLOWS_VALUE.match(text, at + 1) is not None or _QUOTE_AFTER_SPACE.match(text, at + 1) is not None
+class _Read(NamedTuple):
+    body: str  # the raw text between the quotes
+    end: int  # where reading resumes
+    closed: bool  # False when the text ended inside the string
 
 
-def _read_string(text: str, start: int) -> tuple[str, int] | None:
-    """Read the string literal at ``start``; return ``(value, end)``, or ``None`` when unsure.
+def _read_string(text: str, start: int, ends: re.Pattern[str]) -> _Read | None:
+    """Read the string literal at ``start``, or return ``None`` when unsure where it ends.
 
-    A string running to the end of the text (output cut off) is returned as far as it got.
+    ``ends`` says what may follow the closing quote.
     """
     quote = text[start]
     if text.startswith(quote * 3, start) and quote in "\"'":
         close = text.find(quote * 3, start + 3)
         if close < 0:
             return None
-        return decode_body(text[start + 3 : close]), close + 3
+        return _Read(text[start + 3 : close], close + 3, True)
     if quote == '"':
         end = _DOUBLE_BODY.match(text, start + 1).end()  # type: ignore[union-attr]
         if end >= len(text) or text[end] != '"':
-            return decode_body(text[start + 1 :]), len(text)
-        if not _ends_string(text, end):
-            return None
-        return decode_body(text[start + 1 : end]), end + 1
+            return _Read(text[start + 1 :], len(text), False)
+        if ends.match(text, end + 1):
+            return _Read(text[start + 1 : end], end + 1, True)
+        return _before_stray_closer(text, start, end)
     closing = _SMART_CLOSE.get(quote, quote)
     search = start + 1
     while True:
@@ -90,10 +106,23 @@ def _read_string(text: str, start: int) -> tuple[str, int] | None:
         if end < 0:
             if closing in text[start + 1 :] or "\n" in text[start + 1 :]:
                 return None
-            return decode_body(text[start + 1 :]), len(text)
-        if text[end - 1] != "\\" and _ends_string(text, end):
-            return decode_body(text[start + 1 : end]), end + 1
+            return _Read(text[start + 1 :], len(text), False)
+        if text[end - 1] != "\\" and ends.match(text, end + 1):
+            return _Read(text[start + 1 : end], end + 1, True)
         search = end + 1
+
+
+def _before_stray_closer(text: str, start: int, quote_at: int) -> _Read | None:
+    """A multi-line value whose closing quote is missing, followed by a stray bracket line.
+
+    ``"spec": "line\n  more\n}\n"next": 1``: the quote at ``quote_at`` opens the next key, so
+    the value ended before the line holding only ``}``, and that bracket is noise. Anything
+    else is left to json_repair.
+    """
+    stray = _STRAY_CLOSER_LINE.search(text, start + 1, quote_at)
+    if stray is None or not _KEY_AHEAD.match(text, quote_at):
+        return None
+    return _Read(text[start + 1 : stray.start() + 1], quote_at, True)
 
 
 class _Pass:
@@ -104,27 +133,37 @@ class _Pass:
         self.out: list[str] = []
         self.strings: dict[str, str] = {}
         self.use_placeholders = _MARK_OPEN not in text
-        self.stack: list[str] = []
+        self.stack: list[str] = []  # container kinds, see _CLOSERS
+        self.opened_at: list[int] = []  # index in out of each open container's bracket
         self.expect = _ITEM
         self.member_start = 0  # index in out where the current object member began
         self.last_comma = -1  # index in out of a comma that a closer would make trailing
-        self.top_level_tokens = 0
+        self.top_level_values = 0
 
     # -- output helpers ------------------------------------------------------------------
 
     def emit_string(self, value: str) -> None:
-        if self.use_placeholders:
+        """Emit a string literal; one that ends in whitespace hides behind a placeholder.
+
+        json_repair trims such strings when it has to repair anything; everything else is
+        emitted as itself because json_repair's heuristics read string contents (duplicate
+        keys, for one) and should see the real thing.
+        """
+        if self.use_placeholders and value[-1:].isspace():
             key = f"{_MARK_OPEN}{len(self.strings)}{_MARK_CLOSE}"
             self.strings[key] = value
             self.out.append(f'"{key}"')
         else:
             self.out.append(json.dumps(value, ensure_ascii=False))
+        self.last_comma = -1
 
     def in_object(self) -> bool:
         return bool(self.stack) and self.stack[-1] == "{"
 
-    def begin_token(self) -> None:
+    def begin_value(self) -> None:
         """Insert the comma a model forgot between two items of a container."""
+        if self.expect == _AFTER_KEY:
+            raise _Bail
         if self.expect == _AFTER_VALUE:
             if not self.stack:
                 raise _Bail
@@ -139,8 +178,9 @@ class _Pass:
 
     def finish_value(self) -> None:
         self.expect = _AFTER_VALUE
+        self.last_comma = -1
         if not self.stack:
-            self.top_level_tokens += 1
+            self.top_level_values += 1
 
     # -- the pass ------------------------------------------------------------------------
 
@@ -156,7 +196,7 @@ class _Pass:
         self.finish()
         return len(text)
 
-    def step(self, text: str, index: int) -> int:  # noqa: C901 - one dispatch table, kept flat
+    def step(self, text: str, index: int) -> int:
         char = text[index]
         space = _SPACE.match(text, index)
         if space:
@@ -164,31 +204,14 @@ class _Pass:
             return space.end()
         if char in "/#" and not (char == "#" and self.expect == _VALUE):
             comment = _BLOCK_COMMENT.match(text, index) or _LINE_COMMENT.match(text, index)
-            if comment:
-                self.out.append(" ")
-                return comment.end()
-            raise _Bail
-        if char in "{[":
-            self.begin_token()
-            if self.expect == _AFTER_KEY:
+            if comment is None:
                 raise _Bail
-            self.stack.append(char)
-            self.out.append(char)
-            self.expect = _ITEM
-            self.last_comma = -1
-            if char == "{":
-                self.member_start = len(self.out)
-            return index + 1
-        if char in "}]":
-            if not self.stack or _CLOSER[self.stack[-1]] != char or self.expect in (_VALUE, _AFTER_KEY):
-                raise _Bail
-            if self.expect == _ITEM and self.last_comma >= 0:
-                self.out[self.last_comma] = ""
-            self.stack.pop()
-            self.out.append(char)
-            self.last_comma = -1
-            self.finish_value()
-            return index + 1
+            self.out.append(" ")
+            return comment.end()
+        if char in "{[(":
+            return self.open(char, index)
+        if char in "}])":
+            return self.close(char, index)
         if char in ",，":
             if self.expect == _AFTER_VALUE and self.stack:
                 self.separate()
@@ -204,45 +227,97 @@ class _Pass:
                 self.wrap_members()
                 return index + 1
             raise _Bail
-        if self.expect == _AFTER_KEY:
-            raise _Bail
         if char in "\"'“‘":
             return self.read_string(text, index)
         return self.read_bare(text, index)
 
+    def open(self, char: str, index: int) -> int:
+        self.begin_value()
+        if char == "(" and self.in_object() and self.expect == _ITEM:
+            raise _Bail
+        self.stack.append(char)
+        self.opened_at.append(len(self.out))
+        self.out.append("[" if char == "(" else char)
+        self.expect = _ITEM
+        self.last_comma = -1
+        if char == "{":
+            self.member_start = len(self.out)
+        return index + 1
+
+    def close(self, char: str, index: int) -> int:
+        if not self.stack or _CLOSERS[self.stack[-1]][0] != char or self.expect in (_VALUE, _AFTER_KEY):
+            raise _Bail
+        if self.expect == _ITEM and self.last_comma >= 0:
+            self.out[self.last_comma] = ""
+        self.out.append(_CLOSERS[self.stack.pop()][1])
+        self.opened_at.pop()
+        self.finish_value()
+        return index + 1
+
     def lone_top_level_string(self) -> bool:
         pieces = [piece for piece in self.out if piece.strip()]
-        return self.top_level_tokens == 1 and len(pieces) == 1 and pieces[0].startswith('"')
+        return self.top_level_values == 1 and len(pieces) == 1 and pieces[0].startswith('"')
 
     def wrap_members(self) -> None:
         """``"a": 1, "b": 2`` with no braces: the model meant an object."""
         first = next(i for i, piece in enumerate(self.out) if piece.strip())
         self.out.insert(first, "{")
         self.stack.append("{")
+        self.opened_at.append(first)
         self.member_start = first + 1
-        self.top_level_tokens = 0
+        self.top_level_values = 0
         self.out.append(":")
         self.expect = _VALUE
 
+    def object_is_empty(self) -> bool:
+        return not "".join(self.out[self.opened_at[-1] + 1 :]).strip()
+
     def read_string(self, text: str, index: int) -> int:
-        self.begin_token()
+        self.begin_value()
         is_key = self.expect == _ITEM and self.in_object()
-        read = _read_string(text, index)
+        if is_key:
+            ends = _KEY_END
+        else:
+            ends = _VALUE_END[self.stack[-1]] if self.stack else _TOP_END
+        read = _read_string(text, index, ends)
         if read is None:
             raise _Bail
-        value, end = read
-        if end >= len(text) and is_key:
-            del self.out[self.member_start :]  # cut off inside a key: drop the member
-            return end
+        body, end, closed = read
+        if not closed:
+            if is_key:
+                del self.out[self.member_start :]  # cut off inside a key: drop the member
+                return end
+            body = self.unclosed_body(body)
+        value = decode_body(body)
         if is_key:
-            value = value.rstrip("\r\n")
+            follower = _KEY_END.match(text, end)
+            if follower and follower.group()[-1] in ",}":
+                if not self.object_is_empty():
+                    raise _Bail
+                self.stack[-1] = "{,"  # {'a', 'b'}: a Python set
+                self.out[self.opened_at[-1]] = "["
+                is_key = False
+            else:
+                value = value.rstrip("\r\n")
         self.emit_string(value)
-        self.last_comma = -1
         if is_key:
             self.expect = _AFTER_KEY
         else:
             self.finish_value()
         return end
+
+    def unclosed_body(self, body: str) -> str:
+        """A string that never closes: cut off, or a closing quote forgotten before the brackets?
+
+        When the text ends with exactly the brackets still open (``["value]}``), the quote was
+        forgotten: the brackets close the containers and the string ends before them. Otherwise
+        the output was cut off and the string is kept as far as it got, whitespace included.
+        """
+        wanted = "".join(_CLOSERS[kind][0] for kind in reversed(self.stack))
+        tail = _TRAILING_CLOSERS.search(body)
+        if wanted and tail and "".join(tail.group().split()) == wanted:
+            return body[: tail.start()].rstrip()
+        return body
 
     def read_bare(self, text: str, index: int) -> int:
         if self.expect == _ITEM and self.in_object():
@@ -250,31 +325,25 @@ class _Pass:
             if key is None:
                 raise _Bail
             self.emit_string(key.group(1))
-            self.last_comma = -1
             self.expect = _AFTER_KEY
             return key.end()
-        if self.expect == _AFTER_VALUE and not self.stack:
-            raise _Bail
+        self.begin_value()
         number = _NUMBER.match(text, index)
         if number:
-            self.begin_token()
             self.out.append(number.group())
-            self.last_comma = -1
             self.finish_value()
             return number.end()
         literal = _LITERAL.match(text, index)
         if literal:
-            self.begin_token()
             self.out.append(_LITERALS[literal.group().lower()])
-            self.last_comma = -1
             self.finish_value()
             return literal.end()
         partial = _PARTIAL_LITERAL.match(text, index)
-        if partial and self.expect != _AFTER_VALUE:
+        if partial:
             word = partial.group(1).lower()
-            meant = {full for full in _LITERALS if full.startswith(word)}
-            if len({_LITERALS[full] for full in meant}) == 1:
-                self.out.append(_LITERALS[meant.pop()])
+            meant = {_LITERALS[full] for full in _LITERALS if full.startswith(word)}
+            if len(meant) == 1:
+                self.out.append(meant.pop())
                 self.finish_value()
                 return len(text)
         raise _Bail
@@ -284,10 +353,10 @@ class _Pass:
         if self.in_object() and self.expect in (_VALUE, _AFTER_KEY):
             del self.out[self.member_start :]
             self.expect = _ITEM
-        if self.expect == _ITEM and self.last_comma >= 0 and self.last_comma < len(self.out):
+        if self.expect == _ITEM and 0 <= self.last_comma < len(self.out):
             self.out[self.last_comma] = ""
-        for opener in reversed(self.stack):
-            self.out.append(_CLOSER[opener])
+        for kind in reversed(self.stack):
+            self.out.append(_CLOSERS[kind][1])
 
 
 def normalize(text: str) -> Normalized:
