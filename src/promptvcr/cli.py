@@ -17,6 +17,7 @@ __all__ = ["COMMANDS", "main"]
 #: Subcommand name -> module under promptvcr.commands, and its one-line help.
 COMMANDS: dict[str, tuple[str, str]] = {
     "explain": ("explain", "print each interaction's key input, to see why requests match or not"),
+    "import-vcr": ("import_vcr", "convert vcrpy cassettes into promptvcr cassettes"),
 }
 
 
