@@ -10,6 +10,7 @@ that lost its brackets; otherwise the first value.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import re
 from typing import Any
@@ -47,10 +48,12 @@ def _fits(value: JSONValue, node: Any, root: Schema) -> bool:
 
 
 def _gaps(text: str, chosen: list[tuple[Candidate, JSONValue]]) -> list[str]:
-    return [text[a.end : b.start] for (a, _), (b, _) in zip(chosen, chosen[1:], strict=False)]
+    return [text[a.end : b.start] for (a, _), (b, _) in itertools.pairwise(chosen)]
 
 
-def choose_value(text: str, parsed: tuple[tuple[Candidate, JSONValue], ...], schema: Schema | None) -> JSONValue:
+def choose_value(
+    text: str, parsed: tuple[tuple[Candidate, JSONValue], ...], schema: Schema | None
+) -> JSONValue:
     """The value the model meant among ``parsed`` (see the module docstring for the rules)."""
     options = _distinct(parsed)
     if len(options) == 1:
@@ -81,5 +84,6 @@ def choose(job: Job) -> Job:
     if job.done:
         return job
     if not job.parsed:
-        raise RepairError("select", "no candidate value to choose from (did a custom step drop them?)", job.text)
+        reason = "no parsed candidates to choose from (did a custom step drop them?)"
+        raise RepairError("choose", reason, job.text)
     return dataclasses.replace(job, value=choose_value(job.text, job.parsed, job.schema))

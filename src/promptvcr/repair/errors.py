@@ -2,7 +2,7 @@
 
 Callers catch a single type and still learn where things went wrong: the stage name tells
 whether the text held no JSON at all (``extract``), held JSON we could not mend (``syntax``),
-or held several values we could not choose between (``select``).
+or held several values we could not choose between (``choose``).
 """
 
 from __future__ import annotations

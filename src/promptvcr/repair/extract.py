@@ -16,8 +16,8 @@ from .job import Candidate, Job
 from .spans import json_spans
 from .tags import Region, has_json, tagged_regions
 
-_MEMBER_BEFORE = re.compile(r"""["'”’]\s*[:：]\s*\Z""")
-_LOOSE_VALUE = re.compile(r"""[\[{("'“‘]|^\s*(?:-?\.?\d|true|false|null|none)""", re.I)
+_MEMBER_BEFORE = re.compile(r"""["'\u201d\u2019]\s*[:\uff1a]\s*\Z""")
+_LOOSE_VALUE = re.compile(r"""[\[{("'\u201c\u2018]|^\s*(?:-?\.?\d|true|false|null|none)""", re.I)
 
 
 def _looks_like_json(text: str) -> bool:
@@ -35,10 +35,8 @@ def _spans(region: Region, origin: str) -> list[Candidate]:
         if not _looks_like_json(region.text):
             return []
         return [Candidate(region.text.strip(), region.start, region.end, origin)]
-    return [
-        Candidate(region.text[span.start : span.end], region.start + span.start, region.start + span.end, origin)
-        for span in found
-    ]
+    base = region.start
+    return [Candidate(region.text[s.start : s.end], base + s.start, base + s.end, origin) for s in found]
 
 
 def _in_region(region: Region, origin: str) -> list[Candidate]:

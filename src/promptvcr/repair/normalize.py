@@ -30,15 +30,15 @@ _ODD_SPACE = re.compile(r"[\ufeff\u200b\u200c\u200d\u2060\xa0\u3000]")
 _LINE_COMMENT = re.compile(r"(?://|#)[^\n]*")
 _BLOCK_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)", re.S)
 _DOUBLE_BODY = re.compile(r'(?:[^"\\]|\\.)*', re.S)
-_END = r"""(?=[\s\ufeff\u200b\xa0]*(?:[,:}\])，：/#]|\Z))"""
+_END = r"""(?=[\s\ufeff\u200b\xa0]*(?:[,:}\])\uff0c\uff1a/#]|\Z))"""
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?" + _END)
 _LITERAL = re.compile(r"(?:true|false|null|none)" + _END, re.I)
 _PARTIAL_LITERAL = re.compile(r"([A-Za-z]{1,4})\s*\Z")
-_BARE_KEY = re.compile(r"((?:[^\W\d]|\$)[\w$.-]*|\d+)\s*(?=[:：])")
+_BARE_KEY = re.compile(r"((?:[^\W\d]|\$)[\w$.-]*|\d+)\s*(?=[:\uff1a])")
 _SP = r"[\s\ufeff\u200b\xa0]*"
-_THEN_QUOTE = r"|[\s\ufeff\u200b\xa0]+[\"'“‘]"  # a missing comma before the next string
+_THEN_QUOTE = r"|[\s\ufeff\u200b\xa0]+[\"'\u201c\u2018]"  # a missing comma before the next string
 _LITERALS = {"true": "true", "false": "false", "null": "null", "none": "null"}
-_SMART_CLOSE = {"“": "”", "‘": "’"}
+_SMART_CLOSE = {"\u201c": "\u201d", "\u2018": "\u2019"}
 
 # Container kinds on the stack: the closer the model should write, and the one we emit.
 # "(" is a Python tuple and "{," a Python set; both become JSON arrays.
@@ -46,10 +46,10 @@ _CLOSERS = {"{": ("}", "}"), "[": ("]", "]"), "(": (")", "]"), "{,": ("}", "]")}
 
 # What may follow a string's closing quote, by where the string stands. Being strict here is
 # what lets the pass notice an unescaped quote inside a string and leave it to json_repair.
-_KEY_END = re.compile(_SP + r"[:：,}]")
-_TOP_END = re.compile(_SP + r"(?:[:：]|\Z)")
+_KEY_END = re.compile(_SP + r"[:\uff1a,}]")
+_TOP_END = re.compile(_SP + r"(?:[:\uff1a]|\Z)")
 _VALUE_END = {
-    kind: re.compile(_SP + r"(?:[,，" + re.escape(closer) + r"]|/[/*]|#|\Z)" + _THEN_QUOTE)
+    kind: re.compile(_SP + r"(?:[,\uff0c" + re.escape(closer) + r"]|/[/*]|#|\Z)" + _THEN_QUOTE)
     for kind, (closer, _) in _CLOSERS.items()
 }
 _STRAY_CLOSER_LINE = re.compile(r"\n[ \t]*[}\]][ \t]*,?[ \t]*\n\s*\Z")
@@ -212,13 +212,13 @@ class _Pass:
             return self.open(char, index)
         if char in "}])":
             return self.close(char, index)
-        if char in ",，":
+        if char in ",\uff0c":
             if self.expect == _AFTER_VALUE and self.stack:
                 self.separate()
             elif self.expect != _ITEM or not self.stack:
                 raise _Bail
             return index + 1  # a doubled comma is dropped
-        if char in ":：":
+        if char in ":\uff1a":
             if self.expect == _AFTER_KEY:
                 self.out.append(":")
                 self.expect = _VALUE
@@ -227,7 +227,7 @@ class _Pass:
                 self.wrap_members()
                 return index + 1
             raise _Bail
-        if char in "\"'“‘":
+        if char in "\"'\u201c\u2018":
             return self.read_string(text, index)
         return self.read_bare(text, index)
 
@@ -275,10 +275,7 @@ class _Pass:
     def read_string(self, text: str, index: int) -> int:
         self.begin_value()
         is_key = self.expect == _ITEM and self.in_object()
-        if is_key:
-            ends = _KEY_END
-        else:
-            ends = _VALUE_END[self.stack[-1]] if self.stack else _TOP_END
+        ends = _KEY_END if is_key else _VALUE_END[self.stack[-1]] if self.stack else _TOP_END
         read = _read_string(text, index, ends)
         if read is None:
             raise _Bail

@@ -109,19 +109,17 @@ def merged_object(node: Schema, root: Schema) -> Schema:
 
 def subschema_for(value: JSONValue, node: Any, root: Schema) -> Schema:
     """The concrete schema node that applies to ``value``, choosing among ``anyOf`` by type."""
-    node = merged_object(resolve(node, root), root)
-    options = branches(node, root)
+    concrete = merged_object(resolve(node, root), root)
+    options = [merged_object(option, root) for option in branches(concrete, root)]
     if not options:
-        return node
+        return concrete
     for option in options:
-        option = merged_object(option, root)
-        types = declared_types(option)
-        if any(is_type(value, t) for t in types):
+        if any(is_type(value, t) for t in declared_types(option)):
             return option
     for option in options:
         if not declared_types(option):
-            return merged_object(option, root)
-    return node
+            return option
+    return concrete
 
 
 def conforms(value: JSONValue, node: Any, root: Schema, depth: int = 0) -> bool:

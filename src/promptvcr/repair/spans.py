@@ -15,14 +15,14 @@ from typing import NamedTuple
 _DECODER = json.JSONDecoder()
 _OPENERS = re.compile(r"[{\[]")
 _PLAUSIBLE_OBJECT = re.compile(
-    r"""\{\s*(?:["'“‘}]|\{|\[|[\w$-]+\s*[:：]|/[/*]|\#|\Z)""",
+    r"""\{\s*(?:["'\u201c\u2018}]|\{|\[|[\w$-]+\s*[:\uff1a]|/[/*]|\#|\Z)""",
 )
 _PLAUSIBLE_ARRAY = re.compile(
-    r"""\[\s*(?:["'“‘\[\]{(]|[-+.]?\d|(?:true|false|null|none)\b|\Z)""",
+    r"""\[\s*(?:["'\u201c\u2018\[\]{(]|[-+.]?\d|(?:true|false|null|none)\b|\Z)""",
     re.I,
 )
 _BRACKETS = re.compile(r'["\\{}\[\]]')
-_MORE_MEMBERS = re.compile(r"""\s*,\s*["'“]?[\w $-]*["'”]?\s*[:：]""")
+_MORE_MEMBERS = re.compile(r"""\s*,\s*["'\u201c]?[\w $-]*["'\u201d]?\s*[:\uff1a]""")
 _CONTINUES = re.compile(r"\s*[,:}\]]")
 
 

@@ -25,7 +25,7 @@ DEFAULT_TAGS: tuple[TagPair, ...] = (
 """Tag pairs looked for when the caller names none."""
 
 _BRACKETED = re.compile(r"\A\s*([\[<{(])\s*/?\s*([^\]>})/\\\s]+?)\s*([\]>})])\s*\Z")
-_JSONISH = re.compile(r"""[\[{]|["'“‘][^\n]*?["'”’]\s*[:：]""")
+_JSONISH = re.compile(r"""[\[{]|["'\u201c\u2018][^\n]*?["'\u201d\u2019]\s*[:\uff1a]""")
 
 
 class Region(NamedTuple):
