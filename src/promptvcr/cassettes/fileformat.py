@@ -24,7 +24,14 @@ import yaml
 from ..errors import CassetteFormatError
 from .bodies import BODY_KEYS, decode_body, encode_body
 from .models import Interaction, Request, Response
-from .redact import REQUEST_HEADERS, RESPONSE_HEADERS, keep_headers, redact_json_fields, redact_url
+from .redact import (
+    REQUEST_HEADERS,
+    RESPONSE_HEADERS,
+    keep_headers,
+    redact_form_fields,
+    redact_json_fields,
+    redact_url,
+)
 
 __all__ = ["FORMAT_VERSION", "dumps", "interaction_from_data", "interaction_to_data", "is_json_path", "load_document", "loads"]
 
@@ -55,6 +62,8 @@ def _body_data(content: bytes, content_type: str, *, events: bool = False) -> di
     data = encode_body(content, content_type, streamed_events=events)
     if "json" in data:
         data["json"] = redact_json_fields(data["json"])
+    elif "text" in data and content_type == "application/x-www-form-urlencoded":
+        data["text"] = redact_form_fields(data["text"])
     return data
 
 

@@ -21,6 +21,7 @@ __all__ = [
     "SECRET_QUERY_PARAMS",
     "is_secret_header",
     "keep_headers",
+    "redact_form_fields",
     "redact_json_fields",
     "redact_url",
 ]
@@ -91,3 +92,12 @@ def redact_json_fields(value: Any) -> Any:
     if not isinstance(value, dict) or SECRET_BODY_FIELDS.isdisjoint(k.lower() for k in value if isinstance(k, str)):
         return value
     return {k: (REDACTED if isinstance(k, str) and k.lower() in SECRET_BODY_FIELDS else v) for k, v in value.items()}
+
+
+def redact_form_fields(text: str) -> str:
+    """A form body (``a=1&b=2``) with credential fields replaced by ``<redacted>``: OAuth
+    token exchanges send ``client_secret`` and ``refresh_token`` this way."""
+    pairs = parse_qsl(text, keep_blank_values=True)
+    if not any(k.lower() in SECRET_BODY_FIELDS for k, _ in pairs):
+        return text
+    return urlencode([(k, REDACTED if k.lower() in SECRET_BODY_FIELDS else v) for k, v in pairs])

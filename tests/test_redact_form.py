@@ -1,0 +1,22 @@
+"""Credentials sent as a form body (OAuth token exchange) never reach a cassette file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from promptvcr.cassettes import fileformat
+from promptvcr.cassettes.models import Interaction, Request, Response
+
+
+def test_form_body_credentials_are_redacted_on_the_way_to_the_file(tmp_path: Path) -> None:
+    body = b"grant_type=refresh_token&client_id=abc&client_secret=s3cr3t&refresh_token=r3fr3sh"
+    request = Request(
+        "POST",
+        "https://oauth2.googleapis.com/token",
+        {"content-type": "application/x-www-form-urlencoded"},
+        body,
+    )
+    data = fileformat.interaction_to_data(Interaction(request, Response(200, {}, [b"{}"])))
+    text = fileformat.dumps([data], tmp_path / "c.yaml")
+    assert "s3cr3t" not in text and "r3fr3sh" not in text
+    assert "grant_type=refresh_token" in text and "client_id=abc" in text
