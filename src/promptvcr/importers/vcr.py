@@ -1,0 +1,165 @@
+"""``import_vcr``: vcrpy cassettes in, promptvcr cassettes out, and a report per file.
+
+A file is converted as a whole or reported: an interaction that cannot be converted is
+left out and named with its reason, and a file that cannot be read at all is listed with
+what is wrong with it, so nothing is dropped silently. The output goes through the same
+redaction as a recording (header allowlist, credential query parameters and body fields),
+so a secret left in a vcrpy cassette never reaches a promptvcr one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from os import PathLike
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
+
+from ..cassettes import fileformat, storage
+from ..cassettes.models import Interaction
+from ..cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS, SECRET_QUERY_PARAMS, is_secret_header
+from ..errors import CassetteWriteError
+from .vcr_convert import ConversionError, to_interaction
+from .vcr_read import VcrReadError, read_vcr_file
+
+__all__ = ["CASSETTE_SUFFIXES", "FileReport", "ImportReport", "convert_vcr_file", "import_vcr"]
+
+#: File names taken from a folder given as a source (a file named explicitly is always read).
+CASSETTE_SUFFIXES = (".yaml", ".yml", ".json", ".yaml.gz", ".yml.gz", ".json.gz", ".gz")
+
+
+@dataclass(slots=True)
+class FileReport:
+    """What happened to one source file."""
+
+    source: Path
+    output: Path | None = None
+    layout: str = ""
+    interactions: list[Interaction] = field(default_factory=list)
+    total: int = 0
+    skipped: list[str] = field(default_factory=list)
+    removed_secrets: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.skipped
+
+    def describe(self) -> str:
+        if self.error is not None:
+            return f"FAILED {self.source}: {self.error}"
+        head = f"{'ok' if self.ok else 'PARTIAL'} {self.source} -> {self.output} ({self.layout}, "
+        head += f"{len(self.interactions)}/{self.total} interactions)"
+        lines = [head]
+        lines.extend(f"    not converted: {reason}" for reason in self.skipped)
+        if self.removed_secrets:
+            lines.append(f"    credentials left out: {', '.join(sorted(set(self.removed_secrets)))}")
+        return "\n".join(lines)
+
+
+@dataclass(slots=True)
+class ImportReport:
+    files: list[FileReport] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[FileReport]:
+        return [f for f in self.files if f.error is not None]
+
+    @property
+    def partial(self) -> list[FileReport]:
+        return [f for f in self.files if f.error is None and f.skipped]
+
+    @property
+    def interaction_count(self) -> int:
+        return sum(len(f.interactions) for f in self.files)
+
+    def summary(self) -> str:
+        total = sum(f.total for f in self.files)
+        return (
+            f"{len(self.files)} files: {len(self.files) - len(self.failed) - len(self.partial)} converted, "
+            f"{len(self.partial)} partly, {len(self.failed)} failed; "
+            f"{self.interaction_count}/{total} interactions imported."
+        )
+
+
+def _secrets_in(interaction: Interaction) -> list[str]:
+    """Credentials the source held that redaction leaves out, so the report can say so."""
+    found = [f"{name} header" for name in interaction.request.headers if is_secret_header(name)]
+    query = urlsplit(interaction.request.url).query
+    found += [f"{k}= query parameter" for k, _ in parse_qsl(query) if k.lower() in SECRET_QUERY_PARAMS]
+    return found
+
+
+def convert_vcr_file(source: Path) -> FileReport:
+    """Read and convert one vcrpy cassette in memory (nothing is written)."""
+    report = FileReport(source)
+    try:
+        raw = read_vcr_file(source)
+    except VcrReadError as error:
+        report.error = str(error)
+        return report
+    report.layout, report.total = raw.layout, len(raw.pairs)
+    for index, (request, response) in enumerate(raw.pairs):
+        try:
+            interaction = to_interaction(request, response, index)
+        except ConversionError as error:
+            report.skipped.append(str(error))
+            continue
+        report.interactions.append(interaction)
+        report.removed_secrets.extend(_secrets_in(interaction))
+    return report
+
+
+def _output_name(source: Path) -> str:
+    name = source.name.removesuffix(".gz")
+    stem, dot, suffix = name.rpartition(".")
+    if dot and suffix.lower() == "json":
+        return name
+    return f"{stem}.yaml" if dot and suffix.lower() in ("yaml", "yml") else f"{name}.yaml"
+
+
+def _sources(paths: Iterable[Path]) -> Iterator[tuple[Path, Path]]:
+    """Each source file with the path, relative to the output folder, that it is written to."""
+    for path in paths:
+        if path.is_dir():
+            for file in sorted(path.rglob("*")):
+                if file.is_file() and file.name.lower().endswith(CASSETTE_SUFFIXES):
+                    relative = file.relative_to(path)
+                    yield file, relative.with_name(_output_name(file))
+        else:
+            yield path, Path(_output_name(path))
+
+
+def import_vcr(
+    sources: Iterable[str | PathLike[str]],
+    out: str | PathLike[str],
+    *,
+    request_headers: Iterable[str] = REQUEST_HEADERS,
+    response_headers: Iterable[str] = RESPONSE_HEADERS,
+) -> ImportReport:
+    """Convert vcrpy cassettes (files or folders, searched recursively) into ``out``.
+
+    A folder's structure is kept under ``out``. Returns a report per file; a file that
+    cannot be read is reported, not raised, so one bad cassette does not stop the rest.
+    """
+    out_dir = Path(out)
+    request_allowed = frozenset(h.lower() for h in request_headers)
+    response_allowed = frozenset(h.lower() for h in response_headers)
+    report = ImportReport()
+    for source, relative in _sources(Path(p) for p in sources):
+        file_report = convert_vcr_file(source)
+        report.files.append(file_report)
+        if file_report.error is not None:
+            continue
+        target = out_dir / relative
+        data = [
+            fileformat.interaction_to_data(i, request_headers=request_allowed, response_headers=response_allowed)
+            for i in file_report.interactions
+        ]
+        try:
+            storage.write_atomic(target, fileformat.dumps(data, target))
+        except CassetteWriteError as error:
+            file_report.error = str(error)
+            continue
+        file_report.output = target
+    return report
