@@ -10,15 +10,12 @@ with newlines, line endings become ``\\n``, and JSON is written compactly.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 __all__ = ["Event", "decode_events", "encode_event", "parse_events"]
 
 Event = dict[str, Any]
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_EVENT_END = re.compile(r"(?:\r\n|\r|\n)(?:\r\n|\r|\n)")
 COMMENT = "comment"
 
 
@@ -37,7 +34,7 @@ def _parse_block(block: str) -> Event | None:
     event: Event = {}
     data_lines: list[str] = []
     comments: list[str] = []
-    for line in _LINE_BREAK.split(block):
+    for line in block.split("\n"):
         if not line:
             continue
         if line.startswith(":"):
@@ -61,7 +58,8 @@ def _parse_block(block: str) -> Event | None:
 def parse_events(text: str) -> list[Event]:
     """Split an SSE body into events, each a mapping of field name to value, in field order."""
     events = []
-    for block in _EVENT_END.split(text):
+    # The specification allows CRLF, LF and CR line ends; Gemini sends CRLF, OpenAI LF.
+    for block in text.replace("\r\n", "\n").replace("\r", "\n").split("\n\n"):
         event = _parse_block(block)
         if event is not None:
             events.append(event)
