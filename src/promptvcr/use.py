@@ -39,7 +39,8 @@ class Cassette:
 
     ``played`` lists every request sent while the cassette was active, in order, each
     with its outcome (``replayed``, ``recorded`` or ``passthrough``), so a test can
-    assert on the calls its code made.
+    assert on the calls its code made. ``missed`` lists the requests that raised
+    :class:`CassetteMiss`, kept even when the code under test swallowed the error.
     """
 
     def __init__(
@@ -60,6 +61,7 @@ class Cassette:
         self.request_headers = frozenset(h.lower() for h in request_headers)
         self.response_headers = frozenset(h.lower() for h in response_headers)
         self.played: list[Play] = []
+        self.missed: list[Request] = []
         self._tape = Tape(rules=self.rules)
         self._file_exists = False
         self._recorded: list[Interaction] = []
@@ -106,6 +108,7 @@ class Cassette:
                     self.played.append(Play(request, "replayed", interaction.response))
                     return interaction.response
             if mode is RecordMode.REPLAY:
+                self.missed.append(request)
                 raise self._miss(request, key)
 
         def on_recorded(response: Response) -> None:
@@ -135,6 +138,7 @@ class Cassette:
             raise RuntimeError(f"Cassette {self.path} is already in use; use_cassette objects do not nest in themselves.")
         self.record_mode = resolve_record_mode(self._requested_mode)
         self.played = []
+        self.missed = []
         self._recorded = []
         interactions: list[Interaction] = []
         self._file_exists = False
