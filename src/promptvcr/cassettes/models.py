@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlsplit
 
+from .playback import Playback
+from .timing import Timing
+
 __all__ = ["Interaction", "Outcome", "Play", "Request", "Response"]
 
 
@@ -37,11 +40,18 @@ class Response:
 
     A streamed (SSE) response holds one chunk per event, so replay hands the client the
     events one at a time, as the provider did; any other response holds a single chunk.
+
+    ``timing`` is when it arrived while it was recorded (``None`` for cassettes recorded
+    before promptvcr kept timing). ``playback`` is set only on the copy a cassette serves
+    when a test asked for recorded timing or a fault fired: interceptors that see it hand
+    it to :mod:`promptvcr.interceptors.playback`, and take the fast path when it is ``None``.
     """
 
     status: int
     headers: dict[str, str] = field(default_factory=dict)
     chunks: list[bytes] = field(default_factory=list)
+    timing: Timing | None = None
+    playback: Playback | None = None
 
     @property
     def content(self) -> bytes:
@@ -64,7 +74,7 @@ class Interaction:
     response: Response
 
 
-Outcome = Literal["replayed", "recorded", "passthrough"]
+Outcome = Literal["replayed", "recorded", "passthrough", "fault"]
 
 
 @dataclass(slots=True, frozen=True)
@@ -73,7 +83,8 @@ class Play:
 
     ``outcome`` is ``"replayed"`` when the response came from the cassette, ``"recorded"``
     when it came from the network and was (or will be, on exit) written to the cassette,
-    and ``"passthrough"`` when it came from the network and is not kept.
+    and ``"passthrough"`` when it came from the network and is not kept; ``"fault"`` when
+    an injected fault answered it (see :mod:`promptvcr.faults`).
     """
 
     request: Request

@@ -1,0 +1,110 @@
+"""When a recorded response arrived, and the pace at which replay hands it out again.
+
+Recording measures two things with a monotonic clock: the time from sending the request
+to the response headers, and for every chunk of the body its arrival after the headers
+(the response's first byte). Offsets after one instant rather than gaps between chunks
+are kept so that replay sleeps *until* each chunk is due: time the application spends
+between reads is then not added on top of the recorded gaps.
+
+The network hands a recorder chunks that do not line up with the chunks a cassette
+replays (one per SSE event, or the whole body), so :func:`stored_offsets` moves the
+measurements onto the stored chunks: a chunk is due when its last byte had arrived.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["Pace", "Timing", "TimingRecorder", "pace_factor", "stored_offsets"]
+
+#: Stored timings are rounded to the millisecond: finer figures are noise, and churn in a diff.
+PRECISION = 3
+
+#: What ``use_cassette(timing=...)`` accepts: ``"none"``, ``"recorded"`` or a speed factor.
+Pace = str | float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """Seconds from sending the request to the response headers, and from the headers to each chunk."""
+
+    headers: float
+    chunks: tuple[float, ...] = ()
+
+    def scaled(self, factor: float) -> Timing:
+        return Timing(self.headers * factor, tuple(offset * factor for offset in self.chunks))
+
+    def rounded(self) -> Timing:
+        return Timing(round(self.headers, PRECISION), tuple(round(offset, PRECISION) for offset in self.chunks))
+
+
+class TimingRecorder:
+    """The stopwatch an interceptor runs while it records one response.
+
+    Create it just before the request is sent, call :meth:`headers_arrived` when the
+    client hands back the response, :meth:`chunk_arrived` as each body chunk is read,
+    and put :meth:`timing` on the recorded :class:`~promptvcr.Response`.
+    """
+
+    __slots__ = ("_chunks", "_headers_at", "_sent_at")
+
+    def __init__(self) -> None:
+        self._sent_at = time.perf_counter()
+        self._headers_at: float | None = None
+        self._chunks: list[float] = []
+
+    def headers_arrived(self) -> None:
+        self._headers_at = time.perf_counter()
+
+    def chunk_arrived(self) -> None:
+        if self._headers_at is None:
+            self.headers_arrived()
+        self._chunks.append(time.perf_counter() - self._headers_at)  # type: ignore[operator]
+
+    def timing(self) -> Timing:
+        headers_at = self._headers_at if self._headers_at is not None else self._sent_at
+        return Timing(headers_at - self._sent_at, tuple(self._chunks))
+
+
+def stored_offsets(timing: Timing, received: Sequence[bytes], stored_ends: Sequence[int]) -> tuple[float, ...]:
+    """The offsets of the stored chunks ending at byte positions ``stored_ends`` of the body.
+
+    ``received`` are the chunks as they came off the network, whose arrival ``timing``
+    holds. A stored chunk is due when the received chunk holding its last byte arrived.
+    Without a measurement for every received chunk the result is empty: no timing is
+    better than a wrong one.
+    """
+    if len(timing.chunks) != len(received):
+        return ()
+    offsets: list[float] = []
+    index, received_end = 0, 0
+    for end in stored_ends:
+        while index < len(received) and received_end + len(received[index]) < end:
+            received_end += len(received[index])
+            index += 1
+        if index == len(received):
+            return ()
+        offsets.append(timing.chunks[index])
+    return tuple(offsets)
+
+
+def pace_factor(timing: Pace) -> float | None:
+    """The factor replay multiplies recorded delays by, or ``None`` to serve without delays.
+
+    ``"none"`` (the default) replays as fast as possible, ``"recorded"`` at the recorded
+    pace, and a number scales it: ``timing=0.1`` is ten times faster than recorded.
+    """
+    if timing is None or timing == "none":
+        return None
+    if timing == "recorded":
+        return 1.0
+    if isinstance(timing, (int, float)) and not isinstance(timing, bool) and math.isfinite(timing) and timing > 0:
+        return float(timing)
+    raise ValueError(
+        f"timing={timing!r} is not a replay pace. Use timing='none' (as fast as possible, the default), "
+        f"timing='recorded' (the recorded gaps) or a positive speed factor such as timing=0.1 "
+        f"(ten times faster than recorded)."
+    )
