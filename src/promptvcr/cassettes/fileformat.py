@@ -7,6 +7,8 @@ Layout::
       response: {status, headers, <body>}
     version: 1
 
+A response recorded by promptvcr also holds ``timing: {headers: s, chunks: [s, ...]}``
+(see :mod:`.timing`); it is optional, so cassettes written without it load as before.
 ``version`` comes last on purpose: a file cut short loses it, so truncation is reported
 as such instead of silently replaying fewer interactions. Bodies use the keys of
 :mod:`.bodies`. Secrets are removed here, on the way to the file, for every mode.
@@ -24,6 +26,7 @@ import yaml
 from ..errors import CassetteFormatError
 from .bodies import BODY_KEYS, decode_body, encode_body
 from .models import Interaction, Request, Response
+from .timing import timing_from_data, timing_to_data
 from .redact import (
     REQUEST_HEADERS,
     RESPONSE_HEADERS,
@@ -54,6 +57,15 @@ def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
 _Dumper.add_representer(str, _represent_str)
 
 
+class _Flow(dict):  # type: ignore[type-arg]
+    """A mapping written on one line: a response's timing is figures nobody reads one per line."""
+
+
+_Dumper.add_representer(
+    _Flow, lambda dumper, value: dumper.represent_mapping("tag:yaml.org,2002:map", value, flow_style=True)
+)
+
+
 def is_json_path(path: Path) -> bool:
     return path.suffix.lower() == ".json"
 
@@ -82,7 +94,10 @@ def interaction_to_data(
     response: dict[str, Any] = {"status": resp.status}
     if headers := keep_headers(resp.headers, response_headers):
         response["headers"] = headers
-    response.update(_body_data(resp.content, resp.content_type, events=resp.is_event_stream))
+    body = _body_data(resp.content, resp.content_type, events=resp.is_event_stream)
+    response.update(body)
+    if resp.timing is not None:
+        response["timing"] = timing_to_data(resp.timing, resp.chunks, events="events" in body)
     return {"request": request, "response": response}
 
 
@@ -138,6 +153,11 @@ def interaction_from_data(data: Any, path: Path, index: int) -> Interaction:
         headers=_headers(resp.get("headers"), path, f"{where}.response"),
         chunks=_body(resp, path, f"{where}.response"),
     )
+    if "timing" in resp:
+        try:
+            response.timing = timing_from_data(resp["timing"], len(response.chunks))
+        except ValueError as error:
+            raise _fail(path, f"{where}.response.{error}.") from None
     return Interaction(request, response)
 
 
@@ -182,6 +202,10 @@ def dumps(data: list[dict[str, Any]], path: Path) -> str:
     document = {"interactions": data, "version": FORMAT_VERSION}
     if is_json_path(path):
         return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    for item in data:
+        response = item.get("response") if isinstance(item, dict) else None
+        if isinstance(response, dict) and isinstance(response.get("timing"), dict):
+            response["timing"] = _Flow(response["timing"])
     text: str = yaml.dump(
         document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False
     )

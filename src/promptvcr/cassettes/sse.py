@@ -10,9 +10,10 @@ with newlines, line endings become ``\\n``, and JSON is written compactly.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-__all__ = ["Event", "decode_events", "encode_event", "parse_events"]
+__all__ = ["Event", "decode_events", "encode_event", "event_ends", "parse_events"]
 
 Event = dict[str, Any]
 
@@ -81,6 +82,32 @@ def encode_event(event: Event) -> bytes:
         else:
             lines.append(f"{name}: {value}")
     return ("\n".join(lines) + "\n\n").encode("utf-8")
+
+
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+
+
+def event_ends(content: bytes) -> list[int]:
+    """Where in ``content`` each event of :func:`decode_events` is complete, as byte offsets.
+
+    Recording timing needs it: an event is due on replay when its last byte had arrived.
+    Blocks are split exactly as :func:`parse_events` splits them (two line ends in a row,
+    paired left to right), and blocks that hold no event are skipped as it skips them.
+    """
+    ends: list[int] = []
+    start, last_end, paired = 0, -1, True
+    for line_end in _LINE_END.finditer(content):
+        if not paired and line_end.start() == last_end:
+            block = content[start : line_end.start()]
+            if parse_events(block.decode("utf-8")):
+                ends.append(line_end.end())
+            start, paired = line_end.end(), True
+        else:
+            paired = False
+        last_end = line_end.end()
+    if parse_events(content[start:].decode("utf-8")):
+        ends.append(len(content))
+    return ends
 
 
 def decode_events(content: bytes) -> list[Event]:

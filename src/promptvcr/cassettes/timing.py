@@ -17,8 +17,11 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["Pace", "Timing", "TimingRecorder", "pace_factor", "stored_offsets"]
+from .sse import event_ends
+
+__all__ = ["Pace", "Timing", "TimingRecorder", "pace_factor", "stored_offsets", "timing_from_data", "timing_to_data"]
 
 #: Stored timings are rounded to the millisecond: finer figures are noise, and churn in a diff.
 PRECISION = 3
@@ -89,6 +92,46 @@ def stored_offsets(timing: Timing, received: Sequence[bytes], stored_ends: Seque
             return ()
         offsets.append(timing.chunks[index])
     return tuple(offsets)
+
+
+def timing_to_data(timing: Timing, received: Sequence[bytes], *, events: bool) -> dict[str, Any]:
+    """The stored form: ``{headers: s, chunks: [s, ...]}``, one offset per stored chunk.
+
+    ``events`` says the body is stored as a list of SSE events (one chunk per event);
+    any other body is stored, and replayed, as a single chunk.
+    """
+    content = b"".join(received)
+    ends = event_ends(content) if events else ([len(content)] if content else [])
+    offsets = stored_offsets(timing, received, ends)
+    stored = Timing(timing.headers, offsets).rounded()
+    data: dict[str, Any] = {"headers": stored.headers}
+    if offsets or not ends:
+        data["chunks"] = list(stored.chunks)
+    return data
+
+
+def _seconds(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise ValueError(f"{where} is {value!r}, expected a number of seconds (0 or more)")
+    return float(value)
+
+
+def timing_from_data(value: Any, chunk_count: int) -> Timing:
+    """A stored timing, checked against the body it times; ``ValueError`` says what is wrong."""
+    if not isinstance(value, dict):
+        raise ValueError(f"timing is a {type(value).__name__}, expected a mapping with headers and chunks")
+    headers = _seconds(value.get("headers", 0), "timing.headers")
+    chunks = value.get("chunks")
+    if chunks is None:
+        return Timing(headers)
+    if not isinstance(chunks, list):
+        raise ValueError(f"timing.chunks is a {type(chunks).__name__}, expected a list of seconds")
+    if len(chunks) != chunk_count:
+        raise ValueError(
+            f"timing.chunks has {len(chunks)} entries for a body of {chunk_count} chunks "
+            f"(one per event of a stream, else one); an edited body needs its timing removed"
+        )
+    return Timing(headers, tuple(_seconds(c, f"timing.chunks[{i}]") for i, c in enumerate(chunks)))
 
 
 def pace_factor(timing: Pace) -> float | None:
