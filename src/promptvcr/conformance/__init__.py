@@ -1,0 +1,11 @@
+"""Conformance: replay real recorded provider traffic through the real provider SDKs.
+
+``python -m promptvcr.conformance DIR`` imports every vcrpy cassette under ``DIR`` and, for
+each interaction an httpx-based SDK makes, checks that the SDK's result through promptvcr
+equals its result on the recorded bytes (see :mod:`.runner`).
+"""
+
+from .runner import Outcome, run_cassette, run_corpus
+from .table import failure_lines, provider_table
+
+__all__ = ["Outcome", "failure_lines", "provider_table", "run_cassette", "run_corpus"]

@@ -1,0 +1,93 @@
+"""What a driver needs to rebuild an SDK call from one recorded request.
+
+The runner only builds the call: it turns the recorded request's parameters into the
+SDK's own arguments and lets the SDK make the HTTP request itself. Everything the SDK
+adds or orders differently is for the key to absorb, not for the runner to patch.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from ..cassettes.models import Interaction
+
+__all__ = ["Clients", "Recorded", "split_kwargs"]
+
+
+@dataclass(frozen=True, slots=True)
+class Clients:
+    """The HTTP clients a driver hands to the SDK: ``None`` lets the SDK build its default one
+    (the replay pass, intercepted by promptvcr); the reference pass gives clients whose
+    transport serves the recorded bytes directly."""
+
+    httpx2: Callable[[], Any | None]
+    httpx: Callable[[], Any | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    interaction: Interaction
+
+    @property
+    def method(self) -> str:
+        return self.interaction.request.method.upper()
+
+    @property
+    def url(self) -> str:
+        return self.interaction.request.url
+
+    @property
+    def host(self) -> str:
+        return urlsplit(self.url).netloc
+
+    @property
+    def path(self) -> str:
+        return urlsplit(self.url).path
+
+    @property
+    def origin(self) -> str:
+        parts = urlsplit(self.url)
+        return f"{parts.scheme}://{parts.netloc}"
+
+    def query(self, *without: str) -> dict[str, str]:
+        return {k: v for k, v in parse_qsl(urlsplit(self.url).query, keep_blank_values=True) if k not in without}
+
+    def base_url(self, suffix: str) -> str:
+        """The URL up to the SDK's own path for the operation (``/chat/completions``...)."""
+        parts = urlsplit(self.url)
+        cut = parts.path.rfind(suffix)
+        prefix = parts.path[:cut] if cut >= 0 else parts.path
+        return f"{parts.scheme}://{parts.netloc}{prefix}"
+
+    @property
+    def body(self) -> Any:
+        content = self.interaction.request.content
+        return json.loads(content) if content else None
+
+    @property
+    def json_body(self) -> dict[str, Any]:
+        body = self.body
+        if not isinstance(body, dict):
+            raise TypeError("the recorded request body is not a JSON object")
+        return body
+
+    @property
+    def streams(self) -> bool:
+        body = self.body if "json" in self.interaction.request.content_type else None
+        return bool(isinstance(body, dict) and body.get("stream")) or self.interaction.response.is_event_stream
+
+
+def split_kwargs(method: Callable[..., Any], body: Mapping[str, Any], **fixed: Any) -> dict[str, Any]:
+    """Keyword arguments for an SDK method: the fields it names, the rest as ``extra_body``."""
+    names = set(inspect.signature(method).parameters)
+    kwargs = {k: v for k, v in body.items() if k in names and k not in fixed}
+    extra = {k: v for k, v in body.items() if k not in names and k not in fixed}
+    if extra:
+        kwargs["extra_body"] = extra
+    kwargs.update(fixed)
+    return kwargs

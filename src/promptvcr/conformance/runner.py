@@ -1,0 +1,181 @@
+"""The conformance run: import each vcrpy cassette, drive the real SDK with each recorded
+request twice, once served the recorded bytes directly (the reference) and once replayed by
+promptvcr from the imported cassette, and compare what the SDK made of the two."""
+
+from __future__ import annotations
+
+import tempfile
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from ..cassettes.models import Response
+from ..cassettes.normalize import Rule
+from ..errors import CassetteMiss
+from ..importers import import_vcr
+from ..importers.vcr import CASSETTE_SUFFIXES
+from ..use import use_cassette
+from .compare import dump, missing_facts
+from .recorded import Clients, Recorded
+from .routes import route
+
+__all__ = ["Outcome", "iter_cassettes", "run_cassette", "run_corpus"]
+
+Status = Literal["equal", "failed", "skipped", "not-imported"]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    provider: str
+    cassette: str
+    index: int
+    sdk: str
+    status: Status
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class _Result:
+    kind: Literal["ok", "error", "miss", "crash"]
+    value: Any
+
+
+def _sdk_error(error: Exception) -> dict[str, Any] | None:
+    status = getattr(error, "status_code", None) or getattr(error, "code", None)
+    if not isinstance(status, int):
+        response = getattr(error, "response", None)
+        status = getattr(response, "status_code", None)
+    if not isinstance(status, int):
+        return None
+    body = getattr(error, "body", None)
+    if body is None:
+        body = getattr(error, "details", None) or getattr(error, "response_json", None)
+    return {"error": type(error).__name__, "status": status, "body": dump(body)}
+
+
+_SDK_PACKAGES = frozenset({"openai", "anthropic", "google", "groq", "mistralai", "cohere", "huggingface_hub"})
+
+
+def _call(driver: Callable[[Recorded, Clients], Any], rec: Recorded, clients: Clients) -> _Result:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return _Result("ok", dump(driver(rec, clients)))
+    except CassetteMiss as miss:
+        return _Result("miss", str(miss))
+    except Exception as error:  # an SDK's HTTP error is a result to compare; anything else is a crash
+        as_status = _sdk_error(error)
+        if as_status is not None:
+            return _Result("error", as_status)
+        if type(error).__module__.split(".")[0] in _SDK_PACKAGES:
+            # An SDK's own error about the answer (an error event in a stream): a result too.
+            return _Result("error", {"error": type(error).__name__, "message": str(error)})
+        return _Result("crash", f"{type(error).__name__}: {error}")
+
+
+def _reference_clients(response: Response) -> Clients:
+    """Clients whose transport answers with the recorded response, bytes as recorded."""
+
+    def headers() -> list[tuple[str, str]]:
+        return list(response.headers.items())
+
+    def httpx2_client() -> Any:
+        import httpx2
+
+        return httpx2.Client(
+            transport=httpx2.MockTransport(lambda _: httpx2.Response(response.status, headers=headers(), content=response.content))
+        )
+
+    def httpx_client() -> Any:
+        import httpx
+
+        return httpx.Client(
+            transport=httpx.MockTransport(lambda _: httpx.Response(response.status, headers=headers(), content=response.content))
+        )
+
+    return Clients(httpx2=httpx2_client, httpx=httpx_client)
+
+
+_DEFAULT_CLIENTS = Clients(httpx2=lambda: None, httpx=lambda: None)
+
+
+def _judge(reference: _Result, replayed: _Result, response: Response) -> tuple[Status, str]:
+    if replayed.kind == "miss":
+        first = str(replayed.value).splitlines()
+        return "failed", "cassette miss: " + " | ".join(line.strip() for line in first[3:6])
+    if reference.kind == "crash":
+        return "failed", f"SDK cannot parse the recorded response: {reference.value}"
+    if replayed.kind != reference.kind or replayed.value != reference.value:
+        if replayed.kind == "crash":
+            return "failed", f"replay crashed: {replayed.value}"
+        return "failed", "SDK result through replay differs from the recorded response"
+    if replayed.kind == "ok":
+        missing = missing_facts(response, replayed.value)
+        if missing:
+            return "failed", f"recorded facts missing from the SDK result: {missing[:3]}"
+    return "equal", ""
+
+
+def run_cassette(
+    source: Path, provider: str, workdir: Path, rules: Iterable[Rule] | None = None
+) -> list[Outcome]:
+    """Every interaction of one vcrpy cassette, driven through its SDK and judged."""
+    report = import_vcr([source], workdir).files[0]
+    name = source.name
+    if report.error is not None or report.output is None:
+        return [Outcome(provider, name, -1, "", "not-imported", report.error or "not written")]
+    outcomes = [Outcome(provider, name, -1, "", "not-imported", reason) for reason in report.skipped]
+    recs = [Recorded(i) for i in report.interactions]
+    routes = [route(rec) for rec in recs]
+    references = [
+        _call(r.driver, rec, _reference_clients(rec.interaction.response)) if r.driver else None
+        for rec, r in zip(recs, routes, strict=True)
+    ]
+    options: dict[str, Any] = {"record_mode": "replay"}
+    if rules is not None:
+        options["rules"] = tuple(rules)
+    replays: list[_Result | None] = []
+    with use_cassette(report.output, **options):
+        for rec, r in zip(recs, routes, strict=True):
+            replays.append(_call(r.driver, rec, _DEFAULT_CLIENTS) if r.driver else None)
+    for index, (rec, r, reference, replayed) in enumerate(zip(recs, routes, references, replays, strict=True)):
+        if r.driver is None or reference is None or replayed is None:
+            outcomes.append(Outcome(provider, name, index, r.sdk, "skipped", r.skip))
+            continue
+        status, reason = _judge(reference, replayed, rec.interaction.response)
+        outcomes.append(Outcome(provider, name, index, r.sdk, status, reason))
+    return outcomes
+
+
+def iter_cassettes(root: Path) -> Iterator[tuple[str, Path]]:
+    """``(provider, file)`` for every cassette under ``root``; the provider is the file's folder."""
+    for file in sorted(root.rglob("*")):
+        if file.is_file() and file.name.lower().endswith(CASSETTE_SUFFIXES):
+            yield file.parent.name, file
+
+
+@dataclass
+class CorpusRun:
+    outcomes: list[Outcome] = field(default_factory=list)
+
+
+def run_corpus(
+    root: Path,
+    *,
+    providers: Iterable[str] | None = None,
+    rules: Iterable[Rule] | None = None,
+    on_outcome: Callable[[Outcome], None] | None = None,
+) -> list[Outcome]:
+    wanted = set(providers) if providers else None
+    outcomes: list[Outcome] = []
+    with tempfile.TemporaryDirectory(prefix="promptvcr-conformance-") as tmp:
+        for provider, file in iter_cassettes(root):
+            if wanted is not None and provider not in wanted:
+                continue
+            for outcome in run_cassette(file, provider, Path(tmp), rules):
+                outcomes.append(outcome)
+                if on_outcome is not None:
+                    on_outcome(outcome)
+    return outcomes
