@@ -9,7 +9,6 @@ that lost its brackets; otherwise the first value.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import json
 import re
@@ -55,6 +54,8 @@ def choose_value(
     text: str, parsed: tuple[tuple[Candidate, JSONValue], ...], schema: Schema | None
 ) -> JSONValue:
     """The value the model meant among ``parsed`` (see the module docstring for the rules)."""
+    if len(parsed) == 1:
+        return parsed[0][1]
     options = _distinct(parsed)
     if len(options) == 1:
         return options[0][1]
@@ -86,4 +87,4 @@ def choose(job: Job) -> Job:
     if not job.parsed:
         reason = "no parsed candidates to choose from (did a custom step drop them?)"
         raise RepairError("choose", reason, job.text)
-    return dataclasses.replace(job, value=choose_value(job.text, job.parsed, job.schema))
+    return job._replace(value=choose_value(job.text, job.parsed, job.schema))

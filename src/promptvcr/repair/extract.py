@@ -7,14 +7,13 @@ several is the selection step's job, not this one's.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 from .errors import RepairError
 from .fences import fenced_blocks
 from .job import Candidate, Job
 from .spans import json_spans
-from .tags import Region, has_json, tagged_regions
+from .tags import Region, any_opener, has_json, tagged_regions
 
 _MEMBER_BEFORE = re.compile(r"""["'\u201d\u2019]\s*[:\uff1a]\s*\Z""")
 _LOOSE_VALUE = re.compile(r"""[\[{("'\u201c\u2018]|^\s*(?:-?\.?\d|true|false|null|none)""", re.I)
@@ -50,6 +49,8 @@ def _in_region(region: Region, origin: str) -> list[Candidate]:
 
 def find_candidates(text: str, tags: tuple[tuple[str, str], ...]) -> list[Candidate]:
     """All candidates in ``text``: the tagged ones when a tag pair is present, else the rest."""
+    if tags and any_opener(tags).search(text) is None:
+        tags = ()
     for pair in tags:
         regions = tagged_regions(text, pair)
         found = [c for region in regions if has_json(region.text) for c in _in_region(region, "tag")]
@@ -68,4 +69,4 @@ def extract(job: Job) -> Job:
     candidates = find_candidates(text, job.tags)
     if not candidates:
         raise RepairError("extract", "no JSON value found in the text", text)
-    return dataclasses.replace(job, candidates=tuple(candidates))
+    return job._replace(candidates=tuple(candidates))

@@ -6,7 +6,6 @@ call and never meets a heuristic that could change it.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 from .job import Job
@@ -20,4 +19,4 @@ def decode_valid(job: Job) -> Job:
         value = json.loads(job.text)
     except ValueError:
         return job
-    return dataclasses.replace(job, value=value)
+    return job._replace(value=value)

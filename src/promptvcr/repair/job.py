@@ -1,14 +1,13 @@
 """The value handed from one pipeline step to the next.
 
-Steps are plain functions ``Job -> Job``. Keeping everything a step may need in one frozen
+Steps are plain functions ``Job -> Job``. Keeping everything a step may need in one immutable
 record lets a user drop in, reorder or replace steps without any registry or base class: a
-step reads the fields it cares about and returns ``dataclasses.replace(job, ...)``.
+step reads the fields it cares about and returns ``job._replace(...)``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 JSONValue = Any
@@ -52,9 +51,12 @@ class Candidate(NamedTuple):
     origin: str
 
 
-@dataclass(frozen=True)
-class Job:
-    """Everything known about one repair so far."""
+class Job(NamedTuple):
+    """Everything known about one repair so far.
+
+    Immutable: a step returns ``job._replace(field=...)`` (a named tuple, because pipelines
+    run per model response and ``dataclasses.replace`` costs more than some repairs).
+    """
 
     text: str
     schema: Schema | None = None
@@ -62,7 +64,6 @@ class Job:
     candidates: tuple[Candidate, ...] = ()
     parsed: tuple[tuple[Candidate, JSONValue], ...] = ()
     value: JSONValue = NOTHING
-    notes: tuple[str, ...] = field(default=())
 
     @property
     def done(self) -> bool:

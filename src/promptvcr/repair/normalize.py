@@ -13,8 +13,8 @@ re-split it; ``restore`` puts the real strings back into the parsed value.
 
 from __future__ import annotations
 
-import json
 import re
+from json.encoder import encode_basestring
 from typing import NamedTuple
 
 from .job import JSONValue
@@ -25,8 +25,7 @@ _MARK_OPEN = "\ue000"
 _MARK_CLOSE = "\ue001"
 _PLACEHOLDER = re.compile(_MARK_OPEN + r"(\d+)" + _MARK_CLOSE)
 
-_SPACE = re.compile(r"[\s\ufeff\u200b\u200c\u200d\u2060]+")
-_ODD_SPACE = re.compile(r"[\ufeff\u200b\u200c\u200d\u2060\xa0\u3000]")
+_SPACE_OR_NOTHING = re.compile(r"[\s\ufeff\u200b\u200c\u200d\u2060]*")
 _LINE_COMMENT = re.compile(r"(?://|#)[^\n]*")
 _BLOCK_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)", re.S)
 _DOUBLE_BODY = re.compile(r'(?:[^"\\]|\\.)*', re.S)
@@ -154,7 +153,7 @@ class _Pass:
             self.strings[key] = value
             self.out.append(f'"{key}"')
         else:
-            self.out.append(json.dumps(value, ensure_ascii=False))
+            self.out.append(encode_basestring(value))
         self.last_comma = -1
 
     def in_object(self) -> bool:
@@ -186,52 +185,55 @@ class _Pass:
 
     def run(self) -> int:
         text = self.text
+        length = len(text)
+        skip_space = _SPACE_OR_NOTHING.match
+        handlers = dict.fromkeys("{[(", self.open)
+        handlers.update(dict.fromkeys("}])", self.close))
+        handlers.update(dict.fromkeys(",\uff0c", self.comma))
+        handlers.update(dict.fromkeys(":\uff1a", self.colon))
+        handlers.update(dict.fromkeys("\"'\u201c\u2018", self.read_string))
+        handlers.update(dict.fromkeys("/#", self.comment))
+        read_bare = self.read_bare
         index = 0
         try:
-            while index < len(text):
-                index = self.step(text, index)
+            while True:
+                index = skip_space(text, index).end()  # type: ignore[union-attr]
+                if index >= length:
+                    break
+                index = handlers.get(text[index], read_bare)(text, index)
         except _Bail:
             self.out.append(text[index:])
             return index
         self.finish()
-        return len(text)
+        return length
 
-    def step(self, text: str, index: int) -> int:
-        char = text[index]
-        space = _SPACE.match(text, index)
-        if space:
-            self.out.append(_ODD_SPACE.sub(" ", space.group()))
-            return space.end()
-        if char in "/#" and not (char == "#" and self.expect == _VALUE):
-            comment = _BLOCK_COMMENT.match(text, index) or _LINE_COMMENT.match(text, index)
-            if comment is None:
-                raise _Bail
-            self.out.append(" ")
-            return comment.end()
-        if char in "{[(":
-            return self.open(char, index)
-        if char in "}])":
-            return self.close(char, index)
-        if char in ",\uff0c":
-            if self.expect == _AFTER_VALUE and self.stack:
-                self.separate()
-            elif self.expect != _ITEM or not self.stack:
-                raise _Bail
-            return index + 1  # a doubled comma is dropped
-        if char in ":\uff1a":
-            if self.expect == _AFTER_KEY:
-                self.out.append(":")
-                self.expect = _VALUE
-                return index + 1
-            if self.expect == _AFTER_VALUE and not self.stack and self.lone_top_level_string():
-                self.wrap_members()
-                return index + 1
+    def comment(self, text: str, index: int) -> int:
+        if text[index] == "#" and self.expect == _VALUE:
+            return self.read_bare(text, index)
+        comment = _BLOCK_COMMENT.match(text, index) or _LINE_COMMENT.match(text, index)
+        if comment is None:
             raise _Bail
-        if char in "\"'\u201c\u2018":
-            return self.read_string(text, index)
-        return self.read_bare(text, index)
+        return comment.end()
 
-    def open(self, char: str, index: int) -> int:
+    def comma(self, text: str, index: int) -> int:
+        if self.expect == _AFTER_VALUE and self.stack:
+            self.separate()
+        elif self.expect != _ITEM or not self.stack:
+            raise _Bail
+        return index + 1  # a doubled comma is dropped
+
+    def colon(self, text: str, index: int) -> int:
+        if self.expect == _AFTER_KEY:
+            self.out.append(":")
+            self.expect = _VALUE
+            return index + 1
+        if self.expect == _AFTER_VALUE and not self.stack and self.lone_top_level_string():
+            self.wrap_members()
+            return index + 1
+        raise _Bail
+
+    def open(self, text: str, index: int) -> int:
+        char = text[index]
         self.begin_value()
         if char == "(" and self.in_object() and self.expect == _ITEM:
             raise _Bail
@@ -244,7 +246,8 @@ class _Pass:
             self.member_start = len(self.out)
         return index + 1
 
-    def close(self, char: str, index: int) -> int:
+    def close(self, text: str, index: int) -> int:
+        char = text[index]
         if not self.stack or _CLOSERS[self.stack[-1]][0] != char or self.expect in (_VALUE, _AFTER_KEY):
             raise _Bail
         if self.expect == _ITEM and self.last_comma >= 0:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 from .coerce import coerce
 from .job import Job
 from .keys import fix_keys
@@ -13,11 +11,11 @@ def repair_keys(job: Job) -> Job:
     """Rename keys to the schema's property names (case and near-misses), recursively."""
     if job.schema is None or not job.done:
         return job
-    return dataclasses.replace(job, value=fix_keys(job.value, job.schema, job.schema))
+    return job._replace(value=fix_keys(job.value, job.schema, job.schema))
 
 
 def coerce_types(job: Job) -> Job:
     """Convert values whose type the schema states and the model got wrong."""
     if job.schema is None or not job.done:
         return job
-    return dataclasses.replace(job, value=coerce(job.value, job.schema, job.schema))
+    return job._replace(value=coerce(job.value, job.schema, job.schema))

@@ -21,7 +21,7 @@ _PLAUSIBLE_ARRAY = re.compile(
     r"""\[\s*(?:["'\u201c\u2018\[\]{(]|[-+.]?\d|(?:true|false|null|none)\b|\Z)""",
     re.I,
 )
-_BRACKETS = re.compile(r'["\\{}\[\]]')
+_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"?|[{}\[\]]', re.S)
 _MORE_MEMBERS = re.compile(r"""\s*,\s*["'\u201c]?[\w $-]*["'\u201d]?\s*[:\uff1a]""")
 _CONTINUES = re.compile(r"\s*[,:}\]]")
 
@@ -37,26 +37,15 @@ class Span(NamedTuple):
 def _matching_end(text: str, start: int) -> int:
     """End of the bracketed value opening at ``start``: its matching bracket, or end of text."""
     depth = 0
-    inside = False
-    index = start
-    while True:
-        match = _BRACKETS.search(text, index)
-        if match is None:
-            return len(text)
+    for match in _STRING_OR_BRACKET.finditer(text, start):
         char = match.group()
-        index = match.end()
-        if char == "\\":
-            index += 1
-        elif char == '"':
-            inside = not inside
-        elif inside:
-            continue
-        elif char in "{[":
+        if char in "{[":
             depth += 1
-        else:
+        elif char in "}]":
             depth -= 1
             if depth <= 0:
-                return index
+                return match.end()
+    return len(text)
 
 
 def json_spans(text: str) -> list[Span]:

@@ -13,6 +13,7 @@ import re
 
 _ESCAPE_OR_QUOTE = re.compile(r'\\(u[0-9a-fA-F]{4}|.)|"', re.S)
 _JSON_ESCAPES = frozenset('"\\/bfnrt')
+_LAX_DECODER = json.JSONDecoder(strict=False)  # raw control characters allowed: they are kept
 
 
 def _rewrite(match: re.Match[str]) -> str:
@@ -33,5 +34,5 @@ def decode_body(body: str) -> str:
     trailing = len(body) - len(body.rstrip("\\"))
     if trailing % 2:
         body = body[:-1]  # output cut off right after a backslash
-    decoded: str = json.loads('"' + _ESCAPE_OR_QUOTE.sub(_rewrite, body) + '"', strict=False)
+    decoded: str = _LAX_DECODER.decode('"' + _ESCAPE_OR_QUOTE.sub(_rewrite, body) + '"')
     return decoded

@@ -7,7 +7,6 @@ fails only when none yields a value.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import json_repair
@@ -59,4 +58,4 @@ def repair_syntax(job: Job) -> Job:
             "syntax", "the text around the JSON could not be repaired into a value", job.text,
             candidate.start + offset,
         )
-    return dataclasses.replace(job, parsed=tuple(parsed))
+    return job._replace(parsed=tuple(parsed))

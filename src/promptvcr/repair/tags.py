@@ -8,6 +8,7 @@ therefore by tag *name* with tolerant punctuation rather than by exact strings.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 from .closers import pick_closer
@@ -36,6 +37,7 @@ class Region(NamedTuple):
     end: int
 
 
+@lru_cache(maxsize=256)
 def _patterns(pair: TagPair) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """Tolerant regexes for the opening and closing tag of ``pair``.
 
@@ -50,6 +52,12 @@ def _patterns(pair: TagPair) -> tuple[re.Pattern[str], re.Pattern[str]]:
     opener = re.compile(rf"{left}\s*{name}\s*{right}", re.I)
     closer = re.compile(rf"{left}\s*[/\\]\s*{name}\s*(?:{right})?", re.I)
     return opener, closer
+
+
+@lru_cache(maxsize=64)
+def any_opener(pairs: tuple[TagPair, ...]) -> re.Pattern[str]:
+    """One regex for the opening tags of all ``pairs``: a single search rules them all out."""
+    return re.compile("|".join(f"(?:{_patterns(pair)[0].pattern})" for pair in pairs) or "(?!)", re.I)
 
 
 def has_json(text: str) -> bool:

@@ -1,0 +1,171 @@
+"""Benchmark promptvcr.repair against json.loads and json_repair, in one interleaved run.
+
+    PYTHONPATH=src python benchmarks/bench_repair.py [--rounds N]
+
+Prints:
+  1. the per-category pass table on the repair corpus (tests/repair/data/cases.jsonl);
+  2. parse() on a valid ~1 MB document vs json.loads (median of interleaved rounds);
+  3. parse() on each broken corpus case vs json_repair.loads alone (per-case medians of
+     interleaved rounds), as the ratio of total time and the median per-case ratio.
+
+Shared machines are noisy: every measurement alternates the two contenders, alternates which
+goes first, and reports medians. The bars are ratio <= 1.1 for (2) and <= 1.0 for (3).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import json_repair
+
+from promptvcr.repair import parse
+
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "repair" / "data" / "cases.jsonl"
+
+
+def same(a: Any, b: Any) -> bool:
+    """The corpus's equality: key order ignored, 1 == 1.0, bools are not numbers."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b
+
+
+def tags_for(case: dict[str, Any]) -> tuple[str, str] | None:
+    closing = case["req_key"]
+    return (closing.replace("/", "", 1), closing) if closing else None
+
+
+def run_case(case: dict[str, Any]) -> Any:
+    return parse(case["input"], schema=case["schema"], tags=tags_for(case))
+
+
+def pass_table(cases: list[dict[str, Any]]) -> None:
+    total: Counter[str] = Counter()
+    passed: Counter[str] = Counter()
+    baseline: Counter[str] = Counter()
+    for case in cases:
+        total[case["category"]] += 1
+        try:
+            passed[case["category"]] += same(run_case(case), case["expected"])
+        except ValueError:
+            pass
+        try:
+            baseline[case["category"]] += same(json_repair.loads(case["input"]), case["expected"])
+        except Exception:  # noqa: BLE001 - the baseline may fail any way it likes
+            pass
+    print(f"{'category':<26} {'n':>4} {'repair':>7} {'json_repair':>12}")
+    for category in total:
+        print(f"{category:<26} {total[category]:>4} {passed[category]:>7} {baseline[category]:>12}")
+    n, ok, base = sum(total.values()), sum(passed.values()), sum(baseline.values())
+    print(f"{'total':<26} {n:>4} {ok:>7} {base:>12}   ({100 * ok / n:.1f}% vs {100 * base / n:.1f}%)")
+
+
+def timed(function: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+def interleaved(a: Callable[[], object], b: Callable[[], object], rounds: int) -> tuple[float, float]:
+    """Median seconds of ``a`` and ``b``, alternating which runs first each round."""
+    times_a: list[float] = []
+    times_b: list[float] = []
+    for round_number in range(rounds):
+        if round_number % 2:
+            times_b.append(timed(b))
+            times_a.append(timed(a))
+        else:
+            times_a.append(timed(a))
+            times_b.append(timed(b))
+    return statistics.median(times_a), statistics.median(times_b)
+
+
+def big_document(target_bytes: int = 1_000_000) -> str:
+    """A deterministic, realistic ~1 MB JSON document (records with nested fields and text)."""
+    records = []
+    index = 0
+    size = 2
+    while size < target_bytes:
+        record = {
+            "id": index,
+            "name": f"user-{index}",
+            "email": f"user{index}@example.com",
+            "score": index * 0.37,
+            "active": index % 3 == 0,
+            "tags": ["alpha", "beta", "gamma"][: index % 4],
+            "address": {"city": "Zürich" if index % 2 else "東京", "zip": f"{index:05d}"},
+            "bio": "Line one.\nLine two with \"quotes\" and a \\ backslash.",
+            "parent": None,
+        }
+        records.append(record)
+        size += len(json.dumps(record)) + 2
+        index += 1
+    return json.dumps({"records": records, "count": len(records)})
+
+
+def bench_valid(rounds: int) -> None:
+    document = big_document()
+    assert parse(document) == json.loads(document)
+    ours, theirs = interleaved(lambda: parse(document), lambda: json.loads(document), rounds)
+    print(
+        f"valid {len(document) / 1e6:.2f} MB document: parse {ours * 1e3:.2f} ms, "
+        f"json.loads {theirs * 1e3:.2f} ms, ratio {ours / theirs:.3f} (bar <= 1.1)"
+    )
+
+
+def bench_broken(cases: list[dict[str, Any]], rounds: int) -> None:
+    broken = []
+    for case in cases:
+        try:
+            json.loads(case["input"])
+        except ValueError:
+            broken.append(case)
+    ours_total = theirs_total = 0.0
+    ratios = []
+    for case in broken:
+        text = case["input"]
+        ours, theirs = interleaved(lambda c=case: run_case(c), lambda t=text: json_repair.loads(t), rounds)
+        ours_total += ours
+        theirs_total += theirs
+        ratios.append(ours / theirs)
+    n = len(broken)
+    print(
+        f"{n} broken cases: parse {ours_total / n * 1e6:.1f} us/case, json_repair.loads "
+        f"{theirs_total / n * 1e6:.1f} us/case, ratio of totals {ours_total / theirs_total:.3f}, "
+        f"median per-case ratio {statistics.median(ratios):.3f} (bar <= 1.0)"
+    )
+
+
+def main(argv: list[str]) -> None:
+    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    options.add_argument("--rounds", type=int, default=31, help="rounds per measurement (default 31)")
+    args = options.parse_args(argv)
+    cases = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    pass_table(cases)
+    print()
+    gc.collect()
+    gc.disable()
+    try:
+        bench_valid(args.rounds)
+        bench_broken(cases, args.rounds)
+    finally:
+        gc.enable()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
