@@ -4,6 +4,7 @@ A body is stored under exactly one of these keys, chosen when it is written:
 
 ``json``    JSON, parsed, so a diff shows the field that changed instead of an escaped string
 ``events``  a ``text/event-stream`` response, one item per event (see :mod:`.sse`)
+``frames``  an AWS event-stream body, one decoded frame per item (see :mod:`.eventstream`)
 ``text``    UTF-8 text that is not JSON (long text becomes a YAML block scalar)
 ``base64``  anything else: images, audio, binary frames
 
@@ -18,11 +19,12 @@ import json
 import re
 from typing import Any
 
+from .eventstream import decode_frames, encode_frame, is_event_stream
 from .sse import decode_events, encode_event
 
 __all__ = ["BODY_KEYS", "decode_body", "encode_body", "json_bytes"]
 
-BODY_KEYS = ("json", "events", "text", "base64")
+BODY_KEYS = ("json", "events", "frames", "text", "base64")
 _BINARY_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -62,6 +64,8 @@ def encode_body(content: bytes, content_type: str, *, streamed_events: bool = Fa
             return {"events": decode_events(content)}
         except UnicodeDecodeError:
             return {"base64": base64.b64encode(content).decode("ascii")}
+    if is_event_stream(content_type) and (frames := decode_frames(content)) is not None:
+        return {"frames": frames}
     if _looks_like_json(content, content_type):
         ok, value = _as_json(content)
         if ok:
@@ -76,6 +80,8 @@ def decode_body(stored: dict[str, Any]) -> list[bytes]:
     """The chunks to replay for a stored body: one per event for streams, else one (or none)."""
     if "events" in stored:
         return [encode_event(event) for event in stored["events"] or ()]
+    if "frames" in stored:
+        return [encode_frame(frame) for frame in stored["frames"] or ()]
     if "json" in stored:
         return [json_bytes(stored["json"])]
     if "text" in stored:

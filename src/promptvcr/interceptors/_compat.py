@@ -5,7 +5,7 @@ When httpx2, httpx or respx rename one of these, this is the only file to change
 
 from __future__ import annotations
 
-__all__ = ["CLIENT_TRANSPORT_SEAM", "respx_mocker_base"]
+__all__ = ["CLIENT_TRANSPORT_SEAM", "URLLIB3_ATTEMPT_SEAM", "respx_mocker_base"]
 
 #: ``Client._transport_for_url(url)`` picks the transport for each request after the
 #: client has applied auth, cookies and redirects. Wrapping what it returns sees every
@@ -21,3 +21,10 @@ def respx_mocker_base() -> type:
     from respx.mocks import Mocker
 
     return Mocker
+
+
+#: ``HTTPConnectionPool._make_request(conn, method, url, body=, headers=, ...)`` (urllib3 2.x)
+#: sends one attempt of a request and returns its response. ``urlopen`` wraps it with
+#: retries, redirects and the pool's bookkeeping, and ``requests`` and botocore call
+#: ``urlopen``: patching the attempt sees every request of all three exactly once.
+URLLIB3_ATTEMPT_SEAM = "_make_request"

@@ -1,0 +1,34 @@
+"""Each request is handled by exactly one interceptor, the outermost one.
+
+Some transports are built on another HTTP library: openai's ``DefaultAioHttpClient`` and
+litellm's transport are httpx(2) transports that send with aiohttp. The httpx2 interceptor
+sees such a request first; when it forwards it to the real transport, the aiohttp
+interceptor must let it through untouched, or a recording would hold it twice and a
+passthrough would count it twice. A context variable marks that forwarding: it follows
+the request into the tasks and awaits of the transport, and nowhere else, so an unrelated
+request from another thread or task is still intercepted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from contextvars import ContextVar
+
+__all__ = ["forwarding", "is_forwarding"]
+
+_forwarding: ContextVar[bool] = ContextVar("promptvcr_forwarding", default=False)
+
+
+def is_forwarding() -> bool:
+    """True while an outer interceptor sends this request to the network itself."""
+    return _forwarding.get()
+
+
+@contextlib.contextmanager
+def forwarding() -> Iterator[None]:
+    token = _forwarding.set(True)
+    try:
+        yield
+    finally:
+        _forwarding.reset(token)

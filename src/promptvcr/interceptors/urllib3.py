@@ -1,0 +1,223 @@
+"""urllib3 2.x, and with it ``requests`` and botocore (boto3, AWS Bedrock), which send through it.
+
+The patch sits on the connection pool's single attempt (``_make_request``): urllib3's own
+retries, redirects and connection bookkeeping in ``urlopen`` run unchanged around it, so a
+recorded 429 followed by a 200 replays through the same retry logic that produced it, and
+each attempt on the wire is one interaction. Replay never connects: the pool's connection
+object is handed back untouched. ``requests`` and botocore both call ``urlopen`` on these
+pools, so neither needs a patch of its own (vcrpy patches each of them separately, at the
+``http.client`` connection, which misses urllib3's response streaming).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from http import HTTPStatus
+from typing import Any
+
+import urllib3
+from urllib3.connectionpool import HTTPConnectionPool
+
+from ..cassettes.models import Request, Response
+from ._compat import URLLIB3_ATTEMPT_SEAM
+from ._forwarding import forwarding, is_forwarding
+from .base import Handler, OnRecorded, Uninstall
+
+__all__ = ["install"]
+
+#: Headers that describe the bytes on the wire, not the decoded body promptvcr hands on.
+_WIRE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode("latin-1") if isinstance(value, bytes) else str(value)
+
+
+def _url(pool: HTTPConnectionPool, target: str) -> str:
+    if target.startswith(("http://", "https://")):
+        return target  # a plain-HTTP proxy is sent the absolute URL
+    host = pool.host or ""
+    host = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    default_port = {"http": 80, "https": 443}.get(pool.scheme)
+    port = "" if pool.port in (None, default_port) else f":{pool.port}"
+    return f"{pool.scheme}://{host}{port}{target}"
+
+
+def _body_bytes(body: Any) -> bytes:
+    """The whole request body, whatever form urllib3 accepts it in."""
+    if body is None:
+        return b""
+    if isinstance(body, str):
+        return body.encode("utf-8")
+    if isinstance(body, (bytes, bytearray, memoryview)):
+        return bytes(body)
+    if hasattr(body, "read"):
+        data = body.read()
+        return data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    if isinstance(body, Iterable):
+        return b"".join(part.encode("utf-8") if isinstance(part, str) else bytes(part) for part in body)
+    raise TypeError(f"promptvcr cannot read a urllib3 request body of type {type(body).__name__}")
+
+
+class _Chunks:
+    """The file object behind a response promptvcr serves: one chunk (or less) per read,
+    so a stream reaches the application event by event, as the server sent it."""
+
+    def __init__(self, next_chunk: Callable[[int | None], bytes], on_close: Callable[[], None] | None = None) -> None:
+        self._next_chunk = next_chunk
+        self._on_close = on_close
+        self._pending = b""
+        self.closed = False
+
+    def readable(self) -> bool:
+        return True
+
+    def read1(self, amt: int | None = None) -> bytes:
+        if self.closed:
+            return b""
+        if not self._pending:
+            self._pending = self._next_chunk(amt)
+        cut = len(self._pending) if amt is None or amt < 0 else amt
+        data, self._pending = self._pending[:cut], self._pending[cut:]
+        return data
+
+    def read(self, amt: int | None = None) -> bytes:
+        if amt is not None and amt >= 0:
+            return self.read1(amt)
+        parts = []
+        while data := self.read1():
+            parts.append(data)
+        return b"".join(parts)
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            if self._on_close is not None:
+                self._on_close()
+
+
+def _replayed(chunks: list[bytes]) -> _Chunks:
+    remaining = iter(chunks)
+    return _Chunks(lambda amt: next(remaining, b""))
+
+
+class _Recorder:
+    """Reads the real response decoded, chunk by chunk as it arrives, and keeps a copy.
+
+    Nothing is buffered before the application sees it. A response the application closes
+    early is read to its end, so that the cassette holds the whole answer.
+    """
+
+    def __init__(self, real: Any, on_recorded: OnRecorded) -> None:
+        self._real = real
+        self._on_recorded = on_recorded
+        self._chunks: list[bytes] = []
+        self._done = False
+        self._failed = False
+        self._read: Callable[..., bytes] = getattr(real, "read1", real.read)
+
+    def next_chunk(self, amt: int | None) -> bytes:
+        if self._done or self._failed:
+            return b""
+        try:
+            data = self._read(amt if amt and amt > 0 else 65536, decode_content=True)
+        except Exception:
+            self._failed = True
+            raise
+        if data:
+            self._chunks.append(data)
+        else:
+            self._finish()
+        return data
+
+    def _finish(self) -> None:
+        if not self._done:
+            self._done = True
+            headers = {k.lower(): v for k, v in self._real.headers.items() if k.lower() not in _WIRE_HEADERS}
+            self._on_recorded(Response(status=self._real.status, headers=headers, chunks=self._chunks))
+
+    def close(self) -> None:
+        try:
+            while not self._done and not self._failed and self.next_chunk(None):
+                pass
+        finally:
+            self._real.release_conn()
+
+
+def _response(
+    source: _Chunks, status: int, headers: Iterable[tuple[str, str]], args: Mapping[str, Any], pool: Any, conn: Any
+) -> urllib3.HTTPResponse:
+    try:
+        reason = HTTPStatus(status).phrase
+    except ValueError:
+        reason = ""
+    response = urllib3.HTTPResponse(
+        body=source,
+        headers=urllib3.HTTPHeaderDict(list(headers)),
+        status=status,
+        version=11,
+        version_string="HTTP/1.1",
+        reason=reason,
+        preload_content=args["preload_content"],
+        decode_content=args["decode_content"],
+        pool=pool,
+        connection=conn,
+        retries=args["retries"],
+        enforce_content_length=args["enforce_content_length"],
+        request_method=args["method"],
+        request_url=args["url"],
+    )
+    return response
+
+
+def install(handler: Handler) -> Uninstall:
+    if int(urllib3.__version__.split(".")[0]) < 2:
+        raise RuntimeError(
+            f"urllib3 {urllib3.__version__} is installed; promptvcr intercepts urllib3 2.x only, so "
+            f"requests and boto3 traffic could reach the network unseen. Upgrade: pip install 'urllib3>=2'"
+        )
+    original = getattr(HTTPConnectionPool, URLLIB3_ATTEMPT_SEAM)
+    signature = inspect.signature(original)
+
+    @functools.wraps(original)
+    def attempt(pool: HTTPConnectionPool, *args: Any, **kwargs: Any) -> Any:
+        if is_forwarding():
+            return original(pool, *args, **kwargs)
+        bound = signature.bind(pool, *args, **kwargs)
+        bound.apply_defaults()
+        call = bound.arguments
+        content = _body_bytes(call["body"])
+        call["body"] = content if call["body"] is not None else None
+        headers = {_text(k).lower(): _text(v) for k, v in (call["headers"] or {}).items()}
+        request = Request(method=call["method"], url=_url(pool, call["url"]), headers=headers, content=content)
+        decision = handler.handle(request)
+        if isinstance(decision, Response):
+            length = str(sum(len(chunk) for chunk in decision.chunks))
+            stored = [(k, v) for k, v in decision.headers.items() if k not in _WIRE_HEADERS]
+            source = _replayed(decision.chunks)
+            return _response(source, decision.status, [*stored, ("content-length", length)], call, pool, None)
+        # The body is read here, decoded, whatever the caller asked: the wrapper below
+        # applies the caller's preload_content to what it hands on.
+        call["preload_content"], wanted = False, call["preload_content"]
+        with forwarding():
+            real = original(*bound.args, **bound.kwargs)
+        call["preload_content"] = wanted
+        if decision is None:
+            return real
+        recorder = _Recorder(real, decision)
+        plain = [(k, v) for k, v in real.headers.items() if k.lower() not in _WIRE_HEADERS]
+        response = _response(_Chunks(recorder.next_chunk, recorder.close), real.status, plain, call, pool, None)
+        response.retries = real.retries
+        return response
+
+    setattr(HTTPConnectionPool, URLLIB3_ATTEMPT_SEAM, attempt)
+
+    def uninstall() -> None:
+        setattr(HTTPConnectionPool, URLLIB3_ATTEMPT_SEAM, original)
+
+    return uninstall
