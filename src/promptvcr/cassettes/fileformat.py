@@ -26,7 +26,6 @@ import yaml
 from ..errors import CassetteFormatError
 from .bodies import BODY_KEYS, decode_body, encode_body
 from .models import Interaction, Request, Response
-from .timing import timing_from_data, timing_to_data
 from .redact import (
     REQUEST_HEADERS,
     RESPONSE_HEADERS,
@@ -35,6 +34,7 @@ from .redact import (
     redact_json_fields,
     redact_url,
 )
+from .timing import timing_from_data, timing_to_data
 
 __all__ = ["FORMAT_VERSION", "dumps", "interaction_from_data", "interaction_to_data", "is_json_path", "load_document", "loads"]
 

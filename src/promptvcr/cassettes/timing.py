@@ -21,7 +21,15 @@ from typing import Any
 
 from .sse import event_ends
 
-__all__ = ["Pace", "Timing", "TimingRecorder", "pace_factor", "stored_offsets", "timing_from_data", "timing_to_data"]
+__all__ = [
+    "Pace",
+    "Timing",
+    "TimingRecorder",
+    "pace_factor",
+    "stored_offsets",
+    "timing_from_data",
+    "timing_to_data",
+]
 
 #: Stored timings are rounded to the millisecond: finer figures are noise, and churn in a diff.
 PRECISION = 3
@@ -41,7 +49,7 @@ class Timing:
         return Timing(self.headers * factor, tuple(offset * factor for offset in self.chunks))
 
     def rounded(self) -> Timing:
-        return Timing(round(self.headers, PRECISION), tuple(round(offset, PRECISION) for offset in self.chunks))
+        return Timing(round(self.headers, PRECISION), tuple(round(t, PRECISION) for t in self.chunks))
 
 
 class TimingRecorder:
@@ -72,7 +80,9 @@ class TimingRecorder:
         return Timing(headers_at - self._sent_at, tuple(self._chunks))
 
 
-def stored_offsets(timing: Timing, received: Sequence[bytes], stored_ends: Sequence[int]) -> tuple[float, ...]:
+def stored_offsets(
+    timing: Timing, received: Sequence[bytes], stored_ends: Sequence[int]
+) -> tuple[float, ...]:
     """The offsets of the stored chunks ending at byte positions ``stored_ends`` of the body.
 
     ``received`` are the chunks as they came off the network, whose arrival ``timing``
@@ -110,8 +120,12 @@ def timing_to_data(timing: Timing, received: Sequence[bytes], *, events: bool) -
     return data
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _seconds(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+    if not _is_number(value) or value < 0:
         raise ValueError(f"{where} is {value!r}, expected a number of seconds (0 or more)")
     return float(value)
 
@@ -144,7 +158,7 @@ def pace_factor(timing: Pace) -> float | None:
         return None
     if timing == "recorded":
         return 1.0
-    if isinstance(timing, (int, float)) and not isinstance(timing, bool) and math.isfinite(timing) and timing > 0:
+    if _is_number(timing) and timing > 0:  # type: ignore[operator]
         return float(timing)
     raise ValueError(
         f"timing={timing!r} is not a replay pace. Use timing='none' (as fast as possible, the default), "

@@ -12,9 +12,12 @@ from types import ModuleType
 from typing import Any
 
 from ..cassettes.models import Request, Response
+from ..cassettes.playback import Breakage
+from ..cassettes.timing import TimingRecorder
 from .base import OnRecorded
+from .playback import Fail, PacedBody, describe
 
-__all__ = ["record_response", "replay_response", "to_request"]
+__all__ = ["failures", "record_response", "replay_response", "to_request"]
 
 #: Headers that describe the bytes on the wire, not the decoded body promptvcr hands on.
 _WIRE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
@@ -30,8 +33,23 @@ def to_request(request: Any) -> Request:
     )
 
 
+def failures(module: ModuleType, request: Any) -> Fail:
+    """The library's own exceptions for injected breakages (see :mod:`.playback`)."""
+    errors = {
+        "connect_timeout": module.ConnectTimeout,
+        "read_timeout": module.ReadTimeout,
+        "disconnect": module.RemoteProtocolError,  # what httpx raises on an incomplete chunked read
+    }
+
+    def fail(kind: Breakage) -> BaseException:
+        error: BaseException = errors[kind](describe(kind), request=request)
+        return error
+
+    return fail
+
+
 @functools.cache
-def _stream_classes(module: ModuleType) -> tuple[type, type]:
+def _stream_classes(module: ModuleType) -> tuple[type, type, type]:
     class ReplayStream(module.SyncByteStream, module.AsyncByteStream):  # type: ignore[misc, name-defined]
         """Hands the client the recorded chunks, one SSE event per chunk."""
 
@@ -52,9 +70,10 @@ def _stream_classes(module: ModuleType) -> tuple[type, type]:
         the response early, the rest is read so that the cassette holds the whole answer.
         """
 
-        def __init__(self, real: Any, on_recorded: OnRecorded) -> None:
+        def __init__(self, real: Any, on_recorded: OnRecorded, watch: TimingRecorder | None) -> None:
             self._real = real
             self._on_recorded = on_recorded
+            self._watch = watch
             self._chunks: list[bytes] = []
             self._sync: Iterator[bytes] | None = None
             self._async: AsyncIterator[bytes] | None = None
@@ -67,6 +86,7 @@ def _stream_classes(module: ModuleType) -> tuple[type, type]:
                     status=self._real.status_code,
                     headers={k: v for k, v in self._real.headers.items() if k not in _WIRE_HEADERS},
                     chunks=self._chunks,
+                    timing=self._watch.timing() if self._watch is not None else None,
                 )
             )
 
@@ -75,6 +95,8 @@ def _stream_classes(module: ModuleType) -> tuple[type, type]:
             try:
                 for chunk in self._sync:
                     self._chunks.append(chunk)
+                    if self._watch is not None:
+                        self._watch.chunk_arrived()
                     yield chunk
             except Exception:
                 self._failed = True
@@ -86,6 +108,8 @@ def _stream_classes(module: ModuleType) -> tuple[type, type]:
             try:
                 async for chunk in self._async:
                     self._chunks.append(chunk)
+                    if self._watch is not None:
+                        self._watch.chunk_arrived()
                     yield chunk
             except Exception:
                 self._failed = True
@@ -112,29 +136,58 @@ def _stream_classes(module: ModuleType) -> tuple[type, type]:
             if self._complete:
                 self._finish()
 
-    return ReplayStream, RecordingStream
+    class PacedStream(module.SyncByteStream, module.AsyncByteStream):  # type: ignore[misc, name-defined]
+        """Serves a response whose ``playback`` is set: delays and breakages (see :mod:`.playback`)."""
+
+        def __init__(self, body: PacedBody) -> None:
+            self._body = body
+
+        def __iter__(self) -> Iterator[bytes]:
+            yield from self._body
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            async for chunk in self._body:
+                yield chunk
+
+    return ReplayStream, RecordingStream, PacedStream
 
 
-def replay_response(module: ModuleType, response: Response) -> Any:
-    """An httpx-family response that serves a stored one."""
-    replay_stream, _ = _stream_classes(module)
+def replay_response(module: ModuleType, response: Response, request: Any = None) -> Any:
+    """An httpx-family response that serves a stored one.
+
+    A response with a ``playback`` is paced and broken as it says; its transport must
+    first have called ``wait_for_headers`` (see :mod:`.playback`).
+    """
+    replay_stream, _, paced_stream = _stream_classes(module)
     headers = list(response.headers.items())
     if not response.is_event_stream:
         headers.append(("content-length", str(sum(len(c) for c in response.chunks))))
+    if response.playback is None:
+        stream = replay_stream(response.chunks)
+    else:
+        stream = paced_stream(PacedBody(response.chunks, response.playback, failures(module, request)))
     return module.Response(
         response.status,
         headers=headers,
-        stream=replay_stream(response.chunks),
+        stream=stream,
         extensions={"http_version": b"HTTP/1.1"},
     )
 
 
-def record_response(module: ModuleType, real: Any, on_recorded: OnRecorded) -> Any:
-    """A response that streams ``real`` to the application, decoded, while recording it."""
-    _, recording_stream = _stream_classes(module)
+def record_response(
+    module: ModuleType, real: Any, on_recorded: OnRecorded, watch: TimingRecorder | None = None
+) -> Any:
+    """A response that streams ``real`` to the application, decoded, while recording it.
+
+    ``watch``, started when the request was sent, records when the headers (now) and
+    each chunk arrived.
+    """
+    _, recording_stream, _ = _stream_classes(module)
+    if watch is not None:
+        watch.headers_arrived()
     return module.Response(
         real.status_code,
         headers=[(k, v) for k, v in real.headers.multi_items() if k not in _WIRE_HEADERS],
-        stream=recording_stream(real, on_recorded),
+        stream=recording_stream(real, on_recorded, watch),
         extensions=real.extensions,
     )

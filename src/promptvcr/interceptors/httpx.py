@@ -16,9 +16,11 @@ import respx
 from respx.models import PassThrough
 
 from ..cassettes.models import Response
+from ..cassettes.timing import TimingRecorder
 from ._compat import CLIENT_TRANSPORT_SEAM, respx_mocker_base
-from ._httpx_family import record_response, replay_response, to_request
+from ._httpx_family import failures, record_response, replay_response, to_request
 from .base import Handler, OnRecorded, Uninstall
+from .playback import wait_for_headers, wait_for_headers_async
 
 __all__ = ["install"]
 
@@ -34,27 +36,37 @@ class _Transport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         self._real = real
 
     @staticmethod
-    def _on_recorded(request: httpx.Request) -> OnRecorded | None:
-        on_recorded: OnRecorded | None = request.extensions.pop(_ON_RECORDED, None)
-        return on_recorded
+    def _decision(request: httpx.Request) -> OnRecorded | Response | None:
+        """What the handler decided for a request respx passed through: record it, or
+        serve a response with a playback (its delays must be slept here, sync or async)."""
+        decision: OnRecorded | Response | None = request.extensions.pop(_ON_RECORDED, None)
+        return decision
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         try:
             return httpx.MockTransport(self._route).handle_request(request)
         except PassThrough:
             pass
-        on_recorded = self._on_recorded(request)
+        decision = self._decision(request)
+        if isinstance(decision, Response) and decision.playback is not None:
+            wait_for_headers(decision.playback, failures(httpx, request))
+            return replay_response(httpx, decision, request)  # type: ignore[no-any-return]
+        watch = TimingRecorder()
         real = self._real.handle_request(request)
-        return real if on_recorded is None else record_response(httpx, real, on_recorded)  # type: ignore[no-any-return]
+        return real if decision is None else record_response(httpx, real, decision, watch)  # type: ignore[arg-type, no-any-return]
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         try:
             return await httpx.MockTransport(self._route).handle_async_request(request)
         except PassThrough:
             pass
-        on_recorded = self._on_recorded(request)
+        decision = self._decision(request)
+        if isinstance(decision, Response) and decision.playback is not None:
+            await wait_for_headers_async(decision.playback, failures(httpx, request))
+            return replay_response(httpx, decision, request)  # type: ignore[no-any-return]
+        watch = TimingRecorder()
         real = await self._real.handle_async_request(request)
-        return real if on_recorded is None else record_response(httpx, real, on_recorded)  # type: ignore[no-any-return]
+        return real if decision is None else record_response(httpx, real, decision, watch)  # type: ignore[arg-type, no-any-return]
 
 
 @functools.cache
@@ -82,7 +94,7 @@ def install(handler: Handler) -> Uninstall:
 
     def side_effect(request: httpx.Request) -> httpx.Response | httpx.Request:
         decision = handler.handle(to_request(request))
-        if isinstance(decision, Response):
+        if isinstance(decision, Response) and decision.playback is None:
             return replay_response(httpx, decision)  # type: ignore[no-any-return]
         if decision is not None:
             request.extensions[_ON_RECORDED] = decision

@@ -10,9 +10,11 @@ from __future__ import annotations
 import httpx2
 
 from ..cassettes.models import Response
+from ..cassettes.timing import TimingRecorder
 from ._compat import CLIENT_TRANSPORT_SEAM
-from ._httpx_family import record_response, replay_response, to_request
+from ._httpx_family import failures, record_response, replay_response, to_request
 from .base import Handler, Uninstall
+from .playback import wait_for_headers, wait_for_headers_async
 
 __all__ = ["install"]
 
@@ -26,9 +28,12 @@ class _Transport(httpx2.BaseTransport):
         request.read()
         decision = self._handler.handle(to_request(request))
         if isinstance(decision, Response):
-            return replay_response(httpx2, decision)  # type: ignore[no-any-return]
+            if decision.playback is not None:
+                wait_for_headers(decision.playback, failures(httpx2, request))
+            return replay_response(httpx2, decision, request)  # type: ignore[no-any-return]
+        watch = TimingRecorder()
         real = self._inner.handle_request(request)
-        return real if decision is None else record_response(httpx2, real, decision)
+        return real if decision is None else record_response(httpx2, real, decision, watch)
 
 
 class _AsyncTransport(httpx2.AsyncBaseTransport):
@@ -40,9 +45,12 @@ class _AsyncTransport(httpx2.AsyncBaseTransport):
         await request.aread()
         decision = self._handler.handle(to_request(request))
         if isinstance(decision, Response):
-            return replay_response(httpx2, decision)  # type: ignore[no-any-return]
+            if decision.playback is not None:
+                await wait_for_headers_async(decision.playback, failures(httpx2, request))
+            return replay_response(httpx2, decision, request)  # type: ignore[no-any-return]
+        watch = TimingRecorder()
         real = await self._inner.handle_async_request(request)
-        return real if decision is None else record_response(httpx2, real, decision)
+        return real if decision is None else record_response(httpx2, real, decision, watch)
 
 
 def install(handler: Handler) -> Uninstall:
