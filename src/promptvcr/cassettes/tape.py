@@ -49,6 +49,21 @@ class Tape:
         self._played[positions[turn]] = True
         return self.interactions[positions[turn]]
 
+    def peek(self, key: str, *, allow_repeats: bool = False) -> Interaction | None:
+        """What :meth:`play` would return, without using it up.
+
+        A request that an injected fault breaks (a cut stream, a malformed event) borrows
+        the recorded answer: it counts as played, but the retry that follows gets it whole.
+        """
+        positions = self._index.get(key)
+        if not positions:
+            return None
+        turn = self._next.get(key, 0)
+        if turn >= len(positions):
+            return self.interactions[positions[-1]] if allow_repeats else None
+        self._played[positions[turn]] = True
+        return self.interactions[positions[turn]]
+
     def times_recorded(self, key: str) -> int:
         return len(self._index.get(key, ()))
 
