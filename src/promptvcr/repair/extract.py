@@ -16,7 +16,10 @@ from .spans import json_spans
 from .tags import Region, any_opener, has_json, tagged_regions
 
 _MEMBER_BEFORE = re.compile(r"""["'\u201d\u2019]\s*[:\uff1a]\s*\Z""")
-_LOOSE_VALUE = re.compile(r"""[\[{("'\u201c\u2018]|^\s*(?:-?\.?\d|true|false|null|none)""", re.I)
+_LOOSE_VALUE = re.compile(
+    r"""[\[{(]|\A\s*(?:["'\u201c\u2018]|[-+]?\.?\d|true\b|false\b|null\b|none\b)|["'\u201d\u2019]\s*[:\uff1a]""",
+    re.I,
+)
 
 
 def _looks_like_json(text: str) -> bool:

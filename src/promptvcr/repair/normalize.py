@@ -29,7 +29,8 @@ _SPACE_OR_NOTHING = re.compile(r"[\s\ufeff\u200b\u200c\u200d\u2060]*")
 _LINE_COMMENT = re.compile(r"(?://|#)[^\n]*")
 _BLOCK_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)", re.S)
 _DOUBLE_BODY = re.compile(r'(?:[^"\\]|\\.)*', re.S)
-_END = r"""(?=[\s\ufeff\u200b\xa0]*(?:[,:}\])\uff0c\uff1a/#]|\Z))"""
+# A number or literal ends at punctuation, or at whitespace before the next value ([1 2 3]).
+_END = r"""(?=[\s\ufeff\u200b\xa0]*(?:[,:}\])\uff0c\uff1a/#]|\Z)|\s+[-.\d"'{\[tfnTFN])"""
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?" + _END)
 _LITERAL = re.compile(r"(?:true|false|null|none)" + _END, re.I)
 _PARTIAL_LITERAL = re.compile(r"([A-Za-z]{1,4})\s*\Z")

@@ -55,7 +55,9 @@ def repair_syntax(job: Job) -> Job:
     if not parsed:
         candidate, offset = failure or (Candidate(job.text, 0, len(job.text), "text"), 0)
         raise RepairError(
-            "syntax", "the text around the JSON could not be repaired into a value", job.text,
+            "syntax",
+            "the text around the JSON could not be repaired into a value",
+            job.text,
             candidate.start + offset,
         )
     return job._replace(parsed=tuple(parsed))

@@ -1,0 +1,75 @@
+"""The whole repair corpus (tests/repair/data, copied from the shared corpus with its README)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from promptvcr.repair import RepairError, parse
+
+CASES_FILE = Path(__file__).parent / "data" / "cases.jsonl"
+CASES: list[dict[str, Any]] = [
+    json.loads(line) for line in CASES_FILE.read_text(encoding="utf-8").splitlines() if line.strip()
+]
+EXPECTED_PASSES = 300
+
+
+def same(a: Any, b: Any) -> bool:
+    """The corpus README's equality: key order ignored, 1 == 1.0, a bool never equals a number."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[key], b[key]) for key in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b
+
+
+def tags_for(case: dict[str, Any]) -> tuple[str, str] | None:
+    """The corpus gives the closing tag (``req_key``); the opening tag is it without the slash."""
+    closing = case["req_key"]
+    return (closing.replace("/", "", 1), closing) if closing else None
+
+
+def outcome(case: dict[str, Any]) -> Any:
+    try:
+        return parse(case["input"], schema=case["schema"], tags=tags_for(case))
+    except RepairError as error:
+        return error
+
+
+def test_equality_helper_follows_the_readme() -> None:
+    assert same({"a": 1, "b": [1.0]}, {"b": [1], "a": 1.0})
+    assert not same({"a": True}, {"a": 1})
+    assert not same([1, 2], [2, 1])
+    assert not same("a ", "a")
+
+
+def test_corpus_pass_count() -> None:
+    failures = [case["id"] for case in CASES if not same(outcome(case), case["expected"])]
+    passed = len(CASES) - len(failures)
+    assert (passed, failures) == (EXPECTED_PASSES, []), f"{passed}/{len(CASES)} pass; failing: {failures}"
+
+
+def test_every_category_passes() -> None:
+    totals = Counter(case["category"] for case in CASES)
+    passes = Counter(case["category"] for case in CASES if same(outcome(case), case["expected"]))
+    assert {category: passes[category] for category in totals} == dict(totals)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c["category"] == "valid_json"], ids=lambda c: c["id"])
+def test_valid_json_comes_back_exactly_as_json_loads_reads_it(case: dict[str, Any]) -> None:
+    value = parse(case["input"])
+    assert json.dumps(value, sort_keys=True) == json.dumps(json.loads(case["input"]), sort_keys=True)
+
+
+def test_corpus_licence_notice_travels_with_the_data() -> None:
+    readme = (CASES_FILE.parent / "README.md").read_text(encoding="utf-8")
+    assert "MIT License, Copyright (c) 2024 Chenglin Wu" in readme
+    assert "MIT License, Copyright (c) 2023 Stefano Baccianella" in readme
