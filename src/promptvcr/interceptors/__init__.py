@@ -15,7 +15,7 @@ from .base import Handler, OnRecorded, Uninstall
 __all__ = ["INTERCEPTORS", "Handler", "OnRecorded", "Uninstall", "install_all"]
 
 #: Interceptor modules and what each needs: the HTTP library first, then its helpers.
-INTERCEPTORS = {"httpx2": ("httpx2",), "httpx": ("httpx", "respx"), "urllib3": ("urllib3",)}
+INTERCEPTORS = {"httpx2": ("httpx2",), "httpx": ("httpx", "respx"), "urllib3": ("urllib3",), "aiohttp": ("aiohttp",)}
 
 
 def _installer(name: str) -> Callable[[Handler], Uninstall] | None:
