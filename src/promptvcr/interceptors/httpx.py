@@ -18,6 +18,7 @@ from respx.models import PassThrough
 from ..cassettes.models import Response
 from ..cassettes.timing import TimingRecorder
 from ._compat import CLIENT_TRANSPORT_SEAM, respx_mocker_base
+from ._forwarding import forwarding
 from ._httpx_family import failures, record_response, replay_response, to_request
 from .base import Handler, OnRecorded, Uninstall
 from .playback import wait_for_headers, wait_for_headers_async
@@ -52,7 +53,8 @@ class _Transport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             wait_for_headers(decision.playback, failures(httpx, request))
             return replay_response(httpx, decision, request)  # type: ignore[no-any-return]
         watch = TimingRecorder()
-        real = self._real.handle_request(request)
+        with forwarding():  # an aiohttp-backed transport (litellm's) must not intercept it again
+            real = self._real.handle_request(request)
         return real if decision is None else record_response(httpx, real, decision, watch)  # type: ignore[arg-type, no-any-return]
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -65,7 +67,8 @@ class _Transport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             await wait_for_headers_async(decision.playback, failures(httpx, request))
             return replay_response(httpx, decision, request)  # type: ignore[no-any-return]
         watch = TimingRecorder()
-        real = await self._real.handle_async_request(request)
+        with forwarding():
+            real = await self._real.handle_async_request(request)
         return real if decision is None else record_response(httpx, real, decision, watch)  # type: ignore[arg-type, no-any-return]
 
 

@@ -12,6 +12,7 @@ import httpx2
 from ..cassettes.models import Response
 from ..cassettes.timing import TimingRecorder
 from ._compat import CLIENT_TRANSPORT_SEAM
+from ._forwarding import forwarding
 from ._httpx_family import failures, record_response, replay_response, to_request
 from .base import Handler, Uninstall
 from .playback import wait_for_headers, wait_for_headers_async
@@ -32,7 +33,8 @@ class _Transport(httpx2.BaseTransport):
                 wait_for_headers(decision.playback, failures(httpx2, request))
             return replay_response(httpx2, decision, request)  # type: ignore[no-any-return]
         watch = TimingRecorder()
-        real = self._inner.handle_request(request)
+        with forwarding():  # an aiohttp-backed transport must not intercept it again
+            real = self._inner.handle_request(request)
         return real if decision is None else record_response(httpx2, real, decision, watch)
 
 
@@ -49,7 +51,8 @@ class _AsyncTransport(httpx2.AsyncBaseTransport):
                 await wait_for_headers_async(decision.playback, failures(httpx2, request))
             return replay_response(httpx2, decision, request)  # type: ignore[no-any-return]
         watch = TimingRecorder()
-        real = await self._inner.handle_async_request(request)
+        with forwarding():
+            real = await self._inner.handle_async_request(request)
         return real if decision is None else record_response(httpx2, real, decision, watch)
 
 
