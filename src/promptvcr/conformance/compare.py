@@ -20,9 +20,23 @@ __all__ = ["dump", "facts", "leaf_values", "missing_facts"]
 #: Fields whose values say what the model answered: text, tool calls, usage.
 FACT_KEYS = frozenset(
     {
-        "content", "text", "arguments", "name", "input", "partial_json", "delta",
-        "prompt_tokens", "completion_tokens", "total_tokens", "input_tokens", "output_tokens",
-        "promptTokenCount", "candidatesTokenCount", "totalTokenCount", "embedding", "values",
+        "content",
+        "text",
+        "arguments",
+        "name",
+        "input",
+        "partial_json",
+        "delta",
+        "prompt_tokens",
+        "completion_tokens",
+        "total_tokens",
+        "input_tokens",
+        "output_tokens",
+        "promptTokenCount",
+        "candidatesTokenCount",
+        "totalTokenCount",
+        "embedding",
+        "values",
     }
 )
 _IGNORED_ATTRIBUTES = frozenset({"sdk_http_response", "sdkHttpResponse"})
@@ -32,7 +46,11 @@ def dump(value: Any) -> Any:
     """A plain, comparable form of an SDK result: models as JSON-mode dicts, streams as lists."""
     if hasattr(value, "model_dump"):
         data = value.model_dump(mode="json", by_alias=True)
-        return {k: v for k, v in data.items() if k not in _IGNORED_ATTRIBUTES} if isinstance(data, dict) else data
+        return (
+            {k: v for k, v in data.items() if k not in _IGNORED_ATTRIBUTES}
+            if isinstance(data, dict)
+            else data
+        )
     if isinstance(value, dict):
         return {str(k): dump(v) for k, v in value.items() if k not in _IGNORED_ATTRIBUTES}
     if isinstance(value, (list, tuple)):

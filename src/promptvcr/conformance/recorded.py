@@ -55,7 +55,9 @@ class Recorded:
         return f"{parts.scheme}://{parts.netloc}"
 
     def query(self, *without: str) -> dict[str, str]:
-        return {k: v for k, v in parse_qsl(urlsplit(self.url).query, keep_blank_values=True) if k not in without}
+        return {
+            k: v for k, v in parse_qsl(urlsplit(self.url).query, keep_blank_values=True) if k not in without
+        }
 
     def base_url(self, suffix: str) -> str:
         """The URL up to the SDK's own path for the operation (``/chat/completions``...)."""
@@ -79,7 +81,9 @@ class Recorded:
     @property
     def streams(self) -> bool:
         body = self.body if "json" in self.interaction.request.content_type else None
-        return bool(isinstance(body, dict) and body.get("stream")) or self.interaction.response.is_event_stream
+        return (
+            bool(isinstance(body, dict) and body.get("stream")) or self.interaction.response.is_event_stream
+        )
 
 
 def split_kwargs(method: Callable[..., Any], body: Mapping[str, Any], **fixed: Any) -> dict[str, Any]:

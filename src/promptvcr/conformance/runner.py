@@ -85,14 +85,18 @@ def _reference_clients(response: Response) -> Clients:
         import httpx2
 
         return httpx2.Client(
-            transport=httpx2.MockTransport(lambda _: httpx2.Response(response.status, headers=headers(), content=response.content))
+            transport=httpx2.MockTransport(
+                lambda _: httpx2.Response(response.status, headers=headers(), content=response.content)
+            )
         )
 
     def httpx_client() -> Any:
         import httpx
 
         return httpx.Client(
-            transport=httpx.MockTransport(lambda _: httpx.Response(response.status, headers=headers(), content=response.content))
+            transport=httpx.MockTransport(
+                lambda _: httpx.Response(response.status, headers=headers(), content=response.content)
+            )
         )
 
     return Clients(httpx2=httpx2_client, httpx=httpx_client)
@@ -140,7 +144,9 @@ def run_cassette(
     with use_cassette(report.output, **options):
         for rec, r in zip(recs, routes, strict=True):
             replays.append(_call(r.driver, rec, _DEFAULT_CLIENTS) if r.driver else None)
-    for index, (rec, r, reference, replayed) in enumerate(zip(recs, routes, references, replays, strict=True)):
+    for index, (rec, r, reference, replayed) in enumerate(
+        zip(recs, routes, references, replays, strict=True)
+    ):
         if r.driver is None or reference is None or replayed is None:
             outcomes.append(Outcome(provider, name, index, r.sdk, "skipped", r.skip))
             continue

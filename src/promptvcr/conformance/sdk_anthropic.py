@@ -22,9 +22,11 @@ def drive_anthropic(rec: Recorded, clients: Clients) -> Any:
         max_retries=0,
     )
     messages = client.beta.messages if beta else client.messages
-    headers = {"anthropic-beta": rec.interaction.request.headers["anthropic-beta"]} if (
-        "anthropic-beta" in rec.interaction.request.headers
-    ) else {}
+    headers = (
+        {"anthropic-beta": rec.interaction.request.headers["anthropic-beta"]}
+        if ("anthropic-beta" in rec.interaction.request.headers)
+        else {}
+    )
     if rec.method == "POST" and rec.path.endswith("/v1/messages"):
         body = rec.json_body
         kwargs = split_kwargs(messages.create, body)

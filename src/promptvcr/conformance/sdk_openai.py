@@ -56,7 +56,9 @@ def drive_openai(rec: Recorded, clients: Clients) -> Any:
     if rec.method == "POST" and suffix == "/chat/completions":
         body = rec.json_body
         if body.get("stream"):
-            return _stream(client.chat.completions.create(**split_kwargs(client.chat.completions.create, body)))
+            return _stream(
+                client.chat.completions.create(**split_kwargs(client.chat.completions.create, body))
+            )
         return client.chat.completions.create(**split_kwargs(client.chat.completions.create, body))
     if rec.method == "POST" and suffix == "/responses" and not tail:
         body = rec.json_body
@@ -81,7 +83,9 @@ def drive_openai(rec: Recorded, clients: Clients) -> Any:
             plain = plain.with_options(default_query={})
             return _stream(plain.responses.retrieve(tail[1:], **kwargs))
         plain = _client(rec, clients, suffix).with_options(default_query={})
-        return plain.responses.retrieve(tail[1:], **({"stream": False} if query.get("stream") == "false" else {}))
+        return plain.responses.retrieve(
+            tail[1:], **({"stream": False} if query.get("stream") == "false" else {})
+        )
     if rec.method == "POST" and suffix == "/files" and not tail:
         fields, files = parse_multipart(rec.interaction.request)
         name, content, content_type = files["file"]

@@ -16,7 +16,12 @@ def _stream(events: Any) -> list[Any]:
 def drive_groq(rec: Recorded, clients: Clients) -> Any:
     import groq
 
-    client = groq.Groq(api_key="gsk-conformance", base_url=rec.base_url("/openai/v1"), http_client=clients.httpx(), max_retries=0)
+    client = groq.Groq(
+        api_key="gsk-conformance",
+        base_url=rec.base_url("/openai/v1"),
+        http_client=clients.httpx(),
+        max_retries=0,
+    )
     body = rec.json_body
     result = client.chat.completions.create(**split_kwargs(client.chat.completions.create, body))
     return _stream(result) if body.get("stream") else result
@@ -28,17 +33,55 @@ def drive_plain_http(rec: Recorded, clients: Clients) -> Any:
     client = clients.httpx2() or httpx2.Client()
     with client:
         request = rec.interaction.request
-        response = client.request(rec.method, rec.url, content=request.content or None, headers=request.headers)
+        response = client.request(
+            rec.method, rec.url, content=request.content or None, headers=request.headers
+        )
         return {"status": response.status_code, "content": response.content.hex()}
 
 
 def drive_mistral(rec: Recorded, clients: Clients) -> Any:
-    raise NotImplementedError("mistral driver")
+    from mistralai.client import Mistral
+
+    client = Mistral(api_key="conformance", server_url=rec.base_url("/v1/"), client=clients.httpx2())
+    body = dict(rec.json_body)
+    if body.pop("stream", False):
+        return _stream(client.chat.stream(**split_kwargs(client.chat.stream, body)))
+    return client.chat.complete(**split_kwargs(client.chat.complete, body))
 
 
 def drive_cohere(rec: Recorded, clients: Clients) -> Any:
-    raise NotImplementedError("cohere driver")
+    import cohere
+
+    origin = rec.base_url("/v")
+    body = dict(rec.json_body)
+    if rec.path.endswith("/v1/tokenize"):
+        v1 = cohere.Client(api_key="conformance", base_url=origin, httpx_client=clients.httpx())
+        return v1.tokenize(**body, offline=False)
+    client = cohere.ClientV2(api_key="conformance", base_url=origin, httpx_client=clients.httpx())
+    if rec.path.endswith("/v2/embed"):
+        return client.embed(**body)
+    if body.pop("stream", False):
+        return _stream(client.chat_stream(**body))
+    return client.chat(**body)
 
 
 def drive_huggingface(rec: Recorded, clients: Clients) -> Any:
-    raise NotImplementedError("huggingface driver")
+    import huggingface_hub
+    from huggingface_hub.utils import _http
+
+    http_client = clients.httpx2()
+    previous = _http._GLOBAL_CLIENT_FACTORY
+    if http_client is not None:
+        huggingface_hub.set_client_factory(lambda: http_client)
+    try:
+        client = huggingface_hub.InferenceClient(
+            base_url=rec.base_url("/chat/completions"), api_key="hf_conformance"
+        )
+        body = dict(rec.json_body)
+        stream = bool(body.pop("stream", False))
+        kwargs = split_kwargs(client.chat_completion, body)
+        result = client.chat_completion(stream=stream, **kwargs)
+        return _stream(result) if stream else result
+    finally:
+        if http_client is not None:
+            huggingface_hub.set_client_factory(previous)

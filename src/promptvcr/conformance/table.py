@@ -29,7 +29,9 @@ def _row(name: str, c: Counter[str], outcomes: Sequence[Outcome]) -> str:
     interactions = sum(c.values())
     imported = interactions - c["not-imported"]
     driven = c["equal"] + c["failed"]
-    return f"| {name} | {interactions} | {imported} | {driven} | {c['equal']} | {c['failed']} | {c['skipped']} |"
+    return (
+        f"| {name} | {interactions} | {imported} | {driven} | {c['equal']} | {c['failed']} | {c['skipped']} |"
+    )
 
 
 def failure_lines(outcomes: Sequence[Outcome]) -> list[str]:
