@@ -11,8 +11,12 @@ HELP = "convert vcrpy cassettes (plain, pydantic-ai parsed_body, LangChain gzip)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("sources", nargs="+", type=Path, metavar="SRC", help="vcrpy cassette files or folders")
-    parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="folder to write promptvcr cassettes to")
+    parser.add_argument(
+        "sources", nargs="+", type=Path, metavar="SRC", help="vcrpy cassette files or folders"
+    )
+    parser.add_argument(
+        "--out", required=True, type=Path, metavar="DIR", help="folder to write promptvcr cassettes to"
+    )
     parser.add_argument("--quiet", action="store_true", help="print only problems and the summary")
 
 

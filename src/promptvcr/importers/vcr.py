@@ -153,7 +153,9 @@ def import_vcr(
             continue
         target = out_dir / relative
         data = [
-            fileformat.interaction_to_data(i, request_headers=request_allowed, response_headers=response_allowed)
+            fileformat.interaction_to_data(
+                i, request_headers=request_allowed, response_headers=response_allowed
+            )
             for i in file_report.interactions
         ]
         try:

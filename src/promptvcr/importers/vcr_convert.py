@@ -74,7 +74,9 @@ def _decompress(content: bytes, encoding: str, where: str) -> bytes:
             elif step == "br":
                 content = _brotli(content, where)
             elif step != "identity":
-                raise ConversionError(f"{where} has content-encoding {step!r}, which promptvcr cannot decode.")
+                raise ConversionError(
+                    f"{where} has content-encoding {step!r}, which promptvcr cannot decode."
+                )
         except (OSError, EOFError, zlib.error) as error:
             raise ConversionError(
                 f"{where} says content-encoding {encoding!r} but its body does not decompress ({error})."

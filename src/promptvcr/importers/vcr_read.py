@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ["RawCassette", "VcrReadError", "read_vcr_file", "read_vcr_bytes"]
+__all__ = ["RawCassette", "VcrReadError", "read_vcr_bytes", "read_vcr_file"]
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -46,7 +46,7 @@ def _text(data: bytes, compressed: bool) -> str:
     except UnicodeDecodeError as error:
         what = "the gunzipped content" if compressed else "it"
         raise VcrReadError(
-            f"{what} is not UTF-8 text (byte {error.start} is {data[error.start:error.start + 1]!r}): "
+            f"{what} is not UTF-8 text (byte {error.start} is {data[error.start : error.start + 1]!r}): "
             f"binary data, not a YAML or JSON cassette."
         ) from None
 
@@ -58,7 +58,7 @@ def _parse(text: str, *, as_json: bool) -> Any:
         except ValueError as error:
             raise VcrReadError(f"it is not valid JSON: {error}.") from None
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
+        return yaml.load(text, Loader=_Loader)
     except yaml.constructor.ConstructorError as error:
         raise VcrReadError(
             f"it uses a YAML tag the safe loader refuses ({error.problem}); cassettes written with "
@@ -95,9 +95,13 @@ def _layout(document: Any, compressed: bool) -> RawCassette:
             raise VcrReadError(
                 f"it has {len(requests)} requests but {len(responses)} responses; the lists must pair up."
             )
-        return RawCassette("two-lists" + ("+gzip" if compressed else ""), list(zip(requests, responses, strict=True)))
+        return RawCassette(
+            "two-lists" + ("+gzip" if compressed else ""), list(zip(requests, responses, strict=True))
+        )
     if {"request_sample", "response_sample"} & set(document) or {"kind", "direction"} <= set(document):
-        raise VcrReadError("it is not an HTTP cassette (gRPC or WebSocket samples); promptvcr replays HTTP only.")
+        raise VcrReadError(
+            "it is not an HTTP cassette (gRPC or WebSocket samples); promptvcr replays HTTP only."
+        )
     found = ", ".join(sorted(map(str, document))[:6]) or "nothing"
     raise VcrReadError(
         f"unknown layout: the top level has {found}; expected 'interactions' (vcrpy) "
