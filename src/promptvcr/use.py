@@ -18,6 +18,7 @@ from types import TracebackType
 from typing import Any, ParamSpec, TypeVar, overload
 
 from . import _stack
+from .background import DEFAULT_IGNORE_HOSTS, DEFAULT_PASSTHROUGH_HOSTS, BackgroundHosts
 from .cassettes import fileformat, storage
 from .cassettes.diagnose import miss_message
 from .cassettes.models import Interaction, Play, Request, Response
@@ -52,7 +53,10 @@ class Cassette:
         rules: Sequence[Rule] = DEFAULT_RULES,
         request_headers: Iterable[str] = REQUEST_HEADERS,
         response_headers: Iterable[str] = RESPONSE_HEADERS,
+        ignore_hosts: Iterable[str] = DEFAULT_IGNORE_HOSTS,
+        passthrough_hosts: Iterable[str] = DEFAULT_PASSTHROUGH_HOSTS,
     ) -> None:
+        self.background = BackgroundHosts(ignore_hosts, passthrough_hosts)
         self.path = Path(path)
         self._requested_mode = record_mode
         self.record_mode = RecordMode.REPLAY
@@ -62,6 +66,9 @@ class Cassette:
         self.response_headers = frozenset(h.lower() for h in response_headers)
         self.played: list[Play] = []
         self.missed: list[Request] = []
+        #: Background hosts (see :mod:`promptvcr.background`) the code under test sent to,
+        #: each with what was done: ``"ignored"`` or ``"passthrough"``.
+        self.background_hosts: dict[str, str] = {}
         self._tape = Tape(rules=self.rules)
         self._file_exists = False
         self._recorded: list[Interaction] = []
@@ -96,6 +103,12 @@ class Cassette:
     def handle(self, request: Request) -> Response | OnRecorded | None:
         """Decide one request: serve it, record it, or let it through (see ``RecordMode``)."""
         mode = self.record_mode
+        if (background := self.background.treatment(request.url)) is not None:
+            host, treatment = background
+            with self._lock:
+                self.background_hosts.setdefault(host, treatment)
+                self.played.append(Play(request, treatment))
+            return self.background.answer() if treatment == "ignored" else None
         if mode is RecordMode.PASSTHROUGH:
             with self._lock:
                 self.played.append(Play(request, "passthrough"))
@@ -139,6 +152,7 @@ class Cassette:
         self.record_mode = resolve_record_mode(self._requested_mode)
         self.played = []
         self.missed = []
+        self.background_hosts = {}
         self._recorded = []
         interactions: list[Interaction] = []
         self._file_exists = False
@@ -213,6 +227,8 @@ class Cassette:
             rules=self.rules,
             request_headers=self.request_headers,
             response_headers=self.response_headers,
+            ignore_hosts=self.background.ignore,
+            passthrough_hosts=self.background.passthrough,
         )
 
     @overload
@@ -245,6 +261,8 @@ def use_cassette(
     rules: Sequence[Rule] = DEFAULT_RULES,
     request_headers: Iterable[str] = REQUEST_HEADERS,
     response_headers: Iterable[str] = RESPONSE_HEADERS,
+    ignore_hosts: Iterable[str] = DEFAULT_IGNORE_HOSTS,
+    passthrough_hosts: Iterable[str] = DEFAULT_PASSTHROUGH_HOSTS,
 ) -> Cassette:
     """Replay (or record) the HTTP traffic of a block, a function or a test from ``path``.
 
@@ -252,6 +270,10 @@ def use_cassette(
     ending in ``.json`` is written as JSON, any other as YAML. ``rules`` decide what makes
     two requests the same (see :data:`DEFAULT_RULES`); ``request_headers`` and
     ``response_headers`` are the headers written to the file (credentials never are).
+    Requests to ``ignore_hosts`` (telemetry exporters by default) are answered locally with
+    an empty ``204``; requests to ``passthrough_hosts`` (OAuth token endpoints by default)
+    go to the network and are never recorded; both in every mode, and both are listed in
+    ``Cassette.background_hosts``. Pass ``()`` to treat them as ordinary traffic.
     """
     return Cassette(
         path,
@@ -260,4 +282,6 @@ def use_cassette(
         rules=rules,
         request_headers=request_headers,
         response_headers=response_headers,
+        ignore_hosts=ignore_hosts,
+        passthrough_hosts=passthrough_hosts,
     )

@@ -74,7 +74,7 @@ class Interaction:
     response: Response
 
 
-Outcome = Literal["replayed", "recorded", "passthrough", "fault"]
+Outcome = Literal["replayed", "recorded", "passthrough", "fault", "ignored"]
 
 
 @dataclass(slots=True, frozen=True)
@@ -84,7 +84,8 @@ class Play:
     ``outcome`` is ``"replayed"`` when the response came from the cassette, ``"recorded"``
     when it came from the network and was (or will be, on exit) written to the cassette,
     and ``"passthrough"`` when it came from the network and is not kept; ``"fault"`` when
-    an injected fault answered it (see :mod:`promptvcr.faults`).
+    an injected fault answered it (see :mod:`promptvcr.faults`); ``"ignored"`` when it went to
+    a background host that promptvcr answers locally (see :mod:`promptvcr.background`).
     """
 
     request: Request
