@@ -1,0 +1,378 @@
+"""The pytest plugin: a marker, a ``cassette`` fixture, record-mode options, a network guard, a summary.
+
+Registered through the ``pytest11`` entry point, so it loads in every pytest run of an
+environment where promptvcr is installed; it therefore imports nothing heavy at load time
+(no HTTP client, no SDK): the cassette machinery is imported by the fixture that uses it.
+
+Conventions follow pytest-recording, which most users come from: the
+``@pytest.mark.promptvcr`` marker, ``--record-mode``, ``--block-network``,
+``--allowed-hosts``. State lives in ``config.stash``; under pytest-xdist each worker
+sends its cassette records to the controller, which prints one summary.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Generator, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from ..errors import CassetteMiss
+from ..modes import RecordMode, resolve_record_mode
+from . import network
+from .failures import failure_text
+from .naming import default_cassette_path
+from .network import NetworkBlocked
+from .report import CassetteUse, summary_lines
+from .secrets import credential_values, find_secrets
+
+if TYPE_CHECKING:
+    from ..use import Cassette
+
+__all__ = ["NetworkBlocked", "UnusedInteractionsWarning", "cassette", "promptvcr_config"]
+
+MARKER = "promptvcr"
+UNUSED_SETTINGS = ("ignore", "warn", "fail")
+_WORKER_OUTPUT = "promptvcr_cassette_uses"
+#: Options of the promptvcr_config fixture that are not use_cassette arguments.
+_CONFIG_ONLY = frozenset({"cassette_dir", "allowed_hosts"})
+
+
+class UnusedInteractionsWarning(UserWarning):
+    """A test passed without playing some interactions of its cassette: stale recordings."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """The command line, once parsed."""
+
+    record_mode: RecordMode | None = None
+    cassette_dir: Path | None = None
+    block_network: bool = False
+    allowed_hosts: tuple[str, ...] = ()
+    unused: str = "warn"
+
+
+@dataclass
+class _State:
+    options: Options
+    uses: list[CassetteUse] = field(default_factory=list)
+
+
+_STATE = pytest.StashKey[_State]()
+_ACTIVE = pytest.StashKey["Cassette"]()
+_FAILED = pytest.StashKey[BaseException]()
+
+
+# Options and configuration -----------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("promptvcr", "promptvcr: record and replay LLM HTTP traffic")
+    group.addoption(
+        "--record-mode",
+        choices=[mode.value for mode in RecordMode],
+        default=None,
+        help="record mode of every cassette; wins over the marker and $PROMPTVCR_RECORD_MODE "
+        "(default: replay).",
+    )
+    group.addoption(
+        "--cassette-dir",
+        default=None,
+        metavar="DIR",
+        help="put default cassettes in DIR/<module>/ instead of <test dir>/cassettes/<module>/.",
+    )
+    group.addoption(
+        "--block-network",
+        action="store_true",
+        default=False,
+        help="fail any test that connects outside loopback, unless its cassette records "
+        "(tests replaying a cassette are always blocked).",
+    )
+    group.addoption(
+        "--allowed-hosts",
+        action="append",
+        default=[],
+        metavar="HOST[,HOST...]",
+        help="hosts that blocked tests may still reach (names or addresses; loopback always may).",
+    )
+    group.addoption(
+        "--cassette-unused",
+        choices=UNUSED_SETTINGS,
+        default="warn",
+        help="what a passing test whose cassette holds unplayed interactions gets: "
+        "ignore, warn (default) or fail.",
+    )
+
+
+def _options(config: pytest.Config) -> Options:
+    record_mode = config.getoption("--record-mode")
+    cassette_dir = config.getoption("--cassette-dir")
+    hosts = [host.strip() for value in config.getoption("--allowed-hosts") for host in value.split(",")]
+    return Options(
+        record_mode=RecordMode(record_mode) if record_mode else None,
+        cassette_dir=(config.invocation_params.dir / cassette_dir) if cassette_dir else None,
+        block_network=bool(config.getoption("--block-network")),
+        allowed_hosts=tuple(host for host in hosts if host),
+        unused=config.getoption("--cassette-unused"),
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}(path=None, record_mode=None, **options): replay (or record) this test's HTTP traffic "
+        "from a cassette; without a path, cassettes/<module>/<test>.yaml beside the test file.",
+    )
+    config.stash[_STATE] = _State(_options(config))
+
+
+# Which cassette, in which mode -------------------------------------------------------------
+
+
+def _use_cassette_options() -> frozenset[str]:
+    from ..use import use_cassette
+
+    return frozenset(inspect.signature(use_cassette).parameters) - {"path", "record_mode"}
+
+
+def _check_keys(given: Mapping[str, Any], allowed: frozenset[str], where: str) -> None:
+    unknown = sorted(set(given) - allowed)
+    if unknown:
+        pytest.fail(
+            f"promptvcr: unknown option(s) {', '.join(unknown)} in {where}. "
+            f"Valid options: {', '.join(sorted(allowed))}.",
+            pytrace=False,
+        )
+
+
+def _record_mode(item: pytest.Item, options: Options, from_marker: Any) -> RecordMode:
+    """Command line, then marker, then ``$PROMPTVCR_RECORD_MODE``, then ``replay``."""
+    if options.record_mode is not None:
+        return options.record_mode
+    try:
+        return resolve_record_mode(from_marker)
+    except ValueError as error:
+        where = f"the {MARKER} marker of {item.nodeid}" if from_marker is not None else "the environment"
+        pytest.fail(f"promptvcr: {error} Set in {where}.", pytrace=False)
+
+
+@dataclass(frozen=True)
+class _Settings:
+    path: Path
+    record_mode: RecordMode
+    allowed_hosts: tuple[str, ...]
+    cassette_options: dict[str, Any]
+
+
+def _settings(item: pytest.Item, config: Mapping[str, Any], options: Options) -> _Settings:
+    valid = _use_cassette_options()
+    _check_keys(config, valid | _CONFIG_ONLY, "the promptvcr_config fixture")
+    marker = item.get_closest_marker(MARKER)
+    marker_args: tuple[Any, ...] = marker.args if marker is not None else ()
+    marker_kwargs = dict(marker.kwargs) if marker is not None else {}
+    if len(marker_args) > 1 or (marker_args and "path" in marker_kwargs):
+        pytest.fail(f"promptvcr: the {MARKER} marker of {item.nodeid} takes one path.", pytrace=False)
+    path = marker_args[0] if marker_args else marker_kwargs.pop("path", None)
+    mode = _record_mode(item, options, marker_kwargs.pop("record_mode", None))
+    _check_keys(marker_kwargs, valid, f"the {MARKER} marker of {item.nodeid}")
+
+    test_dir = item.path.parent
+    if path is not None:
+        cassette_path = test_dir / os.fspath(path)
+    else:
+        configured = config.get("cassette_dir")
+        directory = options.cassette_dir or (test_dir / os.fspath(configured) if configured else None)
+        classes = [node.name for node in item.listchain() if isinstance(node, pytest.Class)]
+        cassette_path = default_cassette_path(item.path, item.name, classes, directory)
+    cassette_options = {k: v for k, v in config.items() if k not in _CONFIG_ONLY} | marker_kwargs
+    allowed = (*options.allowed_hosts, *config.get("allowed_hosts", ()))
+    return _Settings(cassette_path, mode, allowed, cassette_options)
+
+
+def _shown(config: pytest.Config, path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(config.rootpath.resolve()))
+    except ValueError:
+        return str(path)
+
+
+# Fixtures ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def promptvcr_config() -> dict[str, Any]:
+    """Cassette options for the tests below a ``conftest.py`` that overrides this fixture.
+
+    Keys: any ``use_cassette`` argument (``rules``, ``allow_playback_repeats``,
+    ``request_headers``, ...), ``cassette_dir`` (relative to the test file's folder) and
+    ``allowed_hosts``. A marker's own options win over these.
+    """
+    return {}
+
+
+@pytest.fixture
+def cassette(request: pytest.FixtureRequest, promptvcr_config: Mapping[str, Any]) -> Iterator[Cassette]:
+    """The test's active cassette: the marker's, or the default one when the test has no marker."""
+    from ..use import Cassette
+
+    item = request.node
+    assert isinstance(item, pytest.Item)
+    state = request.config.stash[_STATE]
+    settings = _settings(item, promptvcr_config, state.options)
+    active = Cassette(settings.path, record_mode=settings.record_mode, **settings.cassette_options)
+    shown = _shown(request.config, settings.path)
+    # Entered and left by hand, not with ``with``: pytest does not throw a failed test into
+    # its fixtures, and the cassette must know (rewrite keeps the old file when the test failed).
+    active.__enter__()
+    item.stash[_ACTIVE] = active
+    try:
+        if active.record_mode is RecordMode.REPLAY:
+            reason = f"this test replays {shown} (record mode replay), so it must not need the network"
+            with network.blocked(settings.allowed_hosts, reason=reason):
+                yield active
+        else:
+            yield active
+    finally:
+        state.uses.append(_record(item, active, shown))
+        failure = item.stash.get(_FAILED, None)
+        if failure is None:
+            active.__exit__(None, None, None)
+        else:
+            active.__exit__(type(failure), failure, failure.__traceback__)
+    _check_written(active, shown)
+
+
+def _record(item: pytest.Item, active: Cassette, shown: str) -> CassetteUse:
+    from .tokens import Tokens, tokens_of
+
+    outcomes: dict[str, int] = {}
+    replayed = recorded = Tokens()
+    for play in active.played:
+        outcomes[play.outcome] = outcomes.get(play.outcome, 0) + 1
+        if play.response is not None and play.outcome in ("replayed", "recorded"):
+            tokens = tokens_of(play.response)
+            if play.outcome == "replayed":
+                replayed += tokens
+            else:
+                recorded += tokens
+    return CassetteUse(
+        nodeid=item.nodeid,
+        path=shown,
+        mode=active.record_mode.value,
+        outcomes=outcomes,
+        missed=[f"{request.method} {request.url}" for request in active.missed],
+        unused=_unused(active) if active.record_mode.reads_cassette else [],
+        replayed_tokens=(replayed.input, replayed.output),
+        recorded_tokens=(recorded.input, recorded.output),
+    )
+
+
+def _unused(active: Cassette) -> list[str]:
+    unplayed = {id(interaction) for interaction in active.unplayed}
+    return [
+        f"interactions[{position}] {interaction.request.method} {interaction.request.path}"
+        for position, interaction in enumerate(active.interactions)
+        if id(interaction) in unplayed
+    ]
+
+
+def _check_written(active: Cassette, shown: str) -> None:
+    """Fail the test whose recording wrote something that looks like a credential."""
+    if not active.record_mode.writes_cassette or not any(p.outcome == "recorded" for p in active.played):
+        return
+    try:
+        text = active.path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return
+    findings = find_secrets(text, credential_values())
+    if findings:
+        where = "\n".join(f"  line {finding.line}: {finding.what}" for finding in findings[:20])
+        pytest.fail(
+            f"promptvcr: the cassette {shown} that this test just recorded holds what looks like a secret:\n"
+            f"{where}\n"
+            f"Do not commit it. Find how the secret reached the request (a header added with "
+            f"request_headers=, a prompt, a URL), keep it out, delete the file and record again.",
+            pytrace=False,
+        )
+
+
+@pytest.fixture(autouse=True)
+def _promptvcr_autouse(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Start the cassette of a marked test first, and guard the network under ``--block-network``."""
+    if request.node.get_closest_marker(MARKER) is not None or "cassette" in request.fixturenames:
+        request.getfixturevalue("cassette")  # the cassette decides about the network itself
+        yield
+        return
+    options = request.config.stash[_STATE].options
+    if not options.block_network:
+        yield
+        return
+    reason = "--block-network is on and this test uses no cassette"
+    with network.blocked(options.allowed_hosts, reason=reason):
+        yield
+
+
+# Reports -----------------------------------------------------------------------------------
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    excinfo = call.excinfo
+    if excinfo is not None and report.failed and call.when in ("setup", "call"):
+        item.stash[_FAILED] = excinfo.value
+    if excinfo is not None and isinstance(excinfo.value, (CassetteMiss, NetworkBlocked)):
+        report.longrepr = failure_text(item, excinfo)
+    elif call.when == "call" and report.passed:
+        _report_unused(item, report)
+    return report
+
+
+def _report_unused(item: pytest.Item, report: pytest.TestReport) -> None:
+    setting = item.config.stash[_STATE].options.unused
+    active = item.stash.get(_ACTIVE, None)
+    if setting == "ignore" or active is None or not active.record_mode.reads_cassette:
+        return
+    unused = _unused(active)
+    if not unused:
+        return
+    text = (
+        f"promptvcr: {len(unused)} interaction(s) of {_shown(item.config, active.path)} were not played "
+        f"by this test:\n" + "\n".join(f"  {line}" for line in unused) + "\n"
+        "The code no longer sends them: re-record the cassette (--record-mode=rewrite) or delete them."
+    )
+    if setting == "fail":
+        report.outcome = "failed"
+        report.longrepr = text
+    else:
+        item.warn(UnusedInteractionsWarning(text))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # a pytest-xdist worker: the controller prints the summary
+        workeroutput[_WORKER_OUTPUT] = [use.to_data() for use in session.config.stash[_STATE].uses]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """pytest-xdist, on the controller: a worker finished; keep its cassette records."""
+    data = getattr(node, "workeroutput", {}).get(_WORKER_OUTPUT, [])
+    node.config.stash[_STATE].uses.extend(CassetteUse.from_data(item) for item in data)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):
+        return
+    lines = summary_lines(config.stash[_STATE].uses)
+    if lines:
+        terminalreporter.write_sep("=", "promptvcr")
+        for line in lines:
+            terminalreporter.write_line(line)

@@ -1,0 +1,105 @@
+"""What the suite did with its cassettes: one record per test, and the session's summary.
+
+Records are plain data so that pytest-xdist workers can send theirs to the controller,
+which prints one summary for the whole run.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .tokens import Tokens
+
+__all__ = ["CassetteUse", "summary_lines"]
+
+_SHOWN_PER_CASSETTE = 5
+
+
+@dataclass
+class CassetteUse:
+    """One test's use of one cassette."""
+
+    nodeid: str
+    path: str
+    mode: str
+    outcomes: dict[str, int] = field(default_factory=dict)
+    """Requests per outcome: replayed, recorded, passthrough, ..."""
+    missed: list[str] = field(default_factory=list)
+    """``METHOD url`` of each request that missed."""
+    unused: list[str] = field(default_factory=list)
+    """``interactions[i] METHOD url`` of each interaction no request played."""
+    replayed_tokens: tuple[int, int] = (0, 0)
+    recorded_tokens: tuple[int, int] = (0, 0)
+
+    def to_data(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> CassetteUse:
+        use = cls(**data)
+        use.replayed_tokens = (int(use.replayed_tokens[0]), int(use.replayed_tokens[1]))
+        use.recorded_tokens = (int(use.recorded_tokens[0]), int(use.recorded_tokens[1]))
+        return use
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+def _tokens_line(label: str, tokens: Tokens, note: str) -> str:
+    return f"{label}: {tokens.total:,} (input {tokens.input:,}, output {tokens.output:,}), {note}"
+
+
+def _listing(by_path: dict[str, list[str]]) -> list[str]:
+    lines = []
+    for path, items in by_path.items():
+        shown = ", ".join(items[:_SHOWN_PER_CASSETTE])
+        more = f", and {len(items) - _SHOWN_PER_CASSETTE} more" if len(items) > _SHOWN_PER_CASSETTE else ""
+        lines.append(f"  {path}: {shown}{more}")
+    return lines
+
+
+def summary_lines(uses: Iterable[CassetteUse]) -> list[str]:
+    """The lines of the terminal summary; none when no test used a cassette."""
+    uses = sorted(uses, key=lambda use: (use.path, use.nodeid))
+    if not uses:
+        return []
+    paths = {use.path for use in uses}
+    modes = Counter(use.mode for use in uses)
+    outcomes: Counter[str] = Counter()
+    for use in uses:
+        outcomes.update(use.outcomes)
+    missed: dict[str, list[str]] = {}
+    unused: dict[str, list[str]] = {}
+    replayed = recorded = Tokens()
+    for use in uses:
+        if use.missed:
+            missed.setdefault(use.path, []).extend(use.missed)
+        if use.unused:
+            unused.setdefault(use.path, []).extend(use.unused)
+        replayed += Tokens(*use.replayed_tokens)
+        recorded += Tokens(*use.recorded_tokens)
+
+    mode_text = ", ".join(f"{mode} {count}" for mode, count in sorted(modes.items()))
+    lines = [f"cassettes used: {len(paths):,} by {_plural(len(uses), 'test')} (record mode: {mode_text})"]
+    counts = [f"{outcomes['replayed']:,} replayed", f"{outcomes['recorded']:,} recorded"]
+    counts.append(f"{sum(len(items) for items in missed.values()):,} missed")
+    counts.extend(f"{count:,} {outcome}" for outcome, count in sorted(outcomes.items())
+                  if outcome not in ("replayed", "recorded") and count)
+    lines.append("requests: " + ", ".join(counts))
+    if missed:
+        lines.append(f"missed requests, by cassette ({_plural(len(missed), 'cassette')}):")
+        lines.extend(_listing(missed))
+    total_unused = sum(len(items) for items in unused.values())
+    if total_unused:
+        lines.append(f"unused interactions: {total_unused:,} in {_plural(len(unused), 'cassette')}")
+        lines.extend(_listing(unused))
+    else:
+        lines.append("unused interactions: none")
+    lines.append(_tokens_line("tokens replayed", replayed, "not spent on this run"))
+    if recorded.total:
+        lines.append(_tokens_line("tokens recorded", recorded, "spent on this run"))
+    return lines
