@@ -38,7 +38,10 @@ def _spans(region: Region, origin: str) -> list[Candidate]:
             return []
         return [Candidate(region.text.strip(), region.start, region.end, origin)]
     base = region.start
-    return [Candidate(region.text[s.start : s.end], base + s.start, base + s.end, origin) for s in found]
+    return [
+        Candidate(region.text[s.start : s.end], base + s.start, base + s.end, origin, not s.valid)
+        for s in found
+    ]
 
 
 def _in_region(region: Region, origin: str) -> list[Candidate]:

@@ -49,6 +49,7 @@ class Candidate(NamedTuple):
     start: int
     end: int
     origin: str
+    known_broken: bool = False  # already failed json.loads: the syntax step need not retry it
 
 
 class Job(NamedTuple):

@@ -14,6 +14,7 @@ re-split it; ``restore`` puts the real strings back into the parsed value.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from json.encoder import encode_basestring
 from typing import NamedTuple
 
@@ -188,20 +189,15 @@ class _Pass:
         text = self.text
         length = len(text)
         skip_space = _SPACE_OR_NOTHING.match
-        handlers = dict.fromkeys("{[(", self.open)
-        handlers.update(dict.fromkeys("}])", self.close))
-        handlers.update(dict.fromkeys(",\uff0c", self.comma))
-        handlers.update(dict.fromkeys(":\uff1a", self.colon))
-        handlers.update(dict.fromkeys("\"'\u201c\u2018", self.read_string))
-        handlers.update(dict.fromkeys("/#", self.comment))
-        read_bare = self.read_bare
+        handlers = _HANDLERS
+        read_bare = _Pass.read_bare
         index = 0
         try:
             while True:
                 index = skip_space(text, index).end()  # type: ignore[union-attr]
                 if index >= length:
                     break
-                index = handlers.get(text[index], read_bare)(text, index)
+                index = handlers.get(text[index], read_bare)(self, text, index)
         except _Bail:
             self.out.append(text[index:])
             return index
@@ -358,6 +354,18 @@ class _Pass:
             self.out[self.last_comma] = ""
         for kind in reversed(self.stack):
             self.out.append(_CLOSERS[kind][1])
+
+
+_Handler = Callable[[_Pass, str, int], int]
+_HANDLERS: dict[str, _Handler] = {
+    **dict.fromkeys("{[(", _Pass.open),
+    **dict.fromkeys("}])", _Pass.close),
+    **dict.fromkeys(",\uff0c", _Pass.comma),
+    **dict.fromkeys(":\uff1a", _Pass.colon),
+    **dict.fromkeys("\"'\u201c\u2018", _Pass.read_string),
+    **dict.fromkeys("/#", _Pass.comment),
+}
+"""What to do at each character that starts a token; anything else is a bare word."""
 
 
 def normalize(text: str) -> Normalized:

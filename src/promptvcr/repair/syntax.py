@@ -7,12 +7,13 @@ fails only when none yields a value.
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import json_repair
 
 from .errors import RepairError
-from .job import Candidate, Job, JSONValue
+from .job import NOTHING, Candidate, Job, JSONValue
 from .normalize import normalize, restore
 
 
@@ -21,21 +22,28 @@ class _NoValue(Exception):
         self.stopped_at = stopped_at
 
 
-def repair_text(text: str) -> JSONValue:
-    """The value ``text`` most plausibly encodes; raises ``ValueError`` when there is none."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        pass
+def repair_text(text: str, known_broken: bool = False) -> JSONValue:
+    """The value ``text`` most plausibly encodes; raises ``_NoValue`` when there is none.
+
+    Each stage runs only when the previous one could not finish: ``json.loads``, then the
+    token pass, then json_repair on what the token pass could not read with certainty.
+    """
+    if not known_broken:
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass
     normalized = normalize(text)
     if not normalized.text.strip():
         raise _NoValue(normalized.stopped_at)
-    try:
-        value = json.loads(normalized.text)
-    except ValueError:
+    value: JSONValue = NOTHING
+    if normalized.stopped_at == len(text):
+        with contextlib.suppress(ValueError):
+            value = json.loads(normalized.text)
+    if value is NOTHING:
         value = json_repair.loads(normalized.text, skip_json_loads=True)
         if value == "" and '""' not in normalized.text:
-            raise _NoValue(normalized.stopped_at) from None
+            raise _NoValue(normalized.stopped_at)
     return restore(value, normalized.strings)
 
 
@@ -47,7 +55,7 @@ def repair_syntax(job: Job) -> Job:
     failure: tuple[Candidate, int] | None = None
     for candidate in job.candidates:
         try:
-            parsed.append((candidate, repair_text(candidate.text)))
+            parsed.append((candidate, repair_text(candidate.text, candidate.known_broken)))
         except _NoValue as error:
             failure = failure or (candidate, error.stopped_at)
         except (ValueError, RecursionError, IndexError, TypeError):
