@@ -105,3 +105,8 @@ def test_no_http_library_and_no_other_promptvcr_module_is_imported() -> None:
     )
     for forbidden in ("httpx", "requests", "aiohttp", "urllib", "from promptvcr", "import promptvcr"):
         assert forbidden not in code
+
+
+def test_tags_must_be_a_pair() -> None:
+    with pytest.raises(TypeError, match="pair"):
+        parse("{}", tags=("[CONTENT]",))  # type: ignore[arg-type]

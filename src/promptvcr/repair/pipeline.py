@@ -63,8 +63,13 @@ def parse(
     """
     if not isinstance(text, str):
         raise TypeError(f"parse() needs the model output as str, got {type(text).__name__}")
-    pairs = (tuple(tags),) if tags is not None else DEFAULT_TAGS
-    job = Job(text=text, schema=load_schema(schema), tags=pairs)  # type: ignore[arg-type]
+    if tags is None:
+        pairs = DEFAULT_TAGS
+    elif len(tags) == 2 and all(isinstance(tag, str) and tag for tag in tags):
+        pairs = ((tags[0], tags[1]),)
+    else:
+        raise TypeError(f"tags must be an (opening, closing) pair of strings, got {tags!r}")
+    job = Job(text=text, schema=load_schema(schema), tags=pairs)
     return run(job, steps).value
 
 
