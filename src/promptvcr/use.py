@@ -25,7 +25,10 @@ from .cassettes.models import Interaction, Play, Request, Response
 from .cassettes.normalize import DEFAULT_RULES, Rule
 from .cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS
 from .cassettes.tape import Tape
+from .cassettes.timing import Pace, pace_factor
 from .errors import CassetteMiss, CassetteWriteError
+from .faults.plan import FaultFired, FaultPlan, answer_for, break_answer, paced
+from .faults.spec import Fault
 from .interceptors import OnRecorded
 from .modes import RecordMode, resolve_record_mode
 
@@ -42,6 +45,7 @@ class Cassette:
     with its outcome (``replayed``, ``recorded`` or ``passthrough``), so a test can
     assert on the calls its code made. ``missed`` lists the requests that raised
     :class:`CassetteMiss`, kept even when the code under test swallowed the error.
+    ``faults_fired`` lists the declared faults that fired (see :mod:`promptvcr.faults`).
     """
 
     def __init__(
@@ -55,8 +59,15 @@ class Cassette:
         response_headers: Iterable[str] = RESPONSE_HEADERS,
         ignore_hosts: Iterable[str] = DEFAULT_IGNORE_HOSTS,
         passthrough_hosts: Iterable[str] = DEFAULT_PASSTHROUGH_HOSTS,
+        timing: Pace = "none",
+        faults: Sequence[Fault] = (),
     ) -> None:
         self.background = BackgroundHosts(ignore_hosts, passthrough_hosts)
+        self.timing = timing
+        self._pace = pace_factor(timing)
+        self.faults = tuple(faults)
+        self.faults_fired: list[FaultFired] = []
+        self._fault_plan: FaultPlan | None = None
         self.path = Path(path)
         self._requested_mode = record_mode
         self.record_mode = RecordMode.REPLAY
@@ -109,6 +120,12 @@ class Cassette:
                 self.background_hosts.setdefault(host, treatment)
                 self.played.append(Play(request, treatment))
             return self.background.answer() if treatment == "ignored" else None
+        fired = None
+        if self._fault_plan is not None:
+            with self._lock:
+                fired = self._fault_plan.pick(request)
+            if fired is not None and not fired.fault.breaks_recorded_answer:
+                return self._fire(fired, answer_for(fired.fault, request))
         if mode is RecordMode.PASSTHROUGH:
             with self._lock:
                 self.played.append(Play(request, "passthrough"))
@@ -116,10 +133,14 @@ class Cassette:
         with self._lock:
             key = self._tape.key(request)
             if mode.reads_cassette:
+                if fired is not None and (broken := self._break(fired, key)) is not None:
+                    return broken
                 interaction = self._tape.play(key, allow_repeats=self.allow_playback_repeats)
                 if interaction is not None:
                     self.played.append(Play(request, "replayed", interaction.response))
-                    return interaction.response
+                    if self._pace is None:
+                        return interaction.response
+                    return paced(interaction.response, self._pace)
             if mode is RecordMode.REPLAY:
                 self.missed.append(request)
                 raise self._miss(request, key)
@@ -132,6 +153,25 @@ class Cassette:
                 self.played.append(Play(request, "recorded", response))
 
         return on_recorded
+
+    def _fire(self, fired: FaultFired, response: Response) -> Response:
+        """Serve a fault that replaces the answer (an HTTP error, a timeout)."""
+        playback = response.playback
+        with self._lock:
+            self.faults_fired.append(fired)
+            shown = None if playback is not None and playback.breaks_before_headers else response
+            self.played.append(Play(fired.request, "fault", shown))
+        return response
+
+    def _break(self, fired: FaultFired, key: str) -> Response | None:
+        """The recorded answer broken by ``fired``, borrowed rather than used up; ``None``
+        when there is none to break (the request then goes the ordinary way). Under the lock."""
+        interaction = self._tape.peek(key, allow_repeats=self.allow_playback_repeats)
+        broken = None if interaction is None else break_answer(fired.fault, interaction.response, self._pace)
+        if broken is not None:
+            self.faults_fired.append(fired)
+            self.played.append(Play(fired.request, "fault", broken))
+        return broken
 
     def _miss(self, request: Request, key: str) -> CassetteMiss:
         message = miss_message(
@@ -152,6 +192,8 @@ class Cassette:
         self.record_mode = resolve_record_mode(self._requested_mode)
         self.played = []
         self.missed = []
+        self.faults_fired = []
+        self._fault_plan = FaultPlan(self.faults) if self.faults else None
         self.background_hosts = {}
         self._recorded = []
         interactions: list[Interaction] = []
@@ -165,6 +207,14 @@ class Cassette:
                 if self.record_mode.reads_cassette:
                     interactions = loaded
         self._tape = Tape(interactions, rules=self.rules)
+        if self._pace is not None and any(i.response.timing is None for i in interactions):
+            warnings.warn(
+                f"Cassette {self.path} has interactions recorded without timing; timing={self.timing!r} "
+                f"replays them without delays. Record them again to keep their timing "
+                f"(PROMPTVCR_RECORD_MODE=rewrite).",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         _stack.activate(self)
         self._active = True
 
@@ -229,6 +279,8 @@ class Cassette:
             response_headers=self.response_headers,
             ignore_hosts=self.background.ignore,
             passthrough_hosts=self.background.passthrough,
+            timing=self.timing,
+            faults=self.faults,
         )
 
     @overload
@@ -263,6 +315,8 @@ def use_cassette(
     response_headers: Iterable[str] = RESPONSE_HEADERS,
     ignore_hosts: Iterable[str] = DEFAULT_IGNORE_HOSTS,
     passthrough_hosts: Iterable[str] = DEFAULT_PASSTHROUGH_HOSTS,
+    timing: Pace = "none",
+    faults: Sequence[Fault] = (),
 ) -> Cassette:
     """Replay (or record) the HTTP traffic of a block, a function or a test from ``path``.
 
@@ -274,6 +328,11 @@ def use_cassette(
     an empty ``204``; requests to ``passthrough_hosts`` (OAuth token endpoints by default)
     go to the network and are never recorded; both in every mode, and both are listed in
     ``Cassette.background_hosts``. Pass ``()`` to treat them as ordinary traffic.
+
+    ``timing`` paces replay: ``"none"`` (as fast as possible), ``"recorded"`` (the
+    recorded time to headers and gaps between events, on the real clock) or a speed
+    factor (``0.1`` is ten times faster than recorded). ``faults`` inject provider
+    failures (see :mod:`promptvcr.faults`); ``Cassette.faults_fired`` lists those that fired.
     """
     return Cassette(
         path,
@@ -284,4 +343,6 @@ def use_cassette(
         response_headers=response_headers,
         ignore_hosts=ignore_hosts,
         passthrough_hosts=passthrough_hosts,
+        timing=timing,
+        faults=faults,
     )
