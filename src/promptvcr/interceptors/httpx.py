@@ -8,6 +8,7 @@ passes through, so that they can be recorded.
 from __future__ import annotations
 
 import functools
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +27,10 @@ from .playback import wait_for_headers, wait_for_headers_async
 __all__ = ["install"]
 
 _ON_RECORDED = "promptvcr.on_recorded"
-_MOCKER_NAME = "promptvcr"
+#: respx registers Mockers by name for the life of the process. A name of this module's own
+#: lets a second import of it (pytester runs, ``importlib.reload``) register its Mocker
+#: instead of failing on the first import's.
+_MOCKER_NAME = f"promptvcr-{uuid.uuid4().hex[:12]}"
 
 
 class _Transport(httpx.BaseTransport, httpx.AsyncBaseTransport):
