@@ -5,10 +5,12 @@ triple-quoted strings, it strips whitespace at the end of multi-line strings, tu
 half-written ``fals`` into the string ``"fals"``, keeps a key whose value never started, and
 reads ``{$ref: 1}`` as ``{"ref": 1}``. This pass handles those while the structure is
 unambiguous and stops ("bails") at the first thing it cannot read with certainty, handing
-the rest to json_repair verbatim. What it got through is then never worse than before.
+the rest to json_repair verbatim: what it rewrote is never a guess, and what it could not
+read is repaired exactly as json_repair alone would.
 
-Every string it reads is swapped for a placeholder so that json_repair cannot trim or
-re-split it; ``restore`` puts the real strings back into the parsed value.
+A string ending in whitespace is swapped for a placeholder so that json_repair cannot trim
+it; ``restore`` puts the real strings back into the parsed value. Most inputs need no
+json_repair at all afterwards: the rewritten text is valid JSON.
 """
 
 from __future__ import annotations
@@ -114,7 +116,7 @@ def _read_string(text: str, start: int, ends: re.Pattern[str]) -> _Read | None:
 
 
 def _before_stray_closer(text: str, start: int, quote_at: int) -> _Read | None:
-    """A multi-line value whose closing quote is missing, followed by a stray bracket line.
+    r"""A multi-line value whose closing quote is missing, followed by a stray bracket line.
 
     ``"spec": "line\n  more\n}\n"next": 1``: the quote at ``quote_at`` opens the next key, so
     the value ended before the line holding only ``}``, and that bracket is noise. Anything
