@@ -133,3 +133,19 @@ def test_pydantic_models_are_accepted_and_nested_refs_followed() -> None:
 def test_a_schema_must_be_a_dict_or_a_model() -> None:
     with pytest.raises(TypeError, match="model_json_schema"):
         parse("{}", schema="not a schema")
+
+
+class DuckModel:
+    """Not pydantic: anything with ``model_json_schema()`` is accepted."""
+
+    @classmethod
+    def model_json_schema(cls) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {"item": {"$ref": "#/$defs/Item"}},
+            "$defs": {"Item": {"type": "object", "properties": {"Count": {"type": "integer"}}}},
+        }
+
+
+def test_any_class_with_model_json_schema_is_a_schema() -> None:
+    assert parse("{'ITEM': {'count': '3'}}", schema=DuckModel) == {"item": {"Count": 3}}
