@@ -22,7 +22,8 @@ from .background import DEFAULT_IGNORE_HOSTS, DEFAULT_PASSTHROUGH_HOSTS, Backgro
 from .cassettes import fileformat, storage
 from .cassettes.diagnose import miss_message
 from .cassettes.models import Interaction, Play, Request, Response
-from .cassettes.normalize import DEFAULT_RULES, Rule
+from .cassettes.normalize import Rule
+from .cassettes.rules import default_rules
 from .cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS
 from .cassettes.tape import Tape
 from .cassettes.timing import Pace, pace_factor
@@ -54,7 +55,7 @@ class Cassette:
         *,
         record_mode: RecordMode | str | None = None,
         allow_playback_repeats: bool = False,
-        rules: Sequence[Rule] = DEFAULT_RULES,
+        rules: Sequence[Rule] | None = None,
         request_headers: Iterable[str] = REQUEST_HEADERS,
         response_headers: Iterable[str] = RESPONSE_HEADERS,
         ignore_hosts: Iterable[str] = DEFAULT_IGNORE_HOSTS,
@@ -72,7 +73,7 @@ class Cassette:
         self._requested_mode = record_mode
         self.record_mode = RecordMode.REPLAY
         self.allow_playback_repeats = allow_playback_repeats
-        self.rules = tuple(rules)
+        self.rules = tuple(rules) if rules is not None else default_rules()
         self.request_headers = frozenset(h.lower() for h in request_headers)
         self.response_headers = frozenset(h.lower() for h in response_headers)
         self.played: list[Play] = []
@@ -310,7 +311,7 @@ def use_cassette(
     *,
     record_mode: RecordMode | str | None = None,
     allow_playback_repeats: bool = False,
-    rules: Sequence[Rule] = DEFAULT_RULES,
+    rules: Sequence[Rule] | None = None,
     request_headers: Iterable[str] = REQUEST_HEADERS,
     response_headers: Iterable[str] = RESPONSE_HEADERS,
     ignore_hosts: Iterable[str] = DEFAULT_IGNORE_HOSTS,
@@ -322,7 +323,8 @@ def use_cassette(
 
     ``record_mode`` defaults to ``$PROMPTVCR_RECORD_MODE``, else ``replay``. A path
     ending in ``.json`` is written as JSON, any other as YAML. ``rules`` decide what makes
-    two requests the same (see :data:`DEFAULT_RULES`); ``request_headers`` and
+    two requests the same (default: :func:`~promptvcr.default_rules`, which is
+    :data:`DEFAULT_RULES` unless changed with :func:`~promptvcr.set_default_rules`); ``request_headers`` and
     ``response_headers`` are the headers written to the file (credentials never are).
     Requests to ``ignore_hosts`` (telemetry exporters by default) are answered locally with
     an empty ``204``; requests to ``passthrough_hosts`` (OAuth token endpoints by default)
