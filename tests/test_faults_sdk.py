@@ -1,0 +1,278 @@
+"""Injected faults seen through the real SDKs: retries, their own exceptions, cut streams.
+
+The cassette is recorded once from the loopback fake provider; every test replays it with
+the server gone, so what the SDK sees comes from promptvcr alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import httpx2
+import openai
+import pytest
+from fake_provider import FakeProvider
+from sdk_calls import OFFLINE, anthropic_client, openai_async, openai_client
+
+import promptvcr
+from promptvcr import faults
+from promptvcr.cassettes.sse import decode_events
+
+HELLO = [{"role": "user", "content": "hello there"}]
+STORY = [{"role": "user", "content": "one two three four five"}]
+POEM = [{"role": "user", "content": "roses are red"}]
+
+
+def ask(client: openai.OpenAI) -> str:
+    reply = client.chat.completions.create(model="gpt-4o", messages=HELLO)
+    return reply.choices[0].message.content or ""
+
+
+def stream_pieces(client: openai.OpenAI, pieces: list[str]) -> None:
+    """Append each streamed piece to ``pieces`` as it arrives, so a test sees them even when it breaks."""
+    for chunk in client.chat.completions.create(model="gpt-4o", messages=STORY, stream=True):
+        if chunk.choices:
+            pieces.append(chunk.choices[0].delta.content or "")
+
+
+@pytest.fixture(scope="module")
+def cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One chat answer, one streamed story (openai), one message and one streamed poem (anthropic)."""
+    path = tmp_path_factory.mktemp("faults") / "provider.yaml"
+    with FakeProvider() as server, promptvcr.use_cassette(path, record_mode="record"):
+        client = openai_client(server.base_url)
+        ask(client)
+        stream_pieces(client, [])
+        claude = anthropic_client(server.base_url)
+        claude.messages.create(model="claude-x", max_tokens=50, messages=HELLO)
+        with claude.messages.stream(model="claude-x", max_tokens=50, messages=POEM) as stream:
+            list(stream.text_stream)
+    return path
+
+
+@pytest.fixture(scope="module")
+def story(cassette: Path) -> list[str]:
+    """The streamed pieces as recorded."""
+    pieces: list[str] = []
+    with promptvcr.use_cassette(cassette):
+        stream_pieces(openai_client(OFFLINE), pieces)
+    return pieces
+
+
+# HTTP errors, retried by the SDKs against the recorded answer ------------------------------
+
+
+def test_openai_retries_two_429s_honouring_retry_after_then_gets_the_recorded_answer(cassette: Path) -> None:
+    attempts: list[float] = []
+
+    def attempt(request: promptvcr.Request) -> bool:
+        attempts.append(time.monotonic())
+        return True
+
+    rate_limited = faults.http_error(429, retry_after=0.1, times=2, where=attempt)
+    with promptvcr.use_cassette(cassette, faults=[rate_limited]) as used:
+        answer = ask(openai_client(OFFLINE, max_retries=2))
+
+    assert answer.startswith("echo 1: hello there")
+    assert [play.outcome for play in used.played] == ["fault", "fault", "replayed"]
+    assert [play.request.headers["x-stainless-retry-count"] for play in used.played] == ["0", "1", "2"]
+    assert [(fired.fault, fired.match) for fired in used.faults_fired] == [(rate_limited, 1), (rate_limited, 2)]
+    # retry-after honoured: without it openai backs off at least 0.375 s, then 0.75 s.
+    gaps = [later - earlier for earlier, later in zip(attempts, attempts[1:], strict=False)]
+    assert len(gaps) == 2 and all(0.1 <= gap < 0.375 for gap in gaps), gaps
+
+
+def test_openai_out_of_retries_raises_its_own_rate_limit_error_with_the_provider_body(cassette: Path) -> None:
+    with promptvcr.use_cassette(cassette, faults=[faults.http_error(429, retry_after=0.05, times=2)]) as used:
+        with pytest.raises(openai.RateLimitError) as raised:
+            ask(openai_client(OFFLINE, max_retries=1))
+
+    assert raised.value.status_code == 429
+    assert raised.value.code == "rate_limit_exceeded"
+    assert raised.value.type == "requests"
+    assert "gpt-4o" in raised.value.message
+    assert raised.value.response.headers["retry-after-ms"] == "50"
+    assert [play.outcome for play in used.played] == ["fault", "fault"]
+    assert len(used.unplayed) == 4  # the recorded answer was never used up
+
+
+def test_anthropic_overloaded_529_then_success(cassette: Path) -> None:
+    with promptvcr.use_cassette(cassette, faults=[faults.http_error(529, retry_after=0.05)]) as used:
+        message = anthropic_client(OFFLINE, max_retries=2).messages.create(
+            model="claude-x", max_tokens=50, messages=HELLO
+        )
+
+    assert message.content[0].text.startswith("echo 3: hello there")  # type: ignore[union-attr]
+    assert [play.outcome for play in used.played] == ["fault", "replayed"]
+    assert used.played[0].response is not None and used.played[0].response.status == 529
+
+
+def test_anthropic_without_retries_raises_its_own_overloaded_error(cassette: Path) -> None:
+    with promptvcr.use_cassette(cassette, faults=[faults.http_error(529)]):
+        with pytest.raises(anthropic.OverloadedError) as raised:
+            anthropic_client(OFFLINE, max_retries=0).messages.create(model="claude-x", max_tokens=50, messages=HELLO)
+
+    assert raised.value.body == {
+        "type": "error",
+        "error": {"type": "overloaded_error", "message": "Overloaded"},
+        "request_id": "req_promptvcr_fault",
+    }
+
+
+def test_a_path_selector_leaves_other_requests_alone(cassette: Path) -> None:
+    only_anthropic = faults.http_error(500, path="*/messages")
+    with promptvcr.use_cassette(cassette, faults=[only_anthropic]) as used:
+        assert ask(openai_client(OFFLINE, max_retries=0)).startswith("echo 1")
+        with pytest.raises(anthropic.InternalServerError):
+            anthropic_client(OFFLINE, max_retries=0).messages.create(model="claude-x", max_tokens=50, messages=HELLO)
+
+    assert [fired.request.path for fired in used.faults_fired] == ["/v1/messages"]
+
+
+# Timeouts, raised as the client library's own exceptions -------------------------------------
+
+
+def test_connect_timeout_reaches_openai_as_its_timeout_error_from_httpx2(cassette: Path) -> None:
+    with promptvcr.use_cassette(cassette, faults=[faults.connect_timeout()]) as used:
+        with pytest.raises(openai.APITimeoutError) as raised:
+            ask(openai_client(OFFLINE, max_retries=0))
+
+    assert type(raised.value.__cause__) is httpx2.ConnectTimeout
+    assert [(play.outcome, play.response) for play in used.played] == [("fault", None)]
+
+
+def test_read_timeout_is_retried_by_openai_then_the_recorded_answer_comes(cassette: Path) -> None:
+    with promptvcr.use_cassette(cassette, faults=[faults.read_timeout()]) as used:
+        answer = ask(openai_client(OFFLINE, max_retries=1))
+
+    assert answer.startswith("echo 1")
+    assert [play.outcome for play in used.played] == ["fault", "replayed"]
+
+
+def test_async_connect_timeout_reaches_async_openai(cassette: Path) -> None:
+    async def call() -> None:
+        client = openai_async(OFFLINE, max_retries=0)
+        try:
+            await client.chat.completions.create(model="gpt-4o", messages=HELLO)
+        finally:
+            await client.close()
+
+    with promptvcr.use_cassette(cassette, faults=[faults.connect_timeout()]):
+        with pytest.raises(openai.APITimeoutError) as raised:
+            asyncio.run(call())
+
+    assert type(raised.value.__cause__) is httpx2.ConnectTimeout
+
+
+# Streams cut or garbled mid-body --------------------------------------------------------------
+
+
+def test_cut_stream_delivers_the_events_before_the_cut_then_openai_raises_its_own_error(
+    cassette: Path, story: list[str]
+) -> None:
+    pieces: list[str] = []
+    with promptvcr.use_cassette(cassette, faults=[faults.cut_stream(after_events=3)]) as used:
+        with pytest.raises(openai.APIConnectionError) as raised:
+            stream_pieces(openai_client(OFFLINE), pieces)
+
+    assert pieces == story[:3]
+    assert type(raised.value.__cause__) is httpx2.RemoteProtocolError
+    assert [play.outcome for play in used.played] == ["fault"]
+
+
+def test_the_retry_after_a_cut_stream_gets_the_whole_recorded_stream(cassette: Path, story: list[str]) -> None:
+    attempts: list[list[str]] = []
+    with promptvcr.use_cassette(cassette, faults=[faults.cut_stream(after_events=2)]) as used:
+        for _ in range(2):
+            attempts.append([])
+            try:
+                stream_pieces(openai_client(OFFLINE), attempts[-1])
+            except openai.APIConnectionError:
+                continue
+
+    assert attempts == [story[:2], story]
+    assert [play.outcome for play in used.played] == ["fault", "replayed"]
+
+
+def test_cut_anthropic_stream_raises_at_the_recorded_point(cassette: Path) -> None:
+    texts: list[str] = []
+    claude = anthropic_client(OFFLINE, max_retries=0)
+    with promptvcr.use_cassette(cassette, faults=[faults.cut_stream(after_events=5, path="*/messages")]) as used:
+        # anthropic lets the transport's error through mid-stream, as it does on a real disconnect.
+        with pytest.raises(httpx2.RemoteProtocolError):
+            with claude.messages.stream(model="claude-x", max_tokens=50, messages=POEM) as stream:
+                texts.extend(stream.text_stream)
+
+    recorded = [event for chunk in used.interactions[3].response.chunks for event in decode_events(chunk)]
+    before_cut = [e["data"]["delta"]["text"] for e in recorded[:5] if e.get("event") == "content_block_delta"]
+    assert texts == before_cut and len(before_cut) == 2  # message_start, block start, ping, two deltas
+
+
+def test_malformed_event_breaks_openai_stream_parsing_after_the_good_events(cassette: Path, story: list[str]) -> None:
+    pieces: list[str] = []
+    with promptvcr.use_cassette(cassette, faults=[faults.malformed_event(2)]) as used:
+        with pytest.raises(ValueError, match="(?i)json|delimiter|unterminated|expecting"):
+            stream_pieces(openai_client(OFFLINE), pieces)
+
+    assert pieces == story[:2]
+    fired = used.faults_fired[0]
+    assert fired.fault.kind == "malformed_event"
+    broken = used.played[0].response
+    assert broken is not None and broken.chunks[2] != used.interactions[1].response.chunks[2]
+
+
+def test_read_timeout_after_events_raises_openai_timeout_mid_stream(cassette: Path, story: list[str]) -> None:
+    pieces: list[str] = []
+    with promptvcr.use_cassette(cassette, faults=[faults.read_timeout(after_events=4)]):
+        with pytest.raises(openai.APITimeoutError) as raised:
+            stream_pieces(openai_client(OFFLINE), pieces)
+
+    assert pieces == story[:4]
+    assert type(raised.value.__cause__) is httpx2.ReadTimeout
+
+
+# While recording --------------------------------------------------------------------------------
+
+
+def test_http_error_fires_before_the_network_while_recording_and_is_not_recorded(tmp_path: Path) -> None:
+    path = tmp_path / "recording.yaml"
+    with FakeProvider() as server, promptvcr.use_cassette(
+        path, record_mode="record", faults=[faults.http_error(503, retry_after=0.01)]
+    ) as used:
+        answer = ask(openai_client(server.base_url, max_retries=1))
+        reached_server = len(server.requests)
+
+    assert answer.startswith("echo 1")
+    assert reached_server == 1
+    assert [play.outcome for play in used.played] == ["fault", "recorded"]
+    with promptvcr.use_cassette(path) as replaying:
+        assert [i.response.status for i in replaying.interactions] == [200]
+
+
+def test_stream_faults_let_a_request_being_recorded_through_unchanged(tmp_path: Path) -> None:
+    pieces: list[str] = []
+    with FakeProvider() as server, promptvcr.use_cassette(
+        tmp_path / "r.yaml", record_mode="record", faults=[faults.cut_stream(after_events=1)]
+    ) as used:
+        stream_pieces(openai_client(server.base_url), pieces)
+
+    assert len(pieces) > 3 and used.faults_fired == []
+    assert [play.outcome for play in used.played] == ["recorded"]
+
+
+def test_faults_apply_per_use_of_a_decorated_function(cassette: Path) -> None:
+    outcomes: list[Any] = []
+
+    @promptvcr.use_cassette(cassette, faults=[faults.http_error(500)])
+    def once() -> None:
+        with pytest.raises(openai.InternalServerError):
+            ask(openai_client(OFFLINE, max_retries=0))
+        outcomes.append(ask(openai_client(OFFLINE, max_retries=0)))
+
+    once()
+    once()  # a fresh cassette: the fault fires again on the first request
+    assert len(outcomes) == 2
