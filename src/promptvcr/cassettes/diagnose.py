@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .models import Interaction, Request
-from .normalize import KeyParts, Rule, key_parts
+from .normalize import KeyParts, Rule, apply_rules, key_parts
 
 __all__ = ["Difference", "differences", "miss_message", "nearest"]
 
@@ -42,10 +42,7 @@ def _walk(path: str, recorded: Any, sent: Any) -> Iterator[Difference]:
 
 
 def _apply(request: Request, rules: Sequence[Rule]) -> KeyParts:
-    parts = key_parts(request)
-    for rule in rules:
-        parts = rule(parts)
-    return parts
+    return apply_rules(request, rules)
 
 
 def differences(recorded: Request, sent: Request, rules: Sequence[Rule]) -> list[Difference]:

@@ -11,20 +11,30 @@ answer. Users add their own by passing ``rules=[*DEFAULT_RULES, my_rule]``.
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from urllib.parse import urlsplit
 
+from .keyparts import KeyParts, Rule, key_parts
 from .models import Request
 from .redact import SECRET_BODY_FIELDS, SECRET_QUERY_PARAMS
+from .rules import (
+    anthropic_beta_query,
+    base64_digests,
+    default_tool_type,
+    nfc_text,
+    rules_for,
+    single_text_part,
+    tool_call_ids,
+    vertex_project_location,
+)
 
 __all__ = [
     "DEFAULT_RULES",
     "VOLATILE_BODY_FIELDS",
     "KeyParts",
     "Rule",
+    "apply_rules",
     "drop_body_fields",
     "drop_query_params",
     "key_parts",
@@ -32,67 +42,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class KeyParts:
-    """The parts of a request that its key is made of, before hashing.
-
-    ``body`` is the parsed JSON value, the sorted pairs of a form, the text of a text
-    body, ``{"sha256": ...}`` for a binary one, or ``None`` when there is no body.
-    """
-
-    method: str
-    path: str
-    query: tuple[tuple[str, str], ...]
-    body: Any
-
-    def canonical(self) -> str:
-        return json.dumps(
-            [self.method, self.path, self.query, self.body],
-            sort_keys=True,
-            ensure_ascii=False,
-            separators=(",", ":"),
-            default=repr,
-        )
-
-
-Rule = Callable[[KeyParts], KeyParts]
-
-
-def _number(text: str) -> int | float:
-    """JSON numbers by value: ``1``, ``1.0`` and ``1e0`` are the same number."""
-    value = float(text)
-    return int(value) if value.is_integer() and abs(value) < 2**63 else value
-
-
-def _parse_body(request: Request) -> Any:
-    content = request.content
-    if not content:
-        return None
-    content_type = request.content_type
-    if "json" in content_type or content.lstrip()[:1] in (b"{", b"["):
-        try:
-            return json.loads(content, parse_float=_number)
-        except (ValueError, RecursionError):
-            pass
-    if content_type == "application/x-www-form-urlencoded":
-        try:
-            return sorted(parse_qsl(content.decode("utf-8"), keep_blank_values=True))
-        except UnicodeDecodeError:
-            pass
-    try:
-        return content.decode("utf-8")
-    except UnicodeDecodeError:
-        return {"sha256": hashlib.sha256(content).hexdigest()}
-
-
-def key_parts(request: Request) -> KeyParts:
-    """The raw parts of a request's key, before any rule."""
-    url = urlsplit(request.url)
-    query = tuple(sorted(parse_qsl(url.query, keep_blank_values=True)))
-    return KeyParts(request.method.upper(), url.path or "/", query, _parse_body(request))
-
-
-def drop_query_params(names: Iterable[str]) -> Rule:
+def drop_query_params(names: Iterable[str], *, name: str | None = None) -> Rule:
     """A rule that leaves the named query parameters out of the key (case-insensitive)."""
     dropped = frozenset(name.lower() for name in names)
 
@@ -101,11 +51,11 @@ def drop_query_params(names: Iterable[str]) -> Rule:
             return parts
         return replace(parts, query=tuple((k, v) for k, v in parts.query if k.lower() not in dropped))
 
-    rule.__name__ = f"drop_query_params({', '.join(sorted(dropped))})"
+    rule.__name__ = name or f"drop_query_params({', '.join(sorted(dropped))})"
     return rule
 
 
-def drop_body_fields(names: Iterable[str]) -> Rule:
+def drop_body_fields(names: Iterable[str], *, name: str | None = None) -> Rule:
     """A rule that leaves top-level fields of a JSON object (or form) body out of the key."""
     dropped = frozenset(names)
 
@@ -117,7 +67,7 @@ def drop_body_fields(names: Iterable[str]) -> Rule:
             return replace(parts, body=[(k, v) for k, v in body if k not in dropped])
         return parts
 
-    rule.__name__ = f"drop_body_fields({', '.join(sorted(dropped))})"
+    rule.__name__ = name or f"drop_body_fields({', '.join(sorted(dropped))})"
     return rule
 
 
@@ -126,17 +76,32 @@ def drop_body_fields(names: Iterable[str]) -> Rule:
 #: Anthropic's ``metadata`` (``metadata.user_id`` is a per-user id).
 VOLATILE_BODY_FIELDS = frozenset({"user", "metadata", "safety_identifier", "prompt_cache_key"})
 
-#: The rules every cassette uses unless given ``rules=``. Credentials never take part in a
-#: key (they are redacted from the file, so a stored request could not match otherwise).
+#: The rules every cassette uses unless given ``rules=`` (or new defaults with
+#: :func:`~promptvcr.cassettes.rules.set_default_rules`), in order. Credentials never take
+#: part in a key: they are redacted from the file, so a stored request could not match.
 DEFAULT_RULES: tuple[Rule, ...] = (
-    drop_query_params(SECRET_QUERY_PARAMS),
-    drop_body_fields(SECRET_BODY_FIELDS | VOLATILE_BODY_FIELDS),
+    drop_query_params(SECRET_QUERY_PARAMS, name="drop_credential_query_params"),
+    drop_body_fields(SECRET_BODY_FIELDS | VOLATILE_BODY_FIELDS, name="drop_credential_and_caller_fields"),
+    anthropic_beta_query,
+    vertex_project_location,
+    default_tool_type,
+    single_text_part,
+    tool_call_ids,
+    base64_digests,
+    nfc_text,
 )
+
+
+def apply_rules(request: Request, rules: Sequence[Rule] = DEFAULT_RULES) -> KeyParts:
+    """The parts of a request's key after the rules that apply to its host and path."""
+    url = urlsplit(request.url)
+    parts = key_parts(request)
+    for rule in rules_for(rules, url.netloc, url.path):
+        parts = rule(parts)
+    return parts
 
 
 def request_key(request: Request, rules: Sequence[Rule] = DEFAULT_RULES) -> str:
     """The key a request is stored and looked up under."""
-    parts = key_parts(request)
-    for rule in rules:
-        parts = rule(parts)
-    return hashlib.blake2b(parts.canonical().encode("utf-8"), digest_size=16).hexdigest()
+    canonical = apply_rules(request, rules).canonical()
+    return hashlib.blake2b(canonical.encode("utf-8"), digest_size=16).hexdigest()

@@ -42,7 +42,7 @@ def _client(rec: Recorded, clients: Clients) -> Any:
             vertexai=True,
             project=project,
             location=location,
-            credentials=AnonymousCredentials(),
+            credentials=AnonymousCredentials(),  # type: ignore[no-untyped-call]
             http_options=options,
         )
     return genai.Client(api_key="conformance-key", http_options=options)
