@@ -175,21 +175,17 @@ class _Live:
                 async for data in real.content.iter_any():
                     chunks.append(data)
                     protocol.feed(_chunk(data))
+            # Recorded before the application can see the end of the body: once it has, it
+            # may close the event loop, and this task with it.
+            self._on_recorded(Response(status=real.status, headers={k.lower(): v for k, v in headers}, chunks=chunks))
+            if _has_body(real.method, real.status):
                 protocol.feed(b"0\r\n\r\n")
         except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as error:
             if protocol.transport is not None:
                 protocol.connection_lost(error)  # the application sees the payload cut short
-            return
         finally:
             real.release()
             await self._session.close()
-        self._on_recorded(
-            Response(
-                status=real.status,
-                headers={k.lower(): v for k, v in headers},
-                chunks=chunks,
-            )
-        )
 
 
 async def _body(req: aiohttp.ClientRequest) -> bytes:
