@@ -7,6 +7,7 @@ the server gone, so what the SDK sees comes from promptvcr alone.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from pathlib import Path
 from typing import Any
@@ -80,16 +81,21 @@ def test_openai_retries_two_429s_honouring_retry_after_then_gets_the_recorded_an
     assert answer.startswith("echo 1: hello there")
     assert [play.outcome for play in used.played] == ["fault", "fault", "replayed"]
     assert [play.request.headers["x-stainless-retry-count"] for play in used.played] == ["0", "1", "2"]
-    assert [(fired.fault, fired.match) for fired in used.faults_fired] == [(rate_limited, 1), (rate_limited, 2)]
+    assert [(fired.fault, fired.match) for fired in used.faults_fired] == [
+        (rate_limited, 1),
+        (rate_limited, 2),
+    ]
     # retry-after honoured: without it openai backs off at least 0.375 s, then 0.75 s.
-    gaps = [later - earlier for earlier, later in zip(attempts, attempts[1:], strict=False)]
+    gaps = [later - earlier for earlier, later in itertools.pairwise(attempts)]
     assert len(gaps) == 2 and all(0.1 <= gap < 0.375 for gap in gaps), gaps
 
 
 def test_openai_out_of_retries_raises_its_own_rate_limit_error_with_the_provider_body(cassette: Path) -> None:
-    with promptvcr.use_cassette(cassette, faults=[faults.http_error(429, retry_after=0.05, times=2)]) as used:
-        with pytest.raises(openai.RateLimitError) as raised:
-            ask(openai_client(OFFLINE, max_retries=1))
+    with (
+        promptvcr.use_cassette(cassette, faults=[faults.http_error(429, retry_after=0.05, times=2)]) as used,
+        pytest.raises(openai.RateLimitError) as raised,
+    ):
+        ask(openai_client(OFFLINE, max_retries=1))
 
     assert raised.value.status_code == 429
     assert raised.value.code == "rate_limit_exceeded"
@@ -112,9 +118,13 @@ def test_anthropic_overloaded_529_then_success(cassette: Path) -> None:
 
 
 def test_anthropic_without_retries_raises_its_own_overloaded_error(cassette: Path) -> None:
-    with promptvcr.use_cassette(cassette, faults=[faults.http_error(529)]):
-        with pytest.raises(anthropic.OverloadedError) as raised:
-            anthropic_client(OFFLINE, max_retries=0).messages.create(model="claude-x", max_tokens=50, messages=HELLO)
+    with (
+        promptvcr.use_cassette(cassette, faults=[faults.http_error(529)]),
+        pytest.raises(anthropic.OverloadedError) as raised,
+    ):
+        anthropic_client(OFFLINE, max_retries=0).messages.create(
+            model="claude-x", max_tokens=50, messages=HELLO
+        )
 
     assert raised.value.body == {
         "type": "error",
@@ -128,7 +138,9 @@ def test_a_path_selector_leaves_other_requests_alone(cassette: Path) -> None:
     with promptvcr.use_cassette(cassette, faults=[only_anthropic]) as used:
         assert ask(openai_client(OFFLINE, max_retries=0)).startswith("echo 1")
         with pytest.raises(anthropic.InternalServerError):
-            anthropic_client(OFFLINE, max_retries=0).messages.create(model="claude-x", max_tokens=50, messages=HELLO)
+            anthropic_client(OFFLINE, max_retries=0).messages.create(
+                model="claude-x", max_tokens=50, messages=HELLO
+            )
 
     assert [fired.request.path for fired in used.faults_fired] == ["/v1/messages"]
 
@@ -137,9 +149,11 @@ def test_a_path_selector_leaves_other_requests_alone(cassette: Path) -> None:
 
 
 def test_connect_timeout_reaches_openai_as_its_timeout_error_from_httpx2(cassette: Path) -> None:
-    with promptvcr.use_cassette(cassette, faults=[faults.connect_timeout()]) as used:
-        with pytest.raises(openai.APITimeoutError) as raised:
-            ask(openai_client(OFFLINE, max_retries=0))
+    with (
+        promptvcr.use_cassette(cassette, faults=[faults.connect_timeout()]) as used,
+        pytest.raises(openai.APITimeoutError) as raised,
+    ):
+        ask(openai_client(OFFLINE, max_retries=0))
 
     assert type(raised.value.__cause__) is httpx2.ConnectTimeout
     assert [(play.outcome, play.response) for play in used.played] == [("fault", None)]
@@ -161,9 +175,11 @@ def test_async_connect_timeout_reaches_async_openai(cassette: Path) -> None:
         finally:
             await client.close()
 
-    with promptvcr.use_cassette(cassette, faults=[faults.connect_timeout()]):
-        with pytest.raises(openai.APITimeoutError) as raised:
-            asyncio.run(call())
+    with (
+        promptvcr.use_cassette(cassette, faults=[faults.connect_timeout()]),
+        pytest.raises(openai.APITimeoutError) as raised,
+    ):
+        asyncio.run(call())
 
     assert type(raised.value.__cause__) is httpx2.ConnectTimeout
 
@@ -175,16 +191,20 @@ def test_cut_stream_delivers_the_events_before_the_cut_then_openai_raises_its_ow
     cassette: Path, story: list[str]
 ) -> None:
     pieces: list[str] = []
-    with promptvcr.use_cassette(cassette, faults=[faults.cut_stream(after_events=3)]) as used:
-        with pytest.raises(openai.APIConnectionError) as raised:
-            stream_pieces(openai_client(OFFLINE), pieces)
+    with (
+        promptvcr.use_cassette(cassette, faults=[faults.cut_stream(after_events=3)]) as used,
+        pytest.raises(openai.APIConnectionError) as raised,
+    ):
+        stream_pieces(openai_client(OFFLINE), pieces)
 
     assert pieces == story[:3]
     assert type(raised.value.__cause__) is httpx2.RemoteProtocolError
     assert [play.outcome for play in used.played] == ["fault"]
 
 
-def test_the_retry_after_a_cut_stream_gets_the_whole_recorded_stream(cassette: Path, story: list[str]) -> None:
+def test_the_retry_after_a_cut_stream_gets_the_whole_recorded_stream(
+    cassette: Path, story: list[str]
+) -> None:
     attempts: list[list[str]] = []
     with promptvcr.use_cassette(cassette, faults=[faults.cut_stream(after_events=2)]) as used:
         for _ in range(2):
@@ -201,22 +221,29 @@ def test_the_retry_after_a_cut_stream_gets_the_whole_recorded_stream(cassette: P
 def test_cut_anthropic_stream_raises_at_the_recorded_point(cassette: Path) -> None:
     texts: list[str] = []
     claude = anthropic_client(OFFLINE, max_retries=0)
-    with promptvcr.use_cassette(cassette, faults=[faults.cut_stream(after_events=5, path="*/messages")]) as used:
-        # anthropic lets the transport's error through mid-stream, as it does on a real disconnect.
-        with pytest.raises(httpx2.RemoteProtocolError):
-            with claude.messages.stream(model="claude-x", max_tokens=50, messages=POEM) as stream:
-                texts.extend(stream.text_stream)
+    cut = faults.cut_stream(after_events=5, path="*/messages")
+    # anthropic lets the transport's error through mid-stream, as it does on a real disconnect.
+    with (
+        promptvcr.use_cassette(cassette, faults=[cut]) as used,
+        pytest.raises(httpx2.RemoteProtocolError),
+        claude.messages.stream(model="claude-x", max_tokens=50, messages=POEM) as stream,
+    ):
+        texts.extend(stream.text_stream)
 
     recorded = [event for chunk in used.interactions[3].response.chunks for event in decode_events(chunk)]
     before_cut = [e["data"]["delta"]["text"] for e in recorded[:5] if e.get("event") == "content_block_delta"]
     assert texts == before_cut and len(before_cut) == 2  # message_start, block start, ping, two deltas
 
 
-def test_malformed_event_breaks_openai_stream_parsing_after_the_good_events(cassette: Path, story: list[str]) -> None:
+def test_malformed_event_breaks_openai_stream_parsing_after_the_good_events(
+    cassette: Path, story: list[str]
+) -> None:
     pieces: list[str] = []
-    with promptvcr.use_cassette(cassette, faults=[faults.malformed_event(2)]) as used:
-        with pytest.raises(ValueError, match="(?i)json|delimiter|unterminated|expecting"):
-            stream_pieces(openai_client(OFFLINE), pieces)
+    with (
+        promptvcr.use_cassette(cassette, faults=[faults.malformed_event(2)]) as used,
+        pytest.raises(ValueError, match=r"(?i)json|delimiter|unterminated|expecting"),
+    ):
+        stream_pieces(openai_client(OFFLINE), pieces)
 
     assert pieces == story[:2]
     fired = used.faults_fired[0]
@@ -227,9 +254,11 @@ def test_malformed_event_breaks_openai_stream_parsing_after_the_good_events(cass
 
 def test_read_timeout_after_events_raises_openai_timeout_mid_stream(cassette: Path, story: list[str]) -> None:
     pieces: list[str] = []
-    with promptvcr.use_cassette(cassette, faults=[faults.read_timeout(after_events=4)]):
-        with pytest.raises(openai.APITimeoutError) as raised:
-            stream_pieces(openai_client(OFFLINE), pieces)
+    with (
+        promptvcr.use_cassette(cassette, faults=[faults.read_timeout(after_events=4)]),
+        pytest.raises(openai.APITimeoutError) as raised,
+    ):
+        stream_pieces(openai_client(OFFLINE), pieces)
 
     assert pieces == story[:4]
     assert type(raised.value.__cause__) is httpx2.ReadTimeout
@@ -240,9 +269,12 @@ def test_read_timeout_after_events_raises_openai_timeout_mid_stream(cassette: Pa
 
 def test_http_error_fires_before_the_network_while_recording_and_is_not_recorded(tmp_path: Path) -> None:
     path = tmp_path / "recording.yaml"
-    with FakeProvider() as server, promptvcr.use_cassette(
-        path, record_mode="record", faults=[faults.http_error(503, retry_after=0.01)]
-    ) as used:
+    with (
+        FakeProvider() as server,
+        promptvcr.use_cassette(
+            path, record_mode="record", faults=[faults.http_error(503, retry_after=0.01)]
+        ) as used,
+    ):
         answer = ask(openai_client(server.base_url, max_retries=1))
         reached_server = len(server.requests)
 
@@ -255,9 +287,12 @@ def test_http_error_fires_before_the_network_while_recording_and_is_not_recorded
 
 def test_stream_faults_let_a_request_being_recorded_through_unchanged(tmp_path: Path) -> None:
     pieces: list[str] = []
-    with FakeProvider() as server, promptvcr.use_cassette(
-        tmp_path / "r.yaml", record_mode="record", faults=[faults.cut_stream(after_events=1)]
-    ) as used:
+    with (
+        FakeProvider() as server,
+        promptvcr.use_cassette(
+            tmp_path / "r.yaml", record_mode="record", faults=[faults.cut_stream(after_events=1)]
+        ) as used,
+    ):
         stream_pieces(openai_client(server.base_url), pieces)
 
     assert len(pieces) > 3 and used.faults_fired == []
