@@ -83,12 +83,16 @@ def summary_lines(uses: Iterable[CassetteUse]) -> list[str]:
         replayed += Tokens(*use.replayed_tokens)
         recorded += Tokens(*use.recorded_tokens)
 
-    mode_text = ", ".join(f"{mode} {count}" for mode, count in sorted(modes.items()))
-    lines = [f"cassettes used: {len(paths):,} by {_plural(len(uses), 'test')} (record mode: {mode_text})"]
+    if len(modes) == 1:
+        mode_text = f"record mode: {next(iter(modes))}"
+    else:
+        per_mode = (f"{mode} in {_plural(count, 'test')}" for mode, count in sorted(modes.items()))
+        mode_text = "record modes: " + ", ".join(per_mode)
+    lines = [f"cassettes used: {len(paths):,}, by {_plural(len(uses), 'test')} ({mode_text})"]
     counts = [f"{outcomes['replayed']:,} replayed", f"{outcomes['recorded']:,} recorded"]
     counts.append(f"{sum(len(items) for items in missed.values()):,} missed")
-    counts.extend(f"{count:,} {outcome}" for outcome, count in sorted(outcomes.items())
-                  if outcome not in ("replayed", "recorded") and count)
+    others = sorted((o, n) for o, n in outcomes.items() if o not in ("replayed", "recorded"))
+    counts.extend(f"{count:,} {outcome}" for outcome, count in others if count)
     lines.append("requests: " + ", ".join(counts))
     if missed:
         lines.append(f"missed requests, by cassette ({_plural(len(missed), 'cassette')}):")
