@@ -23,8 +23,8 @@ from .cassettes import fileformat, storage
 from .cassettes.diagnose import miss_message
 from .cassettes.models import Interaction, Play, Request, Response
 from .cassettes.normalize import Rule
-from .cassettes.rules import default_rules
 from .cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS
+from .cassettes.rules import default_rules
 from .cassettes.tape import Tape
 from .cassettes.timing import Pace, pace_factor
 from .errors import CassetteMiss, CassetteWriteError
