@@ -31,7 +31,11 @@ _ROUTE = re.compile(r"/model/(?P<model>[^/]+)/(?P<op>converse|converse-stream)")
 def encode_frame(event_type: str, payload: dict[str, Any]) -> bytes:
     """One event-stream frame: prelude, CRC, string headers, JSON payload, CRC."""
     headers = b""
-    for name, value in ((":event-type", event_type), (":content-type", "application/json"), (":message-type", "event")):
+    for name, value in (
+        (":event-type", event_type),
+        (":content-type", "application/json"),
+        (":message-type", "event"),
+    ):
         raw_name, raw_value = name.encode(), value.encode()
         headers += bytes([len(raw_name)]) + raw_name + b"\x07" + struct.pack(">H", len(raw_value)) + raw_value
     body = json.dumps(payload, separators=(",", ":")).encode()
@@ -133,7 +137,9 @@ class FakeBedrock:
 
     def __enter__(self) -> FakeBedrock:
         self._server = _Server(self)
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -12,21 +12,21 @@ from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no model-cost download at import
 
-import anthropic  # noqa: E402
-import boto3  # noqa: E402
-import litellm  # noqa: E402
-import openai  # noqa: E402
-import pytest  # noqa: E402
-from botocore.config import Config  # noqa: E402
-from fake_bedrock import FakeBedrock  # noqa: E402
-from fake_provider import FakeProvider  # noqa: E402
-from google import genai  # noqa: E402
-from google.genai import types  # noqa: E402
-from huggingface_hub import AsyncInferenceClient, InferenceClient  # noqa: E402
-from langchain_openai import ChatOpenAI  # noqa: E402
-from network_guard import no_network  # noqa: E402
+import anthropic
+import boto3
+import litellm
+import openai
+import pytest
+from botocore.config import Config
+from fake_bedrock import FakeBedrock
+from fake_provider import FakeProvider
+from google import genai
+from google.genai import types
+from huggingface_hub import AsyncInferenceClient, InferenceClient
+from langchain_openai import ChatOpenAI
+from network_guard import no_network
 
-import promptvcr  # noqa: E402
+import promptvcr
 
 OFFLINE = "http://127.0.0.1:9"
 MESSAGES = [{"role": "user", "content": "hello there"}]
@@ -53,14 +53,24 @@ def litellm_calls(base: str) -> list[Any]:
 def langchain_calls(base: str) -> list[Any]:
     llm = ChatOpenAI(model="gpt-4o-mini", base_url=f"{base}/v1", api_key="sk-test-langchain")  # type: ignore[arg-type]
     tool_call = llm.bind_tools([get_weather]).invoke("weather in Paris?").tool_calls[0]  # type: ignore[attr-defined]
-    return [llm.invoke("hi").content, "".join(str(c.content) for c in llm.stream("hi stream")), tool_call["name"]]
+    return [
+        llm.invoke("hi").content,
+        "".join(str(c.content) for c in llm.stream("hi stream")),
+        tool_call["name"],
+    ]
 
 
 def genai_calls(base: str) -> list[Any]:
-    client = genai.Client(api_key="gk-test", http_options=types.HttpOptions(base_url=base, api_version="v1beta"))
+    client = genai.Client(
+        api_key="gk-test", http_options=types.HttpOptions(base_url=base, api_version="v1beta")
+    )
     model = "gemini-2.0-flash"
     seen = [client.models.generate_content(model=model, contents="hi").text]
-    seen.append("".join(c.text or "" for c in client.models.generate_content_stream(model=model, contents="hi stream")))
+    seen.append(
+        "".join(
+            c.text or "" for c in client.models.generate_content_stream(model=model, contents="hi stream")
+        )
+    )
 
     async def in_async() -> list[Any]:
         answer = await client.aio.models.generate_content(model=model, contents="hi async")
@@ -77,7 +87,9 @@ def huggingface_calls(base: str) -> list[Any]:
     streamed = "".join(chunk.choices[0].delta.content or "" for chunk in stream)
 
     async def in_async() -> str | None:
-        reply = await AsyncInferenceClient(base_url=f"{base}/v1", api_key="hf_test").chat_completion(messages=MESSAGES)
+        reply = await AsyncInferenceClient(base_url=f"{base}/v1", api_key="hf_test").chat_completion(
+            messages=MESSAGES
+        )
         return reply.choices[0].message.content
 
     return [answer.choices[0].message.content, streamed, asyncio.run(in_async())]
@@ -85,11 +97,17 @@ def huggingface_calls(base: str) -> list[Any]:
 
 def aiohttp_sdk_calls(base: str) -> list[Any]:
     async def calls() -> list[Any]:
-        async with openai.AsyncOpenAI(api_key="sk-t", base_url=f"{base}/v1", http_client=openai.DefaultAioHttpClient()) as oai:
+        async with openai.AsyncOpenAI(
+            api_key="sk-t", base_url=f"{base}/v1", http_client=openai.DefaultAioHttpClient()
+        ) as oai:
             first = await oai.chat.completions.create(model="m", messages=MESSAGES)  # type: ignore[arg-type]
-        async with anthropic.AsyncAnthropic(api_key="sk-a", base_url=base, http_client=anthropic.DefaultAioHttpClient()) as ant:
-            async with ant.messages.stream(model="m", max_tokens=9, messages=MESSAGES) as stream:  # type: ignore[arg-type]
-                second = "".join([text async for text in stream.text_stream])
+        async with (
+            anthropic.AsyncAnthropic(
+                api_key="sk-a", base_url=base, http_client=anthropic.DefaultAioHttpClient()
+            ) as ant,
+            ant.messages.stream(model="m", max_tokens=9, messages=MESSAGES) as stream,
+        ):  # type: ignore[arg-type]
+            second = "".join([text async for text in stream.text_stream])
         return [first.choices[0].message.content, second]
 
     return asyncio.run(calls())
@@ -127,14 +145,18 @@ def _aws_offline(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("name", FRAMEWORKS)
-def test_records_then_replays_with_the_network_refused(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_records_then_replays_with_the_network_refused(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls, count = FRAMEWORKS[name]
     path = tmp_path / "c.yaml"
     server = FakeBedrock() if name.startswith("boto3") else FakeProvider()
     with server, promptvcr.use_cassette(path, record_mode="record") as recording:
         recorded = calls(server.base_url)
     assert len(server.requests) == len(recording.played) == count  # each request on the wire, once
-    assert all(isinstance(text, str) and text.startswith("echo ") or text == "get_weather" for text in recorded)
+    assert all(
+        (isinstance(text, str) and text.startswith("echo ")) or text == "get_weather" for text in recorded
+    )
     with no_network(monkeypatch) as attempts, promptvcr.use_cassette(path) as replay:
         assert calls(OFFLINE) == recorded
     assert attempts == []
@@ -142,9 +164,11 @@ def test_records_then_replays_with_the_network_refused(name: str, tmp_path: Path
 
 
 @pytest.mark.parametrize("name", FRAMEWORKS)
-def test_an_unrecorded_request_fails_closed(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unrecorded_request_fails_closed(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls, _ = FRAMEWORKS[name]
-    with no_network(monkeypatch) as attempts, promptvcr.use_cassette(tmp_path / "empty.yaml") as cassette:
-        with pytest.raises(promptvcr.CassetteMiss):
-            calls(OFFLINE)
+    empty = promptvcr.use_cassette(tmp_path / "empty.yaml")
+    with no_network(monkeypatch) as attempts, empty as cassette, pytest.raises(promptvcr.CassetteMiss):
+        calls(OFFLINE)
     assert attempts == [] and len(cassette.missed) == 1

@@ -39,7 +39,10 @@ def _original(name: str) -> dict[str, Any]:
 
 def test_converse_replays_the_recorded_answer(bedrock: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     sent = json.loads(_original("test_stop_settings[bedrock].yaml")["request"]["body"])
-    with no_network(monkeypatch) as attempts, promptvcr.use_cassette(DATA / "test_stop_settings[bedrock].yaml") as c:
+    with (
+        no_network(monkeypatch) as attempts,
+        promptvcr.use_cassette(DATA / "test_stop_settings[bedrock].yaml") as c,
+    ):
         answer = bedrock.converse(modelId=MODEL, **sent)
     assert answer["output"]["message"]["content"] == [{"text": "The city of Paris"}]
     assert answer["usage"]["totalTokens"] == 29
@@ -48,7 +51,10 @@ def test_converse_replays_the_recorded_answer(bedrock: Any, monkeypatch: pytest.
 
 def test_converse_stream_replays_every_event(bedrock: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     sent = json.loads(_original("test_bedrock_model_stream.yaml")["request"]["body"])
-    with no_network(monkeypatch) as attempts, promptvcr.use_cassette(DATA / "test_bedrock_model_stream.yaml") as c:
+    with (
+        no_network(monkeypatch) as attempts,
+        promptvcr.use_cassette(DATA / "test_bedrock_model_stream.yaml") as c,
+    ):
         events = list(bedrock.converse_stream(modelId=MODEL, **sent)["stream"])
     text = "".join(e["contentBlockDelta"]["delta"]["text"] for e in events if "contentBlockDelta" in e)
     assert text.startswith("The capital of France is Paris.")

@@ -37,12 +37,17 @@ async def _reads(base: str) -> list[Any]:
             seen.append(len([line async for line in response.content]))
         async with session.get(f"{base}/raw/binary") as response:
             seen.append(await response.read() == bytes(range(256)))
-        async with session.post(f"{base}/v1/chat/completions", json={**CHAT, "messages": [{"role": "user", "content": "FAIL 429"}]}) as response:
+        async with session.post(
+            f"{base}/v1/chat/completions",
+            json={**CHAT, "messages": [{"role": "user", "content": "FAIL 429"}]},
+        ) as response:
             seen.append((response.status, response.headers.get("retry-after")))
     return seen
 
 
-def test_every_read_style_records_then_replays_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_read_style_records_then_replays_offline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "c.yaml"
     with FakeProvider() as fake, promptvcr.use_cassette(path, record_mode="record") as cassette:
         recorded = asyncio.run(_reads(fake.base_url))
@@ -53,7 +58,9 @@ def test_every_read_style_records_then_replays_offline(tmp_path: Path, monkeypat
     assert attempts == [] and {p.outcome for p in replay.played} == {"replayed"}
 
 
-def test_a_task_spawned_inside_the_block_is_intercepted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_task_spawned_inside_the_block_is_intercepted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     async def spawn() -> BaseException | None:
         async def call() -> None:
             async with aiohttp.ClientSession() as session:
@@ -62,7 +69,7 @@ def test_a_task_spawned_inside_the_block_is_intercepted(tmp_path: Path, monkeypa
         task = asyncio.get_running_loop().create_task(call())
         try:
             await task
-        except BaseException as error:  # noqa: BLE001 - the miss is what we look for
+        except BaseException as error:
             return error
         return None
 
@@ -73,9 +80,11 @@ def test_a_task_spawned_inside_the_block_is_intercepted(tmp_path: Path, monkeypa
 
 def test_a_stream_dropped_early_is_recorded_whole(tmp_path: Path) -> None:
     async def drop(base: str) -> None:
-        async with aiohttp.ClientSession() as session:
-            async with session.post(f"{base}/v1/chat/completions", json=STREAM) as response:
-                await response.content.readline()
+        async with (
+            aiohttp.ClientSession() as session,
+            session.post(f"{base}/v1/chat/completions", json=STREAM) as r,
+        ):
+            await r.content.readline()
         await asyncio.sleep(0.2)  # the recording finishes reading in the background
 
     path = tmp_path / "c.yaml"
@@ -88,11 +97,17 @@ def test_a_stream_dropped_early_is_recorded_whole(tmp_path: Path) -> None:
 async def _sdk_calls(base: str) -> list[Any]:
     """openai and anthropic with their aiohttp clients: httpx2 clients on an aiohttp transport."""
     seen: list[Any] = []
-    async with openai.AsyncOpenAI(api_key="sk-test", base_url=f"{base}/v1", http_client=openai.DefaultAioHttpClient()) as client:
+    async with openai.AsyncOpenAI(
+        api_key="sk-test", base_url=f"{base}/v1", http_client=openai.DefaultAioHttpClient()
+    ) as client:
         seen.append((await client.chat.completions.create(**CHAT)).choices[0].message.content)  # type: ignore[call-overload]
         stream = await client.chat.completions.create(**STREAM)  # type: ignore[call-overload]
-        seen.append("".join([chunk.choices[0].delta.content or "" async for chunk in stream if chunk.choices]))
-    async with anthropic.AsyncAnthropic(api_key="sk-ant-test", base_url=base, http_client=anthropic.DefaultAioHttpClient()) as claude:
+        seen.append(
+            "".join([chunk.choices[0].delta.content or "" async for chunk in stream if chunk.choices])
+        )
+    async with anthropic.AsyncAnthropic(
+        api_key="sk-ant-test", base_url=base, http_client=anthropic.DefaultAioHttpClient()
+    ) as claude:
         message = await claude.messages.create(model="claude", max_tokens=20, messages=CHAT["messages"])  # type: ignore[arg-type]
         seen.append(message.content[0].text)  # type: ignore[union-attr]
         async with claude.messages.stream(model="claude", max_tokens=20, messages=CHAT["messages"]) as events:  # type: ignore[arg-type]

@@ -93,7 +93,7 @@ def test_damaged_streams_are_kept_raw_not_decoded(damage: str) -> None:
 
 def test_a_frame_written_by_hand_gets_correct_checksums() -> None:
     (chunk,) = decode_body({"frames": [{"headers": {":event-type": "x"}, "json": {"a": 1}}]})
-    total, headers_length, prelude_crc = struct.unpack(">III", chunk[:12])
+    total, _, prelude_crc = struct.unpack(">III", chunk[:12])
     assert total == len(chunk) and prelude_crc == zlib.crc32(chunk[:8])
     assert struct.unpack(">I", chunk[-4:])[0] == zlib.crc32(chunk[:-4])
 

@@ -35,7 +35,9 @@ def _requests_calls(base: str) -> list[Any]:
     return seen
 
 
-def test_requests_and_urllib3_record_then_replay_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_requests_and_urllib3_record_then_replay_offline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "c.yaml"
     with FakeProvider() as fake, promptvcr.use_cassette(path, record_mode="record") as cassette:
         recorded = _requests_calls(fake.base_url)
@@ -52,7 +54,9 @@ def test_requests_and_urllib3_record_then_replay_offline(tmp_path: Path, monkeyp
 def test_a_response_closed_early_is_still_recorded_whole(tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
     with FakeProvider() as fake, promptvcr.use_cassette(path, record_mode="record"):
-        response = requests.post(f"{fake.base_url}/v1/chat/completions", json={**CHAT, "stream": True}, stream=True)
+        response = requests.post(
+            f"{fake.base_url}/v1/chat/completions", json={**CHAT, "stream": True}, stream=True
+        )
         next(response.iter_content(16))
         response.close()
     (interaction,) = _load(path)
@@ -64,20 +68,24 @@ def _load(path: Path) -> list[promptvcr.Interaction]:
         return cassette.interactions
 
 
-def test_a_miss_raises_in_the_caller_and_sends_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with no_network(monkeypatch) as attempts, promptvcr.use_cassette(tmp_path / "empty.yaml"):
-        with pytest.raises(promptvcr.CassetteMiss, match=r"POST http://127\.0\.0\.1:9/v1/chat"):
-            requests.post(f"{OFFLINE}/v1/chat/completions", json=CHAT)
+def test_a_miss_raises_in_the_caller_and_sends_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    miss = pytest.raises(promptvcr.CassetteMiss, match=r"POST http://127\.0\.0\.1:9/v1/chat")
+    with no_network(monkeypatch) as attempts, promptvcr.use_cassette(tmp_path / "empty.yaml"), miss:
+        requests.post(f"{OFFLINE}/v1/chat/completions", json=CHAT)
     assert attempts == []
 
 
-def test_a_request_from_a_worker_thread_is_intercepted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_request_from_a_worker_thread_is_intercepted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     errors: list[BaseException] = []
 
     def worker() -> None:
         try:
             requests.post(f"{OFFLINE}/v1/chat/completions", json=CHAT)
-        except BaseException as error:  # noqa: BLE001 - the thread reports what it got
+        except BaseException as error:
             errors.append(error)
 
     with no_network(monkeypatch) as attempts, promptvcr.use_cassette(tmp_path / "empty.yaml") as cassette:
@@ -112,7 +120,7 @@ def test_boto3_converse_and_converse_stream(tmp_path: Path, monkeypatch: pytest.
     with FakeBedrock() as fake, promptvcr.use_cassette(path, record_mode="record"):
         recorded = _bedrock_calls(_bedrock(fake.base_url))
     assert len(fake.requests) == 2
-    assert [list(event)[0] for event in recorded[2]][:2] == ["messageStart", "contentBlockDelta"]
+    assert [next(iter(event)) for event in recorded[2]][:2] == ["messageStart", "contentBlockDelta"]
     text = path.read_text()
     assert "frames:" in text and "SECRET-aws" not in text and "AKIDEXAMPLE" not in text
     with no_network(monkeypatch) as attempts, promptvcr.use_cassette(path) as replay:

@@ -37,7 +37,13 @@ _CRC = struct.Struct(">I")
 _MIN_FRAME = _PRELUDE.size + 2 * _CRC.size
 
 # Value types with a fixed-size integer encoding: stored as ``{name: value}``.
-_INTEGERS = {2: ("int8", ">b"), 3: ("int16", ">h"), 4: ("int32", ">i"), 5: ("int64", ">q"), 8: ("timestamp", ">q")}
+_INTEGERS = {
+    2: ("int8", ">b"),
+    3: ("int16", ">h"),
+    4: ("int32", ">i"),
+    5: ("int64", ">q"),
+    8: ("timestamp", ">q"),
+}
 _INTEGER_TYPES = {name: (code, fmt) for code, (name, fmt) in _INTEGERS.items()}
 _BYTES, _STRING, _UUID = 6, 7, 9
 

@@ -15,7 +15,12 @@ from .base import Handler, OnRecorded, Uninstall
 __all__ = ["INTERCEPTORS", "Handler", "OnRecorded", "Uninstall", "install_all"]
 
 #: Interceptor modules and what each needs: the HTTP library first, then its helpers.
-INTERCEPTORS = {"httpx2": ("httpx2",), "httpx": ("httpx", "respx"), "urllib3": ("urllib3",), "aiohttp": ("aiohttp",)}
+INTERCEPTORS = {
+    "httpx2": ("httpx2",),
+    "httpx": ("httpx", "respx"),
+    "urllib3": ("urllib3",),  # requests and botocore send through it
+    "aiohttp": ("aiohttp",),
+}
 
 
 def _installer(name: str) -> Callable[[Handler], Uninstall] | None:

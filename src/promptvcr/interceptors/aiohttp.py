@@ -19,8 +19,7 @@ application's session.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from http import HTTPStatus
 from typing import Any
 
@@ -159,7 +158,9 @@ class _Live:
     chunk as it arrives, and to the cassette once complete. A response the application
     drops early is still read to its end, so that the cassette holds the whole answer."""
 
-    def __init__(self, session: aiohttp.ClientSession, real: aiohttp.ClientResponse, on_recorded: OnRecorded) -> None:
+    def __init__(
+        self, session: aiohttp.ClientSession, real: aiohttp.ClientResponse, on_recorded: OnRecorded
+    ) -> None:
         self._session = session
         self._real = real
         self._on_recorded = on_recorded
@@ -177,10 +178,12 @@ class _Live:
                     protocol.feed(_chunk(data))
             # Recorded before the application can see the end of the body: once it has, it
             # may close the event loop, and this task with it.
-            self._on_recorded(Response(status=real.status, headers={k.lower(): v for k, v in headers}, chunks=chunks))
+            self._on_recorded(
+                Response(status=real.status, headers={k.lower(): v for k, v in headers}, chunks=chunks)
+            )
             if _has_body(real.method, real.status):
                 protocol.feed(b"0\r\n\r\n")
-        except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as error:
+        except (TimeoutError, aiohttp.ClientError, OSError) as error:
             if protocol.transport is not None:
                 protocol.connection_lost(error)  # the application sees the payload cut short
         finally:
@@ -215,7 +218,9 @@ async def _send_real(
     session = aiohttp.ClientSession(
         connector=connector, connector_owner=False, cookie_jar=aiohttp.DummyCookieJar(), trust_env=False
     )
-    headers = [(k, v) for k, v in req.headers.items() if k.lower() not in ("content-length", "transfer-encoding")]
+    headers = [
+        (k, v) for k, v in req.headers.items() if k.lower() not in ("content-length", "transfer-encoding")
+    ]
     try:
         with forwarding():
             real = await session.request(
@@ -229,7 +234,7 @@ async def _send_real(
                 proxy_headers=req.proxy_headers,
                 ssl=req.ssl,
                 server_hostname=req.server_hostname,
-                **({"timeout": timeout} if isinstance(timeout, aiohttp.ClientTimeout) else {}),
+                timeout=timeout if isinstance(timeout, aiohttp.ClientTimeout) else session.timeout,
                 skip_auto_headers=("User-Agent", "Content-Type", "Accept", "Accept-Encoding"),
             )
     except BaseException:
@@ -241,7 +246,9 @@ async def _send_real(
 def install(handler: Handler) -> Uninstall:
     original = BaseConnector.connect
 
-    async def connect(connector: BaseConnector, req: aiohttp.ClientRequest, *args: Any, **kwargs: Any) -> Connection:
+    async def connect(
+        connector: BaseConnector, req: aiohttp.ClientRequest, *args: Any, **kwargs: Any
+    ) -> Connection:
         if is_forwarding():
             return await original(connector, req, *args, **kwargs)
         content = await _body(req)
@@ -259,7 +266,7 @@ def install(handler: Handler) -> Uninstall:
         protocol.connection_made(_Transport())
         return _Connection(connector, req.connection_key, protocol, loop)
 
-    BaseConnector.connect = connect  # type: ignore[method-assign]
+    BaseConnector.connect = connect  # type: ignore[method-assign, assignment]
 
     def uninstall() -> None:
         BaseConnector.connect = original  # type: ignore[method-assign]

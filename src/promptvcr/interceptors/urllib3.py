@@ -12,6 +12,7 @@ pools, so neither needs a patch of its own (vcrpy patches each of them separatel
 from __future__ import annotations
 
 import functools
+import importlib.metadata
 import inspect
 from collections.abc import Callable, Iterable, Mapping
 from http import HTTPStatus
@@ -65,7 +66,9 @@ class _Chunks:
     """The file object behind a response promptvcr serves: one chunk (or less) per read,
     so a stream reaches the application event by event, as the server sent it."""
 
-    def __init__(self, next_chunk: Callable[[int | None], bytes], on_close: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self, next_chunk: Callable[[int | None], bytes], on_close: Callable[[], None] | None = None
+    ) -> None:
         self._next_chunk = next_chunk
         self._on_close = on_close
         self._pending = b""
@@ -150,14 +153,19 @@ class _Recorder:
 
 
 def _response(
-    source: _Chunks, status: int, headers: Iterable[tuple[str, str]], args: Mapping[str, Any], pool: Any, conn: Any
+    source: _Chunks,
+    status: int,
+    headers: Iterable[tuple[str, str]],
+    args: Mapping[str, Any],
+    pool: Any,
+    conn: Any,
 ) -> urllib3.HTTPResponse:
     try:
         reason = HTTPStatus(status).phrase
     except ValueError:
         reason = ""
     response = urllib3.HTTPResponse(
-        body=source,
+        body=source,  # type: ignore[arg-type]  # file-like enough: read, read1, close, closed
         headers=urllib3.HTTPHeaderDict(list(headers)),
         status=status,
         version=11,
@@ -176,9 +184,10 @@ def _response(
 
 
 def install(handler: Handler) -> Uninstall:
-    if int(urllib3.__version__.split(".")[0]) < 2:
+    version = importlib.metadata.version("urllib3")
+    if int(version.split(".")[0]) < 2:
         raise RuntimeError(
-            f"urllib3 {urllib3.__version__} is installed; promptvcr intercepts urllib3 2.x only, so "
+            f"urllib3 {version} is installed; promptvcr intercepts urllib3 2.x only, so "
             f"requests and boto3 traffic could reach the network unseen. Upgrade: pip install 'urllib3>=2'"
         )
     original = getattr(HTTPConnectionPool, URLLIB3_ATTEMPT_SEAM)
@@ -194,7 +203,9 @@ def install(handler: Handler) -> Uninstall:
         content = _body_bytes(call["body"])
         call["body"] = content if call["body"] is not None else None
         headers = {_text(k).lower(): _text(v) for k, v in (call["headers"] or {}).items()}
-        request = Request(method=call["method"], url=_url(pool, call["url"]), headers=headers, content=content)
+        request = Request(
+            method=call["method"], url=_url(pool, call["url"]), headers=headers, content=content
+        )
         decision = handler.handle(request)
         if isinstance(decision, Response):
             length = str(sum(len(chunk) for chunk in decision.chunks))
@@ -211,7 +222,9 @@ def install(handler: Handler) -> Uninstall:
             return real
         recorder = _Recorder(real, decision)
         plain = [(k, v) for k, v in real.headers.items() if k.lower() not in _WIRE_HEADERS]
-        response = _response(_Chunks(recorder.next_chunk, recorder.close), real.status, plain, call, pool, None)
+        response = _response(
+            _Chunks(recorder.next_chunk, recorder.close), real.status, plain, call, pool, None
+        )
         response.retries = real.retries
         return response
 
