@@ -32,8 +32,19 @@ REDACTED = "<redacted>"
 REQUEST_HEADERS = frozenset({"content-type", "accept", "anthropic-version", "anthropic-beta", "openai-beta"})
 
 #: Response headers written to a cassette: the ones SDKs read to parse a body or to retry.
+#: ``x-goog-upload-url``/``-status`` carry Google's resumable-upload session: google-genai
+#: reads them to send the file after the start request.
 RESPONSE_HEADERS = frozenset(
-    {"content-type", "content-disposition", "location", "retry-after", "retry-after-ms", "x-should-retry"}
+    {
+        "content-type",
+        "content-disposition",
+        "location",
+        "retry-after",
+        "retry-after-ms",
+        "x-should-retry",
+        "x-goog-upload-url",
+        "x-goog-upload-status",
+    }
 )
 
 #: Query parameters that carry credentials (Gemini's ``key=``, presigned AWS URLs, OAuth).
