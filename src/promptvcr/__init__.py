@@ -1,5 +1,6 @@
 """promptvcr: record real LLM SDK traffic once, replay it in tests offline and deterministic."""
 
+from . import faults
 from .cassettes import DEFAULT_RULES, Interaction, KeyParts, Play, Request, Response, Rule
 from .cassettes.normalize import drop_body_fields, drop_query_params
 from .errors import CassetteError, CassetteFormatError, CassetteMiss, CassetteWriteError
@@ -22,5 +23,6 @@ __all__ = [
     "Rule",
     "drop_body_fields",
     "drop_query_params",
+    "faults",
     "use_cassette",
 ]
