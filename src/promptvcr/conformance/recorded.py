@@ -31,7 +31,11 @@ class Clients:
 
 @dataclass(frozen=True, slots=True)
 class Recorded:
+    """One recorded interaction, and the ones after it (a driver whose SDK call spans two
+    requests, such as a resumable upload, reads the second request from there)."""
+
     interaction: Interaction
+    following: tuple[Interaction, ...] = ()
 
     @property
     def method(self) -> str:

@@ -23,7 +23,7 @@ _OPENAI_COMPATIBLE = (
     ".snowflakecomputing.com",
     "ollama.com",
     "localhost:11434",
-    "inference.heroku.com",
+    ".inference.heroku.com",
     ".api.aws",
 )
 
@@ -33,6 +33,9 @@ class Route:
     sdk: str
     driver: Driver | None = None
     skip: str = ""
+    #: The second request of an SDK call that the previous interaction's driver made
+    #: (a resumable upload's bytes): judged with that call.
+    continues_previous: bool = False
 
 
 def _driver(sdk: str) -> Driver:
@@ -93,6 +96,8 @@ def _sdk_for(rec: Recorded) -> tuple[str, str]:
 
 
 def route(rec: Recorded) -> Route:
+    if "upload_protocol=resumable" in rec.url:
+        return Route("google-genai", continues_previous=True)
     sdk, skip = _sdk_for(rec)
     if skip:
         return Route(sdk, skip=skip)

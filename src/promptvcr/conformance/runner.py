@@ -75,29 +75,29 @@ def _call(driver: Callable[[Recorded, Clients], Any], rec: Recorded, clients: Cl
         return _Result("crash", f"{type(error).__name__}: {error}")
 
 
-def _reference_clients(response: Response) -> Clients:
-    """Clients whose transport answers with the recorded response, bytes as recorded."""
+def _reference_clients(responses: list[Response]) -> Clients:
+    """Clients whose transport answers with the recorded responses, bytes as recorded, one
+    per request in recorded order (an SDK call may span several requests)."""
+    queue = list(responses)
 
-    def headers() -> list[tuple[str, str]]:
-        return list(response.headers.items())
+    def answer(module: Any) -> Callable[[Any], Any]:
+        def handler(_: Any) -> Any:
+            response = queue.pop(0) if len(queue) > 1 else queue[0]
+            return module.Response(
+                response.status, headers=list(response.headers.items()), content=response.content
+            )
+
+        return handler
 
     def httpx2_client() -> Any:
         import httpx2
 
-        return httpx2.Client(
-            transport=httpx2.MockTransport(
-                lambda _: httpx2.Response(response.status, headers=headers(), content=response.content)
-            )
-        )
+        return httpx2.Client(transport=httpx2.MockTransport(answer(httpx2)))
 
     def httpx_client() -> Any:
         import httpx
 
-        return httpx.Client(
-            transport=httpx.MockTransport(
-                lambda _: httpx.Response(response.status, headers=headers(), content=response.content)
-            )
-        )
+        return httpx.Client(transport=httpx.MockTransport(answer(httpx)))
 
     return Clients(httpx2=httpx2_client, httpx=httpx_client)
 
@@ -131,13 +131,15 @@ def run_cassette(
     if report.error is not None or report.output is None:
         return [Outcome(provider, name, -1, "", "not-imported", report.error or "not written")]
     outcomes = [Outcome(provider, name, -1, "", "not-imported", reason) for reason in report.skipped]
-    recs = [Recorded(i) for i in report.interactions]
+    interactions = report.interactions
+    recs = [Recorded(i, tuple(interactions[n + 1 :])) for n, i in enumerate(interactions)]
     routes = [route(rec) for rec in recs]
     references = [
-        _call(r.driver, rec, _reference_clients(rec.interaction.response)) if r.driver else None
-        for rec, r in zip(recs, routes, strict=True)
+        _call(r.driver, rec, _reference_clients([i.response for i in interactions[n:]])) if r.driver else None
+        for n, (rec, r) in enumerate(zip(recs, routes, strict=True))
     ]
-    options: dict[str, Any] = {"record_mode": "replay"}
+    # Every recorded request is replayed, OAuth token exchanges and telemetry included.
+    options: dict[str, Any] = {"record_mode": "replay", "ignore_hosts": (), "passthrough_hosts": ()}
     if rules is not None:
         options["rules"] = tuple(rules)
     replays: list[_Result | None] = []
@@ -147,6 +149,13 @@ def run_cassette(
     for index, (rec, r, reference, replayed) in enumerate(
         zip(recs, routes, references, replays, strict=True)
     ):
+        if r.continues_previous and outcomes:
+            previous = outcomes[-1]
+            reason = f"sent by the SDK call of interactions[{index - 1}]" + (
+                f"; {previous.reason}" if previous.reason else ""
+            )
+            outcomes.append(Outcome(provider, name, index, r.sdk, previous.status, reason))
+            continue
         if r.driver is None or reference is None or replayed is None:
             outcomes.append(Outcome(provider, name, index, r.sdk, "skipped", r.skip))
             continue

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..cassettes.redact import redact_json_fields
 from .recorded import Clients, Recorded, split_kwargs
 
 __all__ = ["drive_cohere", "drive_groq", "drive_huggingface", "drive_mistral", "drive_plain_http"]
@@ -36,6 +37,10 @@ def drive_plain_http(rec: Recorded, clients: Clients) -> Any:
         response = client.request(
             rec.method, rec.url, content=request.content or None, headers=request.headers
         )
+        if "json" in response.headers.get("content-type", ""):
+            # JSON is stored parsed and replayed compactly: its meaning is what must match.
+            # Credential fields (an OAuth token answer) are redacted in the cassette by design.
+            return {"status": response.status_code, "json": redact_json_fields(response.json())}
         return {"status": response.status_code, "content": response.content.hex()}
 
 
@@ -74,9 +79,8 @@ def drive_huggingface(rec: Recorded, clients: Clients) -> Any:
     if http_client is not None:
         huggingface_hub.set_client_factory(lambda: http_client)
     try:
-        client = huggingface_hub.InferenceClient(
-            base_url=rec.base_url("/chat/completions"), api_key="hf_conformance"
-        )
+        # The full URL: huggingface_hub appends nothing to a URL that ends with /chat/completions.
+        client = huggingface_hub.InferenceClient(base_url=rec.url, api_key="hf_conformance")
         body = dict(rec.json_body)
         stream = bool(body.pop("stream", False))
         kwargs = split_kwargs(client.chat_completion, body)

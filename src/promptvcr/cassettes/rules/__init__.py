@@ -5,6 +5,7 @@ Each rule's docstring names the real case it exists for. Rules marked with
 """
 
 from .binary import base64_digests
+from .google import google_empty_config, google_field_names, google_repeated_tools, google_schema_types
 from .ids import tool_call_ids
 from .provider import anthropic_beta_query, default_tool_type, drop_seed, vertex_project_location
 from .select import (
@@ -27,6 +28,10 @@ __all__ = [
     "edit_rules",
     "family_of",
     "for_families",
+    "google_empty_config",
+    "google_field_names",
+    "google_repeated_tools",
+    "google_schema_types",
     "nfc_text",
     "rule_name",
     "rules_for",
