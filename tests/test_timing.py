@@ -20,6 +20,8 @@ from sdk_calls import OFFLINE, openai_async, openai_client
 
 import promptvcr
 from promptvcr.cassettes import fileformat
+from promptvcr.cassettes.eventstream import CONTENT_TYPE as EVENT_STREAM
+from promptvcr.cassettes.eventstream import encode_frame
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cassettes.sse import decode_events, event_ends
 from promptvcr.cassettes.timing import Timing, pace_factor, stored_offsets
@@ -221,3 +223,17 @@ def test_a_broken_timing_names_the_interaction_and_the_problem(
     path.write_text(text.replace("timing: {headers: 0.1, chunks: [0.0, 0.1]}", f"timing: {timing}"))
     with pytest.raises(promptvcr.CassetteFormatError, match=rf"interactions\[0\]\.response\.{message}"):
         fileformat.loads(path.read_text(), path)
+
+
+def test_aws_event_stream_frames_get_one_offset_each(tmp_path: Path) -> None:
+    frames = [encode_frame({"headers": {":event-type": "delta"}, "json": {"n": n}}) for n in range(3)]
+    received = [frames[0] + frames[1][:5], frames[1][5:], frames[2]]  # split as the network does
+    response = Response(200, {"content-type": EVENT_STREAM}, received, Timing(0.1, (0.01, 0.02, 0.03)))
+    path = tmp_path / "bedrock.yaml"
+    interaction = Interaction(
+        Request("POST", "https://bedrock-runtime.us-east-1.amazonaws.com/model/m/x"), response
+    )
+    path.write_text(fileformat.dumps([fileformat.interaction_to_data(interaction)], path))
+    (loaded,) = fileformat.loads(path.read_text(), path)
+    assert loaded.response.chunks == frames
+    assert loaded.response.timing == Timing(0.1, (0.01, 0.02, 0.03))

@@ -104,14 +104,28 @@ def stored_offsets(
     return tuple(offsets)
 
 
-def timing_to_data(timing: Timing, received: Sequence[bytes], *, events: bool) -> dict[str, Any]:
+def _frame_ends(content: bytes) -> list[int]:
+    """Where each AWS event-stream frame ends: a frame starts with its total length (4 bytes)."""
+    ends, at = [], 0
+    while at + 4 <= len(content):
+        at += max(4, int.from_bytes(content[at : at + 4], "big"))
+        ends.append(min(at, len(content)))
+    return ends
+
+
+def timing_to_data(timing: Timing, received: Sequence[bytes], *, body_key: str) -> dict[str, Any]:
     """The stored form: ``{headers: s, chunks: [s, ...]}``, one offset per stored chunk.
 
-    ``events`` says the body is stored as a list of SSE events (one chunk per event);
-    any other body is stored, and replayed, as a single chunk.
+    ``body_key`` is how the body is stored (see :mod:`.bodies`): ``events`` and ``frames``
+    replay one chunk per event or frame; any other body replays as a single chunk.
     """
     content = b"".join(received)
-    ends = event_ends(content) if events else ([len(content)] if content else [])
+    if body_key == "events":
+        ends = event_ends(content)
+    elif body_key == "frames":
+        ends = _frame_ends(content)
+    else:
+        ends = [len(content)] if content else []
     offsets = stored_offsets(timing, received, ends)
     stored = Timing(timing.headers, offsets).rounded()
     data: dict[str, Any] = {"headers": stored.headers}
