@@ -237,3 +237,11 @@ def test_aws_event_stream_frames_get_one_offset_each(tmp_path: Path) -> None:
     (loaded,) = fileformat.loads(path.read_text(), path)
     assert loaded.response.chunks == frames
     assert loaded.response.timing == Timing(0.1, (0.01, 0.02, 0.03))
+
+
+def test_incomplete_measurements_keep_only_the_time_to_headers(tmp_path: Path) -> None:
+    path = tmp_path / "partial.yaml"
+    interaction = stream_interaction(Timing(0.25, (0.0,)))  # two chunks, one measurement
+    path.write_text(fileformat.dumps([fileformat.interaction_to_data(interaction)], path))
+    assert "timing: {headers: 0.25}" in path.read_text()
+    assert stored_timing(path) == Timing(0.25, ())

@@ -97,7 +97,9 @@ def interaction_to_data(
     body = _body_data(resp.content, resp.content_type, events=resp.is_event_stream)
     response.update(body)
     if resp.timing is not None:
-        response["timing"] = timing_to_data(resp.timing, resp.chunks, body_key=next(iter(body), ""))
+        response["timing"] = timing_to_data(
+            resp.timing, resp.chunks, body_key=next(iter(body), ""), stored_chunks=len(decode_body(body))
+        )
     return {"request": request, "response": response}
 
 
