@@ -26,8 +26,20 @@ an interceptor only does three things, each a call into this module:
    ``ConnectTimeout`` / ``ReadTimeout`` / ``ChunkedEncodingError``.) Use :func:`describe`
    for the message, so every library says the same thing.
 
+An interceptor that writes the wire bytes itself and lets its library parse them (the
+aiohttp one) may carry out ``disconnect`` by ending its fake connection after
+``break_after`` chunks, without the terminating chunk: the library then raises its own
+error, as for a real disconnect. Either way the chunks to serve are ``response.chunks``
+(a malformed event is already in them) and the breakage comes from ``response.playback``.
+
 When ``response.playback`` is ``None`` (no timing requested, no fault fired) none of
 this runs: the interceptor serves ``response.chunks`` as they are.
+
+Recording timing is the other half, also one helper: create a
+:class:`~promptvcr.cassettes.timing.TimingRecorder` just before sending the real request,
+call ``headers_arrived()`` when the response headers are in, ``chunk_arrived()`` after
+each body chunk is read, and pass ``timing=recorder.timing()`` to the recorded
+:class:`~promptvcr.Response` (see ``_httpx_family.RecordingStream``).
 
 Sleeps use the real clock: ``time.sleep`` in sync code, ``anyio.sleep`` in async code
 (asyncio or trio; plain ``asyncio.sleep`` when anyio is not installed).
