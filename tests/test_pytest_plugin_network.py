@@ -11,6 +11,8 @@ proves the guard let an allowed host through.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from test_pytest_plugin import chat, make_suite, run, write_cassette
 
@@ -130,9 +132,10 @@ def test_block_network_blocks_every_way_out_and_names_the_host(pytester: pytest.
         assert f"promptvcr blocked a network connection to {host} (port {port}): {reason}" in output
         assert f"To let this host through, run pytest with --allowed-hosts={host}; " in output
     assert output.count("promptvcr blocked a network connection to api.example.com") == 3
-    result.stdout.fnmatch_lines(
-        ["*_ test_urllib _*", "promptvcr blocked a network connection to api.example.com*"]
-    )
+    failures = _failure_sections(result)
+    blocked = "promptvcr blocked a network connection to api.example.com"
+    assert failures["test_urllib"].startswith(f"{blocked} (port 80)")  # the message, no traceback
+    assert failures["test_asyncio"].startswith(f"{blocked} (port 443)")
     assert "Traceback" not in output and "urllib/request.py" not in output
 
 
@@ -205,10 +208,9 @@ def test_a_recording_test_may_reach_the_network_even_with_block_network(pytester
     )
     result = run(pytester, "--block-network", "--record-mode=record")
     result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines(["*_ test_records _*", "*SAFETY NET: 192.0.2.10*"])
-    result.stdout.fnmatch_lines(
-        ["*_ test_plain _*", "promptvcr blocked a network connection to api.example.com*"]
-    )
+    failures = _failure_sections(result)
+    assert "SAFETY NET: 192.0.2.10" in failures["test_records"]
+    assert "promptvcr blocked a network connection to api.example.com" in failures["test_plain"]
 
 
 def test_the_guard_is_removed_after_each_test(pytester: pytest.Pytester) -> None:
@@ -229,3 +231,48 @@ def test_the_guard_is_removed_after_each_test(pytester: pytest.Pytester) -> None
         """,
     )
     run(pytester).assert_outcomes(passed=2)
+
+
+def test_subdomains_of_allowed_hosts_and_the_cassettes_passthrough_hosts_go_through(
+    pytester: pytest.Pytester,
+) -> None:
+    _suite(
+        pytester,
+        test_app="""
+        import socket
+        import pytest
+
+        @pytest.mark.promptvcr
+        def test_oauth_token_endpoint():  # a passthrough host of every cassette by default
+            socket.create_connection(("oauth2.googleapis.com", 443), timeout=1)
+
+        @pytest.mark.promptvcr(passthrough_hosts=())
+        def test_no_passthrough_hosts():
+            socket.create_connection(("oauth2.googleapis.com", 443), timeout=1)
+
+        @pytest.mark.promptvcr
+        def test_subdomain():
+            socket.create_connection(("api.example.com", 443), timeout=1)
+        """,
+    )
+    result = run(pytester, "--allowed-hosts=example.com")
+    result.assert_outcomes(failed=3)
+    failures = _failure_sections(result)
+    assert "SAFETY NET: 192.0.2.10" in failures["test_oauth_token_endpoint"]
+    assert "blocked a network connection to oauth2.googleapis.com" in failures["test_no_passthrough_hosts"]
+    assert "SAFETY NET: 192.0.2.10" in failures["test_subdomain"]
+
+
+def _failure_sections(result: pytest.RunResult) -> dict[str, str]:
+    """The failure report of each test, by test name."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in result.stdout.lines:
+        match = re.fullmatch(r"_+ (\S+) _+", line)
+        if match:
+            current = sections.setdefault(match.group(1), [])
+        elif line.startswith("=") and current is not None:
+            current = None
+        elif current is not None:
+            current.append(line)
+    return {name: "\n".join(lines) for name, lines in sections.items()}

@@ -233,7 +233,9 @@ def cassette(request: pytest.FixtureRequest, promptvcr_config: Mapping[str, Any]
     try:
         if active.record_mode is RecordMode.REPLAY:
             reason = f"this test replays {shown} (record mode replay), so it must not need the network"
-            with network.blocked(settings.allowed_hosts, reason=reason):
+            # The cassette's passthrough hosts (OAuth token endpoints) reach the network in every mode.
+            allowed = (*settings.allowed_hosts, *active.background.passthrough)
+            with network.blocked(allowed, reason=reason):
                 yield active
         else:
             yield active

@@ -74,7 +74,8 @@ class _Policy:
         self._lock = threading.Lock()
 
     def allows(self, host: str) -> bool:
-        if is_loopback(host) or host.lower().rstrip(".") in self._names:
+        name = host.lower().rstrip(".")
+        if is_loopback(name) or any(name == known or name.endswith(f".{known}") for known in self._names):
             return True
         address = _ip(host)
         with self._lock:
@@ -100,7 +101,8 @@ def _host_text(host: object) -> str | None:
 def blocked(allowed_hosts: Iterable[str] = (), *, reason: str) -> Iterator[None]:
     """Within the block, connecting outside loopback and ``allowed_hosts`` raises :class:`NetworkBlocked`.
 
-    ``reason`` completes the message: why this test may not use the network.
+    An allowed name allows its subdomains too. ``reason`` completes the message: why this
+    test may not use the network.
     """
     policy = _Policy(allowed_hosts, reason)
     original_getaddrinfo = socket.getaddrinfo
