@@ -153,9 +153,7 @@ def _upload(client: Any, rec: Recorded, store: str) -> Any:
 
     metadata = rec.json_body
     content = rec.following[0].request.content if rec.following else b""
-    config = {"mime_type": metadata.get("mimeType") or metadata.get("mime_type")}
-    if "displayName" in metadata:
-        config["display_name"] = metadata["displayName"]
+    config = {re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower(): value for key, value in metadata.items()}
     return client.file_search_stores.upload_to_file_search_store(
         file_search_store_name=store, file=io.BytesIO(content), config=config
     )
