@@ -74,6 +74,9 @@ def _multipart(content: bytes, content_type: str) -> Any:
         if part.filename is None:
             with contextlib.suppress(UnicodeDecodeError):
                 value = part.content.decode("utf-8")
+            if "json" in part.content_type:  # a JSON part by meaning, as a JSON body
+                with contextlib.suppress(ValueError, RecursionError):
+                    value = json.loads(part.content, parse_float=_number)
         entry: dict[str, Any] = {"name": part.name, "value": value}
         if part.filename is not None:
             entry["filename"] = part.filename
