@@ -27,11 +27,12 @@ from .cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS
 from .cassettes.rules import default_rules
 from .cassettes.tape import Tape
 from .cassettes.timing import Pace, pace_factor
-from .errors import CassetteMiss, CassetteWriteError
+from .errors import CassetteMiss, CassetteSecretError, CassetteWriteError
 from .faults.plan import FaultFired, FaultPlan, answer_for, break_answer, paced
 from .faults.spec import Fault
 from .interceptors import OnRecorded
 from .modes import RecordMode, resolve_record_mode
+from .secrets_scan import scan_data, secret_message
 
 __all__ = ["Cassette", "use_cassette"]
 
@@ -84,6 +85,7 @@ class Cassette:
         self._tape = Tape(rules=self.rules)
         self._file_exists = False
         self._recorded: list[Interaction] = []
+        self._unfinished: dict[int, Request] = {}  # sent to record, response not complete yet
         self._lock = threading.Lock()
         self._active = False
 
@@ -146,9 +148,12 @@ class Cassette:
                 self.missed.append(request)
                 raise self._miss(request, key)
 
+        self._unfinished[id(request)] = request
+
         def on_recorded(response: Response) -> None:
             interaction = Interaction(request, response)
             with self._lock:
+                self._unfinished.pop(id(request), None)
                 self._tape.append(key, interaction)
                 self._recorded.append(interaction)
                 self.played.append(Play(request, "recorded", response))
@@ -197,6 +202,7 @@ class Cassette:
         self._fault_plan = FaultPlan(self.faults) if self.faults else None
         self.background_hosts = {}
         self._recorded = []
+        self._unfinished = {}
         interactions: list[Interaction] = []
         self._file_exists = False
         if self.record_mode.reads_cassette or self.record_mode is RecordMode.REWRITE:
@@ -222,6 +228,8 @@ class Cassette:
     def _stop(self, body_raised: bool) -> None:
         self._active = False
         _stack.deactivate(self)
+        if self._unfinished and not body_raised:
+            self._warn_unfinished()
         try:
             self._save(body_raised)
         except CassetteWriteError as error:
@@ -229,21 +237,41 @@ class Cassette:
                 raise
             warnings.warn(str(error), RuntimeWarning, stacklevel=3)
 
+    def _warn_unfinished(self) -> None:
+        """A response the code neither read to the end nor closed cannot be recorded whole."""
+        requests = "\n".join(f"  {r.method} {r.url}" for r in self._unfinished.values())
+        warnings.warn(
+            f"promptvcr: {len(self._unfinished)} response(s) recorded into {self.path} were neither read "
+            f"to the end nor closed before the cassette exited, so they were not written:\n{requests}\n"
+            f"Close the response (use the SDK's stream as a context manager) or read it fully.",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+
     def _save(self, body_raised: bool) -> None:
         mode = self.record_mode
         if mode is RecordMode.RECORD and self._recorded:
+            recorded = self._checked_data()
             # Appending under the lock to what is on disk now: other processes may have
             # recorded into the same cassette meanwhile, and nothing they wrote is lost.
             with storage.cassette_lock(self.path):
                 text = storage.read_text(self.path)
                 stored = fileformat.load_document(text, self.path) if text is not None else []
-                stored.extend(self._to_data(i) for i in self._recorded)
+                stored.extend(recorded)
                 storage.write_atomic(self.path, fileformat.dumps(stored, self.path))
         elif mode is RecordMode.REWRITE and not body_raised:
             # A body that failed half-way would replace a full cassette with part of one.
+            data = self._checked_data()
             with storage.cassette_lock(self.path):
-                data = [self._to_data(i) for i in self._recorded]
                 storage.write_atomic(self.path, fileformat.dumps(data, self.path))
+
+    def _checked_data(self) -> list[dict[str, Any]]:
+        """The stored form of what was recorded, refused whole if any field looks like a secret."""
+        data = [self._to_data(i) for i in self._recorded]
+        findings = [f for index, item in enumerate(data) for f in scan_data(item, f"interactions[+{index}]")]
+        if findings:
+            raise CassetteSecretError(secret_message(self.path, findings), path=self.path)
+        return data
 
     def _to_data(self, interaction: Interaction) -> dict[str, Any]:
         return fileformat.interaction_to_data(
