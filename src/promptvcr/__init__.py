@@ -3,7 +3,7 @@
 from . import faults
 from .cassettes import DEFAULT_RULES, Interaction, KeyParts, Play, Request, Response, Rule
 from .cassettes.normalize import drop_body_fields, drop_query_params
-from .errors import CassetteError, CassetteFormatError, CassetteMiss, CassetteWriteError
+from .errors import CassetteError, CassetteFormatError, CassetteMiss, CassetteSecretError, CassetteWriteError
 from .modes import RecordMode
 from .use import Cassette, use_cassette
 
@@ -13,6 +13,7 @@ __all__ = [
     "CassetteError",
     "CassetteFormatError",
     "CassetteMiss",
+    "CassetteSecretError",
     "CassetteWriteError",
     "Interaction",
     "KeyParts",

@@ -18,6 +18,7 @@ __all__ = ["COMMANDS", "main"]
 COMMANDS: dict[str, tuple[str, str]] = {
     "explain": ("explain", "print each interaction's key input, to see why requests match or not"),
     "import-vcr": ("import_vcr", "convert vcrpy cassettes into promptvcr cassettes"),
+    "scan": ("scan", "look for API keys, tokens and private keys in cassettes; exit 1 on findings"),
 }
 
 

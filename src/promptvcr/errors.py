@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["CassetteError", "CassetteFormatError", "CassetteMiss", "CassetteWriteError"]
+__all__ = ["CassetteError", "CassetteFormatError", "CassetteMiss", "CassetteSecretError", "CassetteWriteError"]
 
 
 class CassetteMiss(BaseException):
@@ -45,3 +45,7 @@ class CassetteFormatError(CassetteError):
 
 class CassetteWriteError(CassetteError):
     """A cassette could not be written; the file on disk is left as it was."""
+
+
+class CassetteSecretError(CassetteWriteError):
+    """A recording holds something shaped like a credential; the cassette was not written."""

@@ -268,7 +268,7 @@ class Cassette:
     def _checked_data(self) -> list[dict[str, Any]]:
         """The stored form of what was recorded, refused whole if any field looks like a secret."""
         data = [self._to_data(i) for i in self._recorded]
-        findings = [f for index, item in enumerate(data) for f in scan_data(item, f"interactions[+{index}]")]
+        findings = [f for index, item in enumerate(data) for f in scan_data(item, f"recorded[{index}]")]
         if findings:
             raise CassetteSecretError(secret_message(self.path, findings), path=self.path)
         return data
