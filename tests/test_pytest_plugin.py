@@ -7,6 +7,7 @@ runs point it at a port where nothing listens, recording runs at the loopback fa
 
 from __future__ import annotations
 
+import contextlib
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -14,9 +15,7 @@ from typing import Any
 import pytest
 from fake_provider import FakeProvider
 
-# Imported here, once: pytester's in-process runs drop the modules each run imports, and
-# importing the SDK again in every run would cost seconds.
-import openai  # noqa: F401  # isort: skip
+import openai  # isort: skip
 
 from promptvcr.cassettes import fileformat
 from promptvcr.pytest_plugin.naming import MAX_NAME_LENGTH, cassette_file_name
@@ -76,6 +75,21 @@ def write_cassette(path: Path, *interactions: dict[str, Any]) -> Path:
 #: Plugins the inner runs do not need: they import (and assertion-rewrite) hundreds of
 #: modules again in every in-process run, which made each run take seconds.
 QUIET = ("-p", "no:hypothesispytest", "-p", "no:langsmith_plugin")
+
+
+def _import_the_sdk_stack() -> None:
+    """Import every module an SDK call imports lazily (httpcore2, h11, ...), before any pytester.
+
+    pytester drops the modules imported after it was set up. Imported again by a later
+    run, ``httpcore2`` would raise exception classes that ``httpx2`` (imported once, with
+    openai) no longer recognises; and importing the stack in every run costs seconds.
+    """
+    client = openai.OpenAI(api_key="sk-none", base_url=OFFLINE, max_retries=0)
+    with contextlib.suppress(openai.APIConnectionError):
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "warm up"}])
+
+
+_import_the_sdk_stack()
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
@@ -493,3 +507,30 @@ def test_a_recording_that_holds_a_secret_fails_and_does_not_print_it(
         ]
     )
     assert secret not in result.stdout.str()
+
+
+def test_a_module_with_a_cassette_fixture_of_its_own_keeps_it(pytester: pytest.Pytester) -> None:
+    make_suite(
+        pytester,
+        test_app="""
+        import openai
+        import pytest
+        from llm import ask
+
+        @pytest.fixture
+        def cassette():
+            return "the module's own"
+
+        def test_own_fixture(cassette):
+            assert cassette == "the module's own"
+            with pytest.raises(openai.APIConnectionError):
+                ask("hello")  # no promptvcr cassette is active
+
+        @pytest.mark.promptvcr
+        def test_marker_still_works(cassette):
+            assert cassette == "the module's own"
+            assert ask("hello") == "Hi!"
+        """,
+    )
+    write_cassette(pytester.path / "cassettes/test_app/test_marker_still_works.yaml", chat("hello", "Hi!"))
+    run(pytester).assert_outcomes(passed=2)
