@@ -1,97 +1,68 @@
-"""The message of a miss: which request, which recorded one is nearest, and what differs.
+"""The message of a miss, and the fuzzy match: the nearest recorded request and what differs.
 
-Nothing here runs unless a request misses, so it may be as thorough as it likes.
+The message reads like a code review: the nearest recorded request (same endpoint first,
+then the fewest differing fields), each differing field by JSON path with long texts as a
+word diff, then the other recorded requests to the same endpoint. Nothing here runs
+unless a request misses.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Sequence
+import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .diffs import Candidate, Difference, candidates, describe, differences, show
 from .models import Interaction, Request
-from .normalize import KeyParts, Rule, apply_rules, key_parts
+from .normalize import Rule, key_parts
 
-__all__ = ["Difference", "differences", "miss_message", "nearest"]
+__all__ = ["FuzzyMatch", "differences", "fuzzy_match", "miss_message", "nearest"]
 
-_MISSING = object()
 _MAX_SHOWN = 8
-
-
-@dataclass(frozen=True, slots=True)
-class Difference:
-    path: str
-    recorded: Any
-    sent: Any
-
-
-def _walk(path: str, recorded: Any, sent: Any) -> Iterator[Difference]:
-    if isinstance(recorded, dict) and isinstance(sent, dict):
-        for key in sorted({*recorded, *sent}, key=str):
-            child = f"{path}.{key}" if path else str(key)
-            yield from _walk(child, recorded.get(key, _MISSING), sent.get(key, _MISSING))
-    elif isinstance(recorded, (list, tuple)) and isinstance(sent, (list, tuple)):
-        for i in range(max(len(recorded), len(sent))):
-            left = recorded[i] if i < len(recorded) else _MISSING
-            right = sent[i] if i < len(sent) else _MISSING
-            yield from _walk(f"{path}[{i}]", left, right)
-    elif recorded != sent or type(recorded) is not type(sent):
-        yield Difference(path or "body", recorded, sent)
-
-
-def _apply(request: Request, rules: Sequence[Rule]) -> KeyParts:
-    return apply_rules(request, rules)
-
-
-def differences(recorded: Request, sent: Request, rules: Sequence[Rule]) -> list[Difference]:
-    """The fields, by JSON path, in which two requests' keys differ."""
-    left, right = _apply(recorded, rules), _apply(sent, rules)
-    found = []
-    if left.method != right.method:
-        found.append(Difference("method", left.method, right.method))
-    if left.path != right.path:
-        found.append(Difference("path", left.path, right.path))
-    if left.query != right.query:
-        found.append(Difference("query", dict(left.query), dict(right.query)))
-    found.extend(_walk("", left.body, right.body))
-    return found
+_MAX_OTHERS = 5
+#: JSON path segments under which a string is the text of a message (a prompt, not a setting).
+_TEXT_CONTAINERS = ("messages", "contents", "input", "system", "systemInstruction", "instructions", "prompt")
 
 
 def nearest(
     sent: Request, interactions: Sequence[Interaction], rules: Sequence[Rule]
 ) -> tuple[int, list[Difference]] | None:
     """The recorded request closest to ``sent``: same endpoint first, then fewest differing fields."""
-    best: tuple[tuple[int, int], int, list[Difference]] | None = None
-    for position, interaction in enumerate(interactions):
-        diffs = differences(interaction.request, sent, rules)
-        endpoint_differs = any(d.path in ("method", "path") for d in diffs)
-        score = (int(endpoint_differs), len(diffs))
-        if best is None or score < best[0]:
-            best = (score, position, diffs)
-    return None if best is None else (best[1], best[2])
-
-
-def _show(value: Any, limit: int = 70) -> str:
-    if value is _MISSING:
-        return "(absent)"
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    found = candidates(sent, interactions, rules)
+    return (found[0].position, found[0].diffs) if found else None
 
 
 def _summary(request: Request) -> str:
-    parts = key_parts(request)
-    body = parts.body
+    body = key_parts(request).body
     if isinstance(body, dict):
         fields = [f"model={body['model']}"] if "model" in body else []
         messages = body.get("messages") or body.get("contents") or body.get("input")
         if isinstance(messages, list) and messages:
-            fields.append(f"{len(messages)} messages, last: {_show(messages[-1], 90)}")
+            fields.append(f"{len(messages)} messages, last: {show(messages[-1], 90)}")
         elif messages is not None:
-            fields.append(f"input: {_show(messages, 90)}")
-        return ", ".join(fields) or _show(body, 100)
-    return "(no body)" if body is None else _show(body, 100)
+            fields.append(f"input: {show(messages, 90)}")
+        return ", ".join(fields) or show(body, 100)
+    return "(no body)" if body is None else show(body, 100)
+
+
+def _review(best: Candidate, others: list[Candidate]) -> list[str]:
+    recorded = best.interaction.request
+    lines = [f"Nearest recorded request: interactions[{best.position}] {recorded.method} {recorded.url}"]
+    lines.append("  differs at (recorded -> sent):")
+    lines.extend(f"    {describe(d)}" for d in best.diffs[:_MAX_SHOWN])
+    if len(best.diffs) > _MAX_SHOWN:
+        rest = ", ".join(d.path for d in best.diffs[_MAX_SHOWN:])
+        lines.append(f"    ... and {len(best.diffs) - _MAX_SHOWN} more: {rest}")
+    same_endpoint = [c for c in others if c.same_endpoint]
+    if same_endpoint and best.same_endpoint:
+        shown = same_endpoint[:_MAX_OTHERS]
+        lines.append("Other recorded requests to this endpoint (differing fields):")
+        lines.extend(f"  interactions[{c.position}]: {', '.join(d.path for d in c.diffs)}" for c in shown)
+        if len(same_endpoint) > len(shown):
+            lines.append(f"  ... and {len(same_endpoint) - len(shown)} more")
+    return lines
 
 
 def miss_message(
@@ -117,18 +88,69 @@ def miss_message(
     lines.append(f"  request: {request.method} {request.url}")
     lines.append(f"  body:    {_summary(request)}")
     if file_exists and not times_recorded:
-        found = nearest(request, interactions, rules)
-        if found is None:
+        found = candidates(request, interactions, rules)
+        if not found:
             lines.append("The cassette holds no interactions.")
         else:
-            position, diffs = found
-            recorded = interactions[position].request
-            lines.append(f"Nearest recorded request: interactions[{position}] {recorded.method} {recorded.url}")
-            lines.append("  differs at (recorded -> sent):")
-            lines.extend(f"    {d.path}: {_show(d.recorded)} -> {_show(d.sent)}" for d in diffs[:_MAX_SHOWN])
-            if len(diffs) > _MAX_SHOWN:
-                lines.append(f"    ... and {len(diffs) - _MAX_SHOWN} more: " + ", ".join(d.path for d in diffs[_MAX_SHOWN:]))
+            lines.extend(_review(found[0], found[1:]))
     lines.append("To record it, run again with PROMPTVCR_RECORD_MODE=record (pytest: --record-mode=record).")
     if times_recorded:
         lines.append("If the code may repeat this call, pass allow_playback_repeats=True to replay the last answer.")
     return "\n".join(lines)
+
+
+# Fuzzy matching -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FuzzyMatch:
+    """A recorded interaction that differs from the sent request only in message text."""
+
+    position: int
+    similarity: float
+    diffs: list[Difference]
+
+    def warning(self, path: Path, request: Request) -> str:
+        lines = [
+            f"promptvcr: fuzzy match in {path}: {request.method} {request.url} was not recorded; replaying "
+            f"interactions[{self.position}], whose message text is {self.similarity:.0%} similar.",
+            "  differs at (recorded -> sent):",
+        ]
+        lines.extend(f"    {describe(d)}" for d in self.diffs)
+        lines.append("Record the cassette again (PROMPTVCR_RECORD_MODE=record) when the new prompt is intended.")
+        return "\n".join(lines)
+
+
+def _is_message_text(diff: Difference) -> bool:
+    segments = diff.path.replace("[", ".[").split(".")
+    return (
+        isinstance(diff.recorded, str)
+        and isinstance(diff.sent, str)
+        and bool(segments)
+        and segments[0] in _TEXT_CONTAINERS
+    )
+
+
+def _similarity(diffs: list[Difference]) -> float:
+    recorded = "\n".join(str(d.recorded) for d in diffs)
+    sent = "\n".join(str(d.sent) for d in diffs)
+    matcher = difflib.SequenceMatcher(None, recorded, sent, autojunk=False)
+    return matcher.ratio()
+
+
+def fuzzy_match(
+    sent: Request, interactions: Sequence[Interaction], rules: Sequence[Rule], threshold: float, *, skip: Any = ()
+) -> FuzzyMatch | None:
+    """The nearest interaction (not in ``skip``) that differs from ``sent`` only in message
+    text, with the changed text at least ``threshold`` similar (0..1); ``None`` otherwise."""
+    for candidate in candidates(sent, interactions, rules):
+        if candidate.position in skip:
+            continue
+        if not candidate.diffs or not all(_is_message_text(d) for d in candidate.diffs):
+            return None  # the nearest differs in more than text: nothing is close enough
+        similarity = _similarity(candidate.diffs)
+        if similarity < threshold:
+            return None
+        return FuzzyMatch(candidate.position, similarity, candidate.diffs)
+    return None
+
