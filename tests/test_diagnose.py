@@ -61,7 +61,10 @@ def head(path: Path, body: str) -> str:
 TAIL = "To record it, run again with PROMPTVCR_RECORD_MODE=record (pytest: --record-mode=record)."
 
 
-SUMMARY = '1 messages, last: {"role": "user", "content": "You are a travel assistant. Using only the attached notes,...'
+SUMMARY = (
+    '1 messages, last: {"role": "user", "content": "You are a travel assistant. '
+    "Using only the attached notes,..."
+)
 
 
 def test_a_changed_prompt_shows_a_word_diff_at_its_json_path(cassette: Path, provider: Any) -> None:
@@ -72,8 +75,8 @@ def test_a_changed_prompt_shows_a_word_diff_at_its_json_path(cassette: Path, pro
         head(cassette, f"model=gpt-4o, {SUMMARY}")
         + f"Nearest recorded request: interactions[0] POST {recorded_url}\n"
         "  differs at (recorded -> sent):\n"
-        "    messages[0].content: ...briefly: what is the capital of [-France,-]{+Spain,+} and which river runs "
-        "through it?...\n"
+        "    messages[0].content: ...briefly: what is the capital of [-France,-]{+Spain,+} "
+        "and which river runs through it?...\n"
         "Other recorded requests to this endpoint (differing fields):\n"
         "  interactions[1]: messages[0].content, model\n" + TAIL
     )

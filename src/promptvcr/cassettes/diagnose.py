@@ -95,7 +95,9 @@ def miss_message(
             lines.extend(_review(found[0], found[1:]))
     lines.append("To record it, run again with PROMPTVCR_RECORD_MODE=record (pytest: --record-mode=record).")
     if times_recorded:
-        lines.append("If the code may repeat this call, pass allow_playback_repeats=True to replay the last answer.")
+        lines.append(
+            "If the code may repeat this call, pass allow_playback_repeats=True to replay the last answer."
+        )
     return "\n".join(lines)
 
 
@@ -117,7 +119,7 @@ class FuzzyMatch:
             "  differs at (recorded -> sent):",
         ]
         lines.extend(f"    {describe(d)}" for d in self.diffs)
-        lines.append("Record the cassette again (PROMPTVCR_RECORD_MODE=record) when the new prompt is intended.")
+        lines.append("Record the cassette again (PROMPTVCR_RECORD_MODE=record) if the new text is intended.")
         return "\n".join(lines)
 
 
@@ -139,7 +141,12 @@ def _similarity(diffs: list[Difference]) -> float:
 
 
 def fuzzy_match(
-    sent: Request, interactions: Sequence[Interaction], rules: Sequence[Rule], threshold: float, *, skip: Any = ()
+    sent: Request,
+    interactions: Sequence[Interaction],
+    rules: Sequence[Rule],
+    threshold: float,
+    *,
+    skip: Any = (),
 ) -> FuzzyMatch | None:
     """The nearest interaction (not in ``skip``) that differs from ``sent`` only in message
     text, with the changed text at least ``threshold`` similar (0..1); ``None`` otherwise."""
@@ -153,4 +160,3 @@ def fuzzy_match(
             return None
         return FuzzyMatch(candidate.position, similarity, candidate.diffs)
     return None
-

@@ -83,8 +83,8 @@ def candidates(sent: Request, interactions: Sequence[Interaction], rules: Sequen
     then the fewest differing fields, then recorded order."""
     sent_parts = apply_rules(sent, rules)
     found = [
-        Candidate(position, interaction, _parts_differences(apply_rules(interaction.request, rules), sent_parts))
-        for position, interaction in enumerate(interactions)
+        Candidate(position, i, _parts_differences(apply_rules(i.request, rules), sent_parts))
+        for position, i in enumerate(interactions)
     ]
     return sorted(found, key=lambda c: (not c.same_endpoint, len(c.diffs), c.position))
 
