@@ -18,6 +18,10 @@ __all__ = ["COMMANDS", "main"]
 COMMANDS: dict[str, tuple[str, str]] = {
     "explain": ("explain", "print each interaction's key input, to see why requests match or not"),
     "import-vcr": ("import_vcr", "convert vcrpy cassettes into promptvcr cassettes"),
+    "ls": ("ls", "list cassettes: interactions, providers, models, streamed, size, age, tokens"),
+    "show": ("show", "print a cassette's conversation as a person reads it"),
+    "stats": ("stats", "tokens and requests per provider and model across cassettes"),
+    "prune": ("prune", "remove the cassettes and interactions the last test run did not use"),
     "scan": ("scan", "look for API keys, tokens and private keys in cassettes; exit 1 on findings"),
 }
 

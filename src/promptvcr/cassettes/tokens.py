@@ -1,0 +1,88 @@
+"""Tokens in a recorded answer, read from the provider's own ``usage`` fields.
+
+The summary reports what a replaying suite did not spend. Each provider reports usage in
+its own shape, and streams report it cumulatively in several events, so the largest value
+seen for each count is the answer's total:
+
+* OpenAI chat: ``usage.prompt_tokens`` / ``completion_tokens`` (streams: the last chunk,
+  when ``stream_options.include_usage`` asked for it);
+* OpenAI responses: ``usage.input_tokens`` / ``output_tokens`` (streams: ``response.usage``);
+* Anthropic: ``usage.input_tokens`` (+ cache reads and writes) / ``output_tokens``
+  (streams: ``message_start.message.usage`` then ``message_delta.usage``);
+* Gemini: ``usageMetadata.promptTokenCount`` / ``candidatesTokenCount`` (+ ``thoughtsTokenCount``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ..cassettes.models import Response
+from ..cassettes.sse import parse_events
+
+__all__ = ["Tokens", "tokens_of"]
+
+_INPUT = ("prompt_tokens", "input_tokens", "promptTokenCount")
+_INPUT_EXTRA = ("cache_creation_input_tokens", "cache_read_input_tokens")
+_OUTPUT = ("completion_tokens", "output_tokens", "candidatesTokenCount")
+_OUTPUT_EXTRA = ("thoughtsTokenCount",)
+
+
+@dataclass(frozen=True, slots=True)
+class Tokens:
+    input: int = 0
+    output: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.input + self.output
+
+    def __add__(self, other: Tokens) -> Tokens:
+        return Tokens(self.input + other.input, self.output + other.output)
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _count(usage: dict[str, Any], names: tuple[str, ...]) -> int:
+    return sum(usage[name] for name in names if _is_count(usage.get(name)))
+
+
+def _first(usage: dict[str, Any], names: tuple[str, ...]) -> int:
+    for name in names:
+        if _is_count(usage.get(name)):
+            return int(usage[name])
+    return 0
+
+
+def _usages(value: Any) -> list[dict[str, Any]]:
+    """The usage mappings in one JSON body or event: top level, or in the message/response it wraps."""
+    if not isinstance(value, dict):
+        return []
+    found = [u for u in (value.get("usage"), value.get("usageMetadata")) if isinstance(u, dict)]
+    for wrapper in ("message", "response"):
+        inner = value.get(wrapper)
+        if isinstance(inner, dict) and isinstance(inner.get("usage"), dict):
+            found.append(inner["usage"])
+    return found
+
+
+def _bodies(response: Response) -> list[Any]:
+    try:
+        if response.is_event_stream:
+            return [event.get("data") for event in parse_events(response.content.decode("utf-8"))]
+        return [json.loads(response.content)]
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return []
+
+
+def tokens_of(response: Response) -> Tokens:
+    """The tokens one answer consumed, as its provider reported them; zero when it did not."""
+    input_tokens = output_tokens = 0
+    for body in _bodies(response):
+        for usage in _usages(body):
+            input_tokens = max(input_tokens, _first(usage, _INPUT) + _count(usage, _INPUT_EXTRA))
+            output_tokens = max(output_tokens, _first(usage, _OUTPUT) + _count(usage, _OUTPUT_EXTRA))
+    return Tokens(input_tokens, output_tokens)

@@ -1,0 +1,105 @@
+"""``promptvcr show PATH``: a cassette's conversations as a person reads them.
+
+Each interaction shows what was sent (messages, tools offered, tool results) and what came
+back, a streamed answer reassembled from its events; ``--raw`` adds the events or body as
+recorded, for when the reassembly is the thing in doubt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from rich.console import Console
+from rich.text import Text
+
+from ..cassettes import fileformat, storage
+from ..cassettes.models import Interaction
+from ..cassettes.sse import parse_events
+from ..conversation import Turn, answer_turns, request_turns
+from ..errors import CassetteError
+from ..inventory import summarize_interaction
+from . import _output
+
+HELP = "print a cassette's conversation as a person reads it"
+
+_STYLES = {
+    "user": "cyan",
+    "assistant": "green",
+    "thinking": "dim",
+    "tool call": "yellow",
+    "tool result": "yellow",
+}
+
+
+def _turn(turn: Turn) -> Text:
+    text = Text("  ")
+    text.append(f"{turn.role}: ", style=f"bold {_STYLES.get(turn.role, '')}".strip())
+    text.append(turn.text)
+    return text
+
+
+def _raw(interaction: Interaction) -> list[str]:
+    response = interaction.response
+    if response.is_event_stream:
+        events = parse_events(response.content.decode("utf-8", "replace"))
+        return [f"    {json.dumps(event, ensure_ascii=False)}" for event in events]
+    return [f"    {response.content.decode('utf-8', 'replace')}"]
+
+
+def render(out: Console, position: int, interaction: Interaction, *, raw: bool) -> None:
+    request, response = interaction.request, interaction.response
+    summary = summarize_interaction(interaction)
+    out.print(Text(f"interactions[{position}] {request.method} {request.url}", style="bold"))
+    if summary.streamed:
+        count = len(parse_events(response.content.decode("utf-8", "replace")))
+        streamed = f"streamed, {count} events"
+    else:
+        streamed = "not streamed"
+    figures = [summary.provider, summary.model or "-", f"status {response.status}", streamed]
+    figures.append(f"tokens {summary.tokens.input:,} in, {summary.tokens.output:,} out")
+    out.print("  " + " | ".join(figures))
+    for turn in request_turns(request):
+        out.print(_turn(turn))
+    out.print("  --- answer ---")
+    for turn in answer_turns(response):
+        out.print(_turn(turn))
+    if raw:
+        out.print("  --- raw " + ("events ---" if summary.streamed else "body ---"))
+        for line in _raw(interaction):
+            out.print(line, markup=False, soft_wrap=True)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", type=Path, help="cassette file")
+    parser.add_argument("--interaction", "-i", type=int, metavar="N", help="show only interactions[N]")
+    parser.add_argument(
+        "--raw", action="store_true", help="also print the response as recorded (events or body)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    out = _output.console()
+    try:
+        text = storage.read_text(args.path)
+        if text is None:
+            raise CassetteError(f"Cassette {args.path} does not exist.", path=args.path)
+        interactions = fileformat.loads(text, args.path)
+    except CassetteError as error:
+        out.print(str(error), markup=False)
+        return 1
+    chosen = list(enumerate(interactions))
+    if args.interaction is not None:
+        if not 0 <= args.interaction < len(interactions):
+            out.print(
+                f"promptvcr show: {args.path} has {len(interactions)} interaction(s), "
+                f"numbered 0 to {len(interactions) - 1}; there is no interactions[{args.interaction}]."
+            )
+            return 1
+        chosen = [chosen[args.interaction]]
+    for number, (position, interaction) in enumerate(chosen):
+        if number:
+            out.print()
+        render(out, position, interaction, raw=args.raw)
+    return 0
