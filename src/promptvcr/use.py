@@ -20,7 +20,7 @@ from typing import Any, ParamSpec, TypeVar, overload
 from . import _stack
 from .background import DEFAULT_IGNORE_HOSTS, DEFAULT_PASSTHROUGH_HOSTS, BackgroundHosts
 from .cassettes import fileformat, storage
-from .cassettes.diagnose import miss_message
+from .cassettes.diagnose import FuzzyMatchWarning, fuzzy_match, fuzzy_threshold, miss_message
 from .cassettes.models import Interaction, Play, Request, Response
 from .cassettes.normalize import Rule
 from .cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS
@@ -57,6 +57,7 @@ class Cassette:
         record_mode: RecordMode | str | None = None,
         allow_playback_repeats: bool = False,
         rules: Sequence[Rule] | None = None,
+        fuzzy: bool | float = False,
         request_headers: Iterable[str] = REQUEST_HEADERS,
         response_headers: Iterable[str] = RESPONSE_HEADERS,
         ignore_hosts: Iterable[str] = DEFAULT_IGNORE_HOSTS,
@@ -75,6 +76,7 @@ class Cassette:
         self.record_mode = RecordMode.REPLAY
         self.allow_playback_repeats = allow_playback_repeats
         self.rules = tuple(rules) if rules is not None else default_rules()
+        self.fuzzy = fuzzy_threshold(fuzzy)
         self.request_headers = frozenset(h.lower() for h in request_headers)
         self.response_headers = frozenset(h.lower() for h in response_headers)
         self.played: list[Play] = []
@@ -139,6 +141,8 @@ class Cassette:
                 if fired is not None and (broken := self._break(fired, key)) is not None:
                     return broken
                 interaction = self._tape.play(key, allow_repeats=self.allow_playback_repeats)
+                if interaction is None and self.fuzzy and mode is RecordMode.REPLAY:
+                    interaction = self._fuzzy(request)
                 if interaction is not None:
                     self.played.append(Play(request, "replayed", interaction.response))
                     if self._pace is None:
@@ -178,6 +182,17 @@ class Cassette:
             self.faults_fired.append(fired)
             self.played.append(Play(fired.request, "fault", broken))
         return broken
+
+    def _fuzzy(self, request: Request) -> Interaction | None:
+        """Under the lock: the unplayed interaction whose message text is close enough, after
+        a warning that lists the diff; ``None`` when none is (the request then misses)."""
+        match = fuzzy_match(
+            request, self._tape.interactions, self.rules, self.fuzzy, skip=self._tape.played_positions
+        )
+        if match is None:
+            return None
+        warnings.warn(FuzzyMatchWarning(match.warning(self.path, request)), stacklevel=2)
+        return self._tape.play_position(match.position)
 
     def _miss(self, request: Request, key: str) -> CassetteMiss:
         message = miss_message(
@@ -304,6 +319,7 @@ class Cassette:
             record_mode=self._requested_mode,
             allow_playback_repeats=self.allow_playback_repeats,
             rules=self.rules,
+            fuzzy=self.fuzzy,
             request_headers=self.request_headers,
             response_headers=self.response_headers,
             ignore_hosts=self.background.ignore,
@@ -340,6 +356,7 @@ def use_cassette(
     record_mode: RecordMode | str | None = None,
     allow_playback_repeats: bool = False,
     rules: Sequence[Rule] | None = None,
+    fuzzy: bool | float = False,
     request_headers: Iterable[str] = REQUEST_HEADERS,
     response_headers: Iterable[str] = RESPONSE_HEADERS,
     ignore_hosts: Iterable[str] = DEFAULT_IGNORE_HOSTS,
@@ -352,7 +369,10 @@ def use_cassette(
     ``record_mode`` defaults to ``$PROMPTVCR_RECORD_MODE``, else ``replay``. A path
     ending in ``.json`` is written as JSON, any other as YAML. ``rules`` decide what makes
     two requests the same (default: :func:`~promptvcr.default_rules`, which is
-    :data:`DEFAULT_RULES` unless changed with :func:`~promptvcr.set_default_rules`); ``request_headers`` and
+    :data:`DEFAULT_RULES` unless changed with :func:`~promptvcr.set_default_rules`). ``fuzzy``
+    (off by default; ``True`` for a similarity of 0.8, or a threshold from 0 to 1) replays, with
+    a :class:`FuzzyMatchWarning` listing the diff, a recorded request that differs from a
+    missing one only in message text that similar. ``request_headers`` and
     ``response_headers`` are the headers written to the file (credentials never are).
     Requests to ``ignore_hosts`` (telemetry exporters by default) are answered locally with
     an empty ``204``; requests to ``passthrough_hosts`` (OAuth token endpoints by default)
@@ -369,6 +389,7 @@ def use_cassette(
         record_mode=record_mode,
         allow_playback_repeats=allow_playback_repeats,
         rules=rules,
+        fuzzy=fuzzy,
         request_headers=request_headers,
         response_headers=response_headers,
         ignore_hosts=ignore_hosts,

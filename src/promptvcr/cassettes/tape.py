@@ -64,6 +64,22 @@ class Tape:
         self._played[positions[turn]] = True
         return self.interactions[positions[turn]]
 
+    def play_position(self, position: int) -> Interaction:
+        """Play one interaction chosen by position (a fuzzy match): it counts as played, and
+        when it was next in line for its key, that key moves on to the following one."""
+        self._played[position] = True
+        for key, positions in self._index.items():
+            if position in positions:
+                turn = self._next.get(key, 0)
+                if turn < len(positions) and positions[turn] == position:
+                    self._next[key] = turn + 1
+                break
+        return self.interactions[position]
+
+    @property
+    def played_positions(self) -> frozenset[int]:
+        return frozenset(i for i, played in enumerate(self._played) if played)
+
     def times_recorded(self, key: str) -> int:
         return len(self._index.get(key, ()))
 
