@@ -3,37 +3,40 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
+from os import PathLike
 from pathlib import Path
 
 from ..cassettes import fileformat, storage
-from ..cassettes.normalize import DEFAULT_RULES, key_parts, request_key
+from ..cassettes.explain import explain_interactions
+from ..cassettes.keyparts import Rule
+from ..cassettes.rules import default_rules
 from ..errors import CassetteError
 
 HELP = "print each interaction's key input, to see why requests match or not"
 
 
-def explain(path: Path) -> str:
-    """The key input of every interaction in a cassette, one block per interaction."""
+def explain(path: str | PathLike[str], rules: Sequence[Rule] | None = None, *, full: bool = False) -> str:
+    """The key input of every interaction in a cassette, one block per interaction, after
+    ``rules`` (the current default rules when omitted)."""
+    path = Path(path)
     text = storage.read_text(path)
     if text is None:
-        raise CassetteError(f"Cassette {path} does not exist.", path=path)
-    blocks = []
-    for position, interaction in enumerate(fileformat.loads(text, path)):
-        parts = key_parts(interaction.request)
-        for rule in DEFAULT_RULES:
-            parts = rule(parts)
-        key = request_key(interaction.request, DEFAULT_RULES)
-        blocks.append(f"interactions[{position}] key {key}\n  {parts.canonical()}")
-    return "\n".join(blocks)
+        raise CassetteError(f"Cassette {path} does not exist. Check the path, or record it first.", path=path)
+    interactions = fileformat.loads(text, path)
+    if not interactions:
+        return f"{path} holds no interactions."
+    return explain_interactions(interactions, default_rules() if rules is None else rules, full=full)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", type=Path, help="cassette file")
+    parser.add_argument("--full", action="store_true", help="show long strings whole")
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        print(explain(args.path))
+        print(explain(args.path, full=args.full))
     except CassetteError as error:
         print(error)
         return 1
