@@ -534,3 +534,57 @@ def test_a_module_with_a_cassette_fixture_of_its_own_keeps_it(pytester: pytest.P
     )
     write_cassette(pytester.path / "cassettes/test_app/test_marker_still_works.yaml", chat("hello", "Hi!"))
     run(pytester).assert_outcomes(passed=2)
+
+
+def test_a_miss_inside_a_task_group_still_fails_with_the_miss_message(pytester: pytest.Pytester) -> None:
+    make_suite(
+        pytester,
+        test_app="""
+        import asyncio
+        import pytest
+        from llm import ask
+
+        @pytest.mark.promptvcr
+        def test_group():
+            async def main():
+                async with asyncio.TaskGroup() as group:
+                    group.create_task(asyncio.to_thread(ask, "never recorded"))
+
+            asyncio.run(main())
+        """,
+    )
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["*_ test_group _*", "promptvcr: cassette */cassettes/test_app/test_group.yaml does not exist*"]
+    )
+
+
+def test_rewrite_keeps_the_old_cassette_when_the_test_fails(pytester: pytest.Pytester) -> None:
+    with FakeProvider() as fake:
+        make_suite(
+            pytester,
+            test_app=f"""
+            import pytest
+            from llm import ask
+
+            @pytest.mark.promptvcr
+            def test_fails():
+                ask("hello", base_url="{fake.openai_base_url}")
+                assert False, "the code under test broke"
+
+            @pytest.mark.promptvcr
+            def test_passes():
+                ask("hello", base_url="{fake.openai_base_url}")
+            """,
+        )
+        old = {
+            name: write_cassette(
+                pytester.path / f"cassettes/test_app/{name}.yaml", chat("old", "old")
+            ).read_text()
+            for name in ("test_fails", "test_passes")
+        }
+        run(pytester, "--record-mode=rewrite").assert_outcomes(failed=1, passed=1)
+    assert (pytester.path / "cassettes/test_app/test_fails.yaml").read_text() == old["test_fails"]
+    rewritten = (pytester.path / "cassettes/test_app/test_passes.yaml").read_text()
+    assert rewritten != old["test_passes"] and "content: hello" in rewritten

@@ -190,7 +190,10 @@ def _settings(item: pytest.Item, config: Mapping[str, Any], options: Options) ->
         classes = [node.name for node in item.listchain() if isinstance(node, pytest.Class)]
         cassette_path = default_cassette_path(item.path, item.name, classes, directory)
     cassette_options = {k: v for k, v in config.items() if k not in _CONFIG_ONLY} | marker_kwargs
-    allowed = (*options.allowed_hosts, *config.get("allowed_hosts", ()))
+    configured_hosts = config.get("allowed_hosts", ())
+    if isinstance(configured_hosts, str):
+        configured_hosts = configured_hosts.split(",")
+    allowed = (*options.allowed_hosts, *(host.strip() for host in configured_hosts))
     return _Settings(cassette_path, mode, allowed, cassette_options)
 
 
@@ -236,6 +239,8 @@ def _promptvcr_cassette(
     shown = _shown(request.config, settings.path)
     # Entered and left by hand, not with ``with``: pytest does not throw a failed test into
     # its fixtures, and the cassette must know (rewrite keeps the old file when the test failed).
+    if _FAILED in item.stash:  # a rerun of the same item starts clean
+        del item.stash[_FAILED]
     active.__enter__()
     item.stash[_ACTIVE] = active
     try:
@@ -340,11 +345,22 @@ def pytest_runtest_makereport(
     excinfo = call.excinfo
     if excinfo is not None and report.failed and call.when in ("setup", "call"):
         item.stash[_FAILED] = excinfo.value
-    if excinfo is not None and isinstance(excinfo.value, (CassetteMiss, NetworkBlocked)):
-        report.longrepr = failure_text(item, excinfo)
+    if excinfo is not None and (cause := _own_error(excinfo.value)) is not None:
+        report.longrepr = failure_text(item, excinfo, cause)
     elif call.when == "call" and report.passed:
         _report_unused(item, report)
     return report
+
+
+def _own_error(error: BaseException) -> BaseException | None:
+    """A miss or a blocked connection, also from inside an exception group (task groups)."""
+    if isinstance(error, (CassetteMiss, NetworkBlocked)):
+        return error
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            if (found := _own_error(inner)) is not None:
+                return found
+    return None
 
 
 def _report_unused(item: pytest.Item, report: pytest.TestReport) -> None:

@@ -27,8 +27,13 @@ def _is_under(path: Path, directories: tuple[Path, ...]) -> bool:
     return any(path.is_relative_to(directory) for directory in directories)
 
 
-def failure_text(item: pytest.Item, excinfo: pytest.ExceptionInfo[BaseException]) -> str:
-    """The exception's message, then the test's and the application's frames that led to it."""
+def failure_text(
+    item: pytest.Item, excinfo: pytest.ExceptionInfo[BaseException], error: BaseException
+) -> str:
+    """``error``'s message, then the test's and the application's frames that led to it.
+
+    ``error`` is the exception itself, or the one found inside the exception group raised.
+    """
     libraries = _library_dirs()
     root = item.config.rootpath
     frames = []
@@ -40,7 +45,7 @@ def failure_text(item: pytest.Item, excinfo: pytest.ExceptionInfo[BaseException]
         statement = str(entry.statement).strip().splitlines()
         code = f": {statement[0].strip()}" if statement else ""
         frames.append(f"  {shown}:{entry.lineno + 1} in {entry.name}{code}")
-    text = str(excinfo.value)
+    text = str(error)
     if frames:
         text += "\nSent from:\n" + "\n".join(frames[-_MAX_FRAMES:])
     return text
