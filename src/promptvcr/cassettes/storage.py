@@ -62,8 +62,12 @@ def cassette_lock(path: Path, timeout: float = 60.0) -> Iterator[None]:
         yield
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` in one step; on any failure the old file stays as it was."""
+def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
+    """Replace ``path`` with ``text`` in one step; on any failure the old file stays as it was.
+
+    ``durable=False`` skips the fsyncs: still atomic, but a power cut may lose the new file.
+    For bulk conversions (``import-vcr``) that write a fresh folder and can simply be rerun.
+    """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -77,7 +81,8 @@ def write_atomic(path: Path, text: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         try:
             os.chmod(tmp, path.stat().st_mode & 0o777)
         except FileNotFoundError:
@@ -92,6 +97,8 @@ def write_atomic(path: Path, text: str) -> None:
                 path=path,
             ) from error
         raise
+    if not durable:
+        return
     with contextlib.suppress(OSError):
         dir_fd = os.open(path.parent, os.O_RDONLY)
         try:
