@@ -159,7 +159,8 @@ def import_vcr(
             for i in file_report.interactions
         ]
         try:
-            storage.write_atomic(target, fileformat.dumps(data, target))
+            # Atomic per file; no fsync per file: a fresh output folder, rerun if the machine dies.
+            storage.write_atomic(target, fileformat.dumps(data, target), durable=False)
         except CassetteWriteError as error:
             file_report.error = str(error)
             continue
