@@ -319,7 +319,7 @@ class Cassette:
             record_mode=self._requested_mode,
             allow_playback_repeats=self.allow_playback_repeats,
             rules=self.rules,
-            fuzzy=self.fuzzy,
+            fuzzy=self.fuzzy or False,  # 0.0 is "off", which the fuzzy= argument spells False
             request_headers=self.request_headers,
             response_headers=self.response_headers,
             ignore_hosts=self.background.ignore,
