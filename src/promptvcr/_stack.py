@@ -9,12 +9,13 @@ too, instead of reaching the network unseen (a context variable would miss it).
 from __future__ import annotations
 
 import threading
-from typing import Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from .cassettes.models import Request, Response
 from .interceptors import OnRecorded, Uninstall, install_all
 
-__all__ = ["activate", "deactivate"]
+__all__ = ["activate", "deactivate", "watch"]
 
 
 class _Active(Protocol):
@@ -24,6 +25,21 @@ class _Active(Protocol):
 _lock = threading.RLock()
 _stack: list[_Active] = []
 _uninstall: Uninstall | None = None
+#: Called with each cassette as it exits (the pytest plugin's usage record); rarely any.
+_watchers: list[Callable[[Any], None]] = []
+
+
+def watch(callback: Callable[[Any], None]) -> Callable[[], None]:
+    """Call ``callback(cassette)`` whenever a cassette exits; returns the function that stops it."""
+    with _lock:
+        _watchers.append(callback)
+
+    def stop() -> None:
+        with _lock:
+            if callback in _watchers:
+                _watchers.remove(callback)
+
+    return stop
 
 
 class _Dispatcher:
@@ -47,6 +63,10 @@ def deactivate(cassette: _Active) -> None:
         if cassette in _stack:
             # Remove this one even when cassettes exit out of order (async tasks).
             del _stack[len(_stack) - 1 - _stack[::-1].index(cassette)]
-        if not _stack and _uninstall is not None:
-            _uninstall, uninstall = None, _uninstall
+        uninstall = _uninstall if not _stack else None
+        if uninstall is not None:
+            _uninstall = None
             uninstall()
+        watchers = list(_watchers)
+    for callback in watchers:
+        callback(cassette)

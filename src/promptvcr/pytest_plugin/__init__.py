@@ -107,6 +107,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="what a passing test whose cassette holds unplayed interactions gets: "
         "ignore, warn (default) or fail.",
     )
+    group.addoption(
+        "--drift-report",
+        default=None,
+        metavar="FILE",
+        help="write every request that missed its cassette, with its diff, to FILE at the end of the run, "
+        "with the command that re-records exactly those tests.",
+    )
 
 
 def _options(config: pytest.Config) -> Options:
@@ -129,6 +136,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "from a cassette; without a path, cassettes/<module>/<test>.yaml beside the test file.",
     )
     config.stash[_STATE] = _State(_options(config))
+    from .tracking import Tracker  # the usage record (promptvcr prune) and --drift-report
+
+    drift_report = config.getoption("--drift-report")
+    drift_path = config.invocation_params.dir / drift_report if drift_report else None
+    config.pluginmanager.register(Tracker(config, drift_path), "promptvcr-tracking")
 
 
 # Which cassette, in which mode -------------------------------------------------------------

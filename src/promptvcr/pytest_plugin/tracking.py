@@ -1,0 +1,150 @@
+"""What a run did with every cassette: the usage record for ``promptvcr prune``, and the drift report.
+
+Every cassette is seen as it exits (:func:`promptvcr._stack.watch`), whether a test opened it
+through the marker, the ``cassette`` fixture or ``use_cassette`` itself, so a cassette a
+test uses directly is never mistaken for an unused one. Under pytest-xdist each worker
+sends what it saw to the controller, which writes one record and one report.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from ..usage import RECORD_PATH, CassetteUsage, UsageRecord
+from .drift import DriftEntry, drift_entries, write_report
+from .naming import default_cassette_path
+
+if TYPE_CHECKING:
+    from ..use import Cassette
+
+__all__ = ["Tracker"]
+
+_WORKER_OUTPUT = "promptvcr_usage"
+
+
+def _parts(arg: str) -> tuple[str, bool]:
+    """An argument's path, and whether it names tests inside a file (``file.py::test``)."""
+    path, _, rest = arg.partition("::")
+    return path, bool(rest)
+
+
+class Tracker:
+    """A pytest plugin object, registered by the promptvcr plugin in ``pytest_configure``."""
+
+    def __init__(self, config: pytest.Config, drift_report: Path | None) -> None:
+        from .. import _stack
+
+        self.config = config
+        self.record = UsageRecord()
+        self.drift_report = drift_report
+        self.drift: list[DriftEntry] = []
+        self._item: pytest.Item | None = None
+        self._stop_watching = _stack.watch(self._seen)
+        self._check_selection()
+
+    # What the run covers ----------------------------------------------------------------
+
+    def _incomplete(self, reason: str) -> None:
+        if reason not in self.record.incomplete:
+            self.record.incomplete.append(reason)
+
+    def _check_selection(self) -> None:
+        """A run of whole folders covers every test in them; a run of single files or tests does not."""
+        for arg in self.config.args:
+            path, names_tests = _parts(arg)
+            if names_tests or not (self.config.invocation_params.dir / path).is_dir():
+                self._incomplete(f"it ran only {arg}")
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self._incomplete("tests were deselected (-k, -m, --deselect or --lf)")
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self._incomplete("some test files could not be collected")
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
+        self._item = item
+        self.record.test_dirs = sorted({*self.record.test_dirs, str(item.path.parent.resolve())})
+        try:
+            return (yield)
+        finally:
+            self._item = None
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.failed:
+            self._incomplete("tests failed")
+        elif report.skipped and self._item is not None:
+            self._protect(self._item)
+
+    def _protect(self, item: pytest.Item) -> None:
+        """A skipped test's cassettes: its marker's path, or its module's default folder."""
+        marker = item.get_closest_marker("promptvcr")
+        path = marker.args[0] if marker is not None and marker.args else None
+        if marker is not None and path is None:
+            path = marker.kwargs.get("path")
+        if path is not None:
+            self.record.protected.append(str((item.path.parent / str(path)).resolve()))
+        option = self.config.getoption("--cassette-dir")
+        directory = self.config.invocation_params.dir / option if option else None
+        folder = default_cassette_path(item.path, item.name, (), directory).parent
+        self.record.protected = sorted({*self.record.protected, str(folder.resolve())})
+
+    # Cassettes, as they exit --------------------------------------------------------------
+
+    def _seen(self, cassette: Cassette) -> None:
+        interactions = cassette.interactions
+        if cassette.record_mode.reads_cassette:
+            unplayed = {id(interaction) for interaction in cassette.unplayed}
+            positions = [i for i, interaction in enumerate(interactions) if id(interaction) in unplayed]
+        else:
+            positions = []  # rewritten or passed through: the whole file is in use
+        self.record.use(str(cassette.path.resolve()), CassetteUsage(len(interactions), positions))
+        if self.drift_report is not None and cassette.missed:
+            nodeid = self._item.nodeid if self._item is not None else ""
+            self.drift.extend(drift_entries(cassette, nodeid, self.config.rootpath))
+
+    # The end of the run -------------------------------------------------------------------
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        workeroutput = getattr(self.config, "workeroutput", None)
+        if workeroutput is not None:
+            workeroutput[_WORKER_OUTPUT] = {
+                "record": self.record.to_data(),
+                "drift": [entry.to_data() for entry in self.drift],
+            }
+            return
+        if exitstatus == pytest.ExitCode.INTERRUPTED or session.shouldstop or session.shouldfail:
+            self._incomplete("the run was interrupted or stopped early")
+        elif exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+            self._incomplete(f"pytest ended with exit status {int(exitstatus)}")
+        self.record.finished = time.time()
+        self.record.write(self.config.rootpath / RECORD_PATH)
+        if self.drift_report is not None:
+            write_report(self.drift_report, self.drift)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """pytest-xdist, on the controller: a worker finished; add what it saw."""
+        if error:
+            self._incomplete("a pytest-xdist worker crashed")
+        output = getattr(node, "workeroutput", {}).get(_WORKER_OUTPUT)
+        if output is None:
+            return
+        self.record.merge(UsageRecord.from_data(output["record"]))
+        self.drift.extend(DriftEntry.from_data(entry) for entry in output["drift"])
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.drift_report is not None and not hasattr(self.config, "workerinput"):
+            count = len(self.drift)
+            terminalreporter.write_line(
+                f"promptvcr drift report: {count} missed request(s) in {self.drift_report}"
+            )
+
+    def pytest_unconfigure(self) -> None:
+        self._stop_watching()
