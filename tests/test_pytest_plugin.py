@@ -472,11 +472,13 @@ def test_a_miss_fails_with_its_message_and_the_frames_of_the_code_not_the_sdk(
     assert "_base_client" not in output and "httpx" not in output and "Traceback" not in output
 
 
-def test_a_recording_that_holds_a_secret_fails_and_does_not_print_it(
+def test_a_recording_that_holds_a_credential_of_the_environment_fails_and_does_not_print_it(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    secret = "sk-proj-THIS-IS-A-REAL-LOOKING-KEY-0123456789"
-    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    """A gateway token has no shape the record path knows; the run's environment knows its value."""
+    secret = "gw-tok-THIS-IS-A-GATEWAY-TOKEN-0123456789"
+    shaped = "sk-" + "A1b2C3d4" * 5  # an OpenAI-style key: the record path refuses to write it
+    monkeypatch.setenv("GATEWAY_TOKEN", secret)
     with FakeProvider() as fake:
         make_suite(
             pytester,
@@ -487,7 +489,11 @@ def test_a_recording_that_holds_a_secret_fails_and_does_not_print_it(
 
             @pytest.mark.promptvcr
             def test_leaky():
-                ask("my key is " + os.environ["OPENAI_API_KEY"], base_url="{fake.openai_base_url}")
+                ask("my token is " + os.environ["GATEWAY_TOKEN"], base_url="{fake.openai_base_url}")
+
+            @pytest.mark.promptvcr
+            def test_shaped():
+                ask("my key is {shaped}", base_url="{fake.openai_base_url}")
 
             @pytest.mark.promptvcr
             def test_clean():
@@ -495,18 +501,21 @@ def test_a_recording_that_holds_a_secret_fails_and_does_not_print_it(
             """,
         )
         result = run(pytester, "--record-mode=record")
-    result.assert_outcomes(passed=2, errors=1)
+    result.assert_outcomes(passed=3, errors=2)
     result.stdout.fnmatch_lines(
         [
             "*ERROR at teardown of test_leaky*",
             "promptvcr: the cassette cassettes/test_app/test_leaky.yaml that this test just recorded "
             "holds what looks like a secret:",
-            "  line *: the value of $OPENAI_API_KEY",
-            "  line *: an OpenAI or Anthropic style key (sk-...)",
+            "  line *: the value of $GATEWAY_TOKEN",
             "Do not commit it.*",
         ]
     )
-    assert secret not in result.stdout.str()
+    result.stdout.fnmatch_lines(["*ERROR at teardown of test_shaped*", "*refusing to write cassette*"])
+    assert not (pytester.path / "cassettes/test_app/test_shaped.yaml").exists()
+    assert (pytester.path / "cassettes/test_app/test_clean.yaml").exists()
+    output = result.stdout.str()
+    assert secret not in output and shaped not in output
 
 
 def test_a_module_with_a_cassette_fixture_of_its_own_keeps_it(pytester: pytest.Pytester) -> None:
