@@ -8,6 +8,7 @@ sends what it saw to the controller, which writes one record and one report.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Generator
 from pathlib import Path
@@ -141,10 +142,9 @@ class Tracker:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.drift_report is not None and not hasattr(self.config, "workerinput"):
+            shown = os.path.relpath(self.drift_report, self.config.invocation_params.dir)
             count = len(self.drift)
-            terminalreporter.write_line(
-                f"promptvcr drift report: {count} missed request(s) in {self.drift_report}"
-            )
+            terminalreporter.write_line(f"promptvcr drift report: {count} missed request(s) in {shown}")
 
     def pytest_unconfigure(self) -> None:
         self._stop_watching()
