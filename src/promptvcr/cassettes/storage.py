@@ -9,6 +9,7 @@ serialize on a lock kept outside the project tree, so no ``.lock`` files end up 
 from __future__ import annotations
 
 import contextlib
+import glob
 import hashlib
 import os
 import tempfile
@@ -59,7 +60,18 @@ def cassette_lock(path: Path, timeout: float = 60.0) -> Iterator[None]:
     _LOCK_DIR.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256(str(path.resolve()).encode("utf-8")).hexdigest()[:32]
     with FileLock(str(_LOCK_DIR / f"{digest}.lock"), timeout=timeout):
+        _remove_torn_writes(path)
         yield
+
+
+def _remove_torn_writes(path: Path) -> None:
+    """Delete temporary files of writes killed half-way (SIGKILL, power loss): under the lock
+    no other writer of this cassette is running, so each one left is garbage that would
+    otherwise sit next to the cassettes and end up in a commit."""
+    with contextlib.suppress(OSError):
+        for leftover in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
 
 
 def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
