@@ -1,14 +1,58 @@
-"""promptvcr: record real LLM SDK traffic once, replay it in tests offline and deterministic."""
+"""promptvcr: record real LLM SDK traffic once, replay it in tests offline and deterministic.
 
-from . import faults
-from .cassettes import DEFAULT_RULES, Interaction, KeyParts, Play, Request, Response, Rule
-from .cassettes.diagnose import FuzzyMatchWarning
-from .cassettes.normalize import drop_body_fields, drop_query_params
-from .cassettes.rules import default_rules, drop_seed, edit_rules, for_families, set_default_rules
-from .errors import CassetteError, CassetteFormatError, CassetteMiss, CassetteSecretError, CassetteWriteError
-from .importers import import_vcr
-from .modes import RecordMode
-from .use import Cassette, use_cassette
+Every public name is imported on first use (PEP 562): pytest imports the plugin module
+``promptvcr.pytest_plugin`` in every run of an environment where promptvcr is installed,
+and that must not import the whole library with it.
+"""
+
+from importlib import import_module as _import_module
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+if _TYPE_CHECKING:
+    from . import faults
+    from .cassettes import DEFAULT_RULES, Interaction, KeyParts, Play, Request, Response, Rule
+    from .cassettes.diagnose import FuzzyMatchWarning
+    from .cassettes.normalize import drop_body_fields, drop_query_params
+    from .cassettes.rules import default_rules, drop_seed, edit_rules, for_families, set_default_rules
+    from .errors import (
+        CassetteError,
+        CassetteFormatError,
+        CassetteMiss,
+        CassetteSecretError,
+        CassetteWriteError,
+    )
+    from .importers import import_vcr
+    from .modes import RecordMode
+    from .use import Cassette, use_cassette
+
+#: Public name -> the module that defines it (a submodule, for ``faults``).
+_EXPORTS = {
+    "faults": ".faults",
+    "DEFAULT_RULES": ".cassettes",
+    "Interaction": ".cassettes",
+    "KeyParts": ".cassettes",
+    "Play": ".cassettes",
+    "Request": ".cassettes",
+    "Response": ".cassettes",
+    "Rule": ".cassettes",
+    "FuzzyMatchWarning": ".cassettes.diagnose",
+    "drop_body_fields": ".cassettes.normalize",
+    "drop_query_params": ".cassettes.normalize",
+    "default_rules": ".cassettes.rules",
+    "drop_seed": ".cassettes.rules",
+    "edit_rules": ".cassettes.rules",
+    "for_families": ".cassettes.rules",
+    "set_default_rules": ".cassettes.rules",
+    "CassetteError": ".errors",
+    "CassetteFormatError": ".errors",
+    "CassetteMiss": ".errors",
+    "CassetteSecretError": ".errors",
+    "CassetteWriteError": ".errors",
+    "import_vcr": ".importers",
+    "RecordMode": ".modes",
+    "Cassette": ".use",
+    "use_cassette": ".use",
+}
 
 __all__ = [
     "DEFAULT_RULES",
@@ -37,3 +81,23 @@ __all__ = [
     "set_default_rules",
     "use_cassette",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """The public name on first use; a submodule (``promptvcr.use``) as the eager package gave it."""
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        try:
+            return _import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    module = _import_module(module_name, __name__)
+    value = module if module_name == f".{name}" else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
