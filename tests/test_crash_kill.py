@@ -34,8 +34,11 @@ import promptvcr
 folder, base_url, kills, seed = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 names = sys.argv[5:]
 rng = random.Random(seed)
-with promptvcr.use_cassette(folder / "warm-up.yaml", record_mode="replay"):
-    pass  # imports the interceptors once, before forking, so writers start saving at once
+# One real call before forking: the interceptors and the SDK's lazy imports load once
+# here, so each forked writer starts saving at once.
+with openai.OpenAI(api_key="sk-test", base_url=base_url) as warm_up:
+    with promptvcr.use_cassette(folder / "unused.yaml", record_mode="passthrough"):
+        warm_up.chat.completions.create(model="m", messages=[{"role": "user", "content": "warm up"}])
 
 
 def write_forever(report, round_):
@@ -132,7 +135,7 @@ def test_sigkill_at_random_points_leaves_every_cassette_whole(tmp_path: Path, pr
         f"{KILLS} kills, {intact} times every cassette intact; {saves} saves; {mid_write} kills after an "
         f"unreported save; {len(torn_temp_files)} kills mid-write (temporary file left)"
     )
-    assert saves > 0, "the writers never saved: the kills proved nothing"
+    assert saves >= KILLS / 5 and len(torn_temp_files) >= 3, "too few kills landed in writes"
     # The next write of a cassette clears what a killed write left behind.
     for name in NAMES:
         command = [sys.executable, "-c", CLEAN_SAVE, str(tmp_path / name), provider.openai_base_url]
