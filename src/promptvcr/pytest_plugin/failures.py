@@ -6,7 +6,6 @@ not; the frames that matter are the test's and the application's own.
 
 from __future__ import annotations
 
-import sysconfig
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,8 @@ _MAX_FRAMES = 6
 
 
 def _library_dirs() -> tuple[Path, ...]:
+    import sysconfig  # only on a failure
+
     paths = sysconfig.get_paths()
     names = ("stdlib", "platstdlib", "purelib", "platlib")
     return (*{Path(paths[name]).resolve() for name in names if name in paths}, _PACKAGE_DIR)

@@ -11,8 +11,6 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .tokens import Tokens
-
 __all__ = ["CassetteUse", "summary_lines"]
 
 _SHOWN_PER_CASSETTE = 5
@@ -49,8 +47,13 @@ def _plural(count: int, word: str) -> str:
     return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
-def _tokens_line(label: str, tokens: Tokens, note: str) -> str:
-    return f"{label}: {tokens.total:,} (input {tokens.input:,}, output {tokens.output:,}), {note}"
+def _tokens_line(label: str, tokens: tuple[int, int], note: str) -> str:
+    spent_in, spent_out = tokens
+    return f"{label}: {spent_in + spent_out:,} (input {spent_in:,}, output {spent_out:,}), {note}"
+
+
+def _add(total: tuple[int, int], more: tuple[int, int]) -> tuple[int, int]:
+    return total[0] + more[0], total[1] + more[1]
 
 
 def _listing(by_path: dict[str, list[str]]) -> list[str]:
@@ -74,14 +77,14 @@ def summary_lines(uses: Iterable[CassetteUse]) -> list[str]:
         outcomes.update(use.outcomes)
     missed: dict[str, list[str]] = {}
     unused: dict[str, list[str]] = {}
-    replayed = recorded = Tokens()
+    replayed = recorded = (0, 0)
     for use in uses:
         if use.missed:
             missed.setdefault(use.path, []).extend(use.missed)
         if use.unused:
             unused.setdefault(use.path, []).extend(use.unused)
-        replayed += Tokens(*use.replayed_tokens)
-        recorded += Tokens(*use.recorded_tokens)
+        replayed = _add(replayed, use.replayed_tokens)
+        recorded = _add(recorded, use.recorded_tokens)
 
     if len(modes) == 1:
         mode_text = f"record mode: {next(iter(modes))}"
@@ -104,6 +107,6 @@ def summary_lines(uses: Iterable[CassetteUse]) -> list[str]:
     else:
         lines.append("unused interactions: none")
     lines.append(_tokens_line("tokens replayed", replayed, "not spent on this run"))
-    if recorded.total:
+    if sum(recorded):
         lines.append(_tokens_line("tokens recorded", recorded, "spent on this run"))
     return lines

@@ -16,8 +16,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..secrets_scan import scan_text
-
 __all__ = ["Finding", "credential_values", "find_secrets"]
 
 #: Environment variables whose names say they hold a credential.
@@ -44,6 +42,8 @@ def credential_values(environ: Mapping[str, str] | None = None) -> dict[str, str
 
 def find_secrets(text: str, credentials: Mapping[str, str]) -> list[Finding]:
     """The lines of ``text`` holding a credential's value or a key-shaped string, in order."""
+    from ..secrets_scan import scan_text  # only after a recording
+
     findings = [
         Finding(number, f"the value of ${name}")
         for number, line in enumerate(text.splitlines(), start=1)
