@@ -74,10 +74,12 @@ def test_stats_sums_requests_and_tokens_per_provider_and_model(
     code, out = _run(capsys, "stats", str(cassettes))
     assert code == 0
     assert [line.rstrip() for line in out.splitlines()] == [
-        "provider   model              cassettes  requests  streamed  tokens in  tokens out",
-        "anthropic  claude-sonnet-4-0          1         1         1         43         282",
-        "openai     gpt-5-mini                 1         2         0        299         194",
-        "total                                 2         3         1        342         476",
+        "provider / model     cassettes  requests  streamed  tokens in  tokens out",
+        "anthropic                    1         1         1         43         282",
+        "  claude-sonnet-4-0          1         1         1         43         282",
+        "openai                       1         2         0        299         194",
+        "  gpt-5-mini                 1         2         0        299         194",
+        "total                        2         3         1        342         476",
     ]
 
 

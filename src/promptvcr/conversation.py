@@ -42,6 +42,13 @@ def _call(name: Any, arguments: Any, call_id: Any = None) -> Turn:
     return Turn("tool call", f"{name}({_json(arguments) if arguments not in (None, '') else ''}){suffix}")
 
 
+def _text(value: Any) -> str:
+    """Text given as a string or as a list of parts (Anthropic tool results, Mistral thinking)."""
+    if isinstance(value, list):
+        return "".join(turn.text for part in value for turn in _block_turns("", part))
+    return _json(value) if value is not None else ""
+
+
 # Blocks: Anthropic content blocks, OpenAI content parts, Gemini parts ------------------------
 
 
@@ -54,19 +61,12 @@ def _block_turns(role: str, block: Any) -> list[Turn]:
     if kind in ("text", "input_text", "output_text") or (kind is None and "text" in block):
         return [Turn("thinking" if block.get("thought") else role, str(block.get("text", "")))]
     if kind in ("thinking", "redacted_thinking", "reasoning"):
-        return [
-            Turn("thinking", str(block.get("thinking") or block.get("data") or _json(block.get("summary"))))
-        ]
+        text = _text(block.get("thinking") or block.get("data") or block.get("summary"))
+        return [Turn("thinking", text)] if text else []  # encrypted reasoning: nothing to read
     if kind in ("tool_use", "server_tool_use"):
         return [_call(block.get("name"), block.get("input"), block.get("id"))]
     if kind == "tool_result" or (kind and kind.endswith("_tool_result")):
-        content = block.get("content")
-        text = (
-            "".join(t.text for part in content for t in _block_turns("", part))
-            if isinstance(content, list)
-            else _json(content)
-        )
-        return [Turn("tool result", f"[{block.get('tool_use_id', '')}] {text}")]
+        return [Turn("tool result", f"[{block.get('tool_use_id', '')}] {_text(block.get('content'))}")]
     if kind in ("function_call",):  # OpenAI responses output/input item
         return [_call(block.get("name"), block.get("arguments"), block.get("call_id"))]
     if kind == "function_call_output":
@@ -79,7 +79,7 @@ def _block_turns(role: str, block: Any) -> list[Turn]:
         return [Turn("tool result", f"{response.get('name')}: {_json(response.get('response'))}")]
     if kind == "message" and "content" in block:  # OpenAI responses output item
         return _content_turns(str(block.get("role", role)), block["content"])
-    return [Turn(role, _json(block))]
+    return [Turn(f"{role} ({kind or next(iter(block), 'part')})", _json(block))]  # images, code, ...
 
 
 def _content_turns(role: str, content: Any) -> list[Turn]:
@@ -113,7 +113,10 @@ def _tools(tools: Any) -> list[Turn]:
         if isinstance(declarations, list):
             names.extend(str(d.get("name")) for d in declarations if isinstance(d, dict))
         else:
-            names.append(str(tool.get("name") or tool.get("function", {}).get("name") or tool.get("type")))
+            function = tool.get("function")
+            named = tool.get("name") or (function.get("name") if isinstance(function, dict) else None)
+            # Gemini names built-in tools by their only key: {"codeExecution": {}}
+            names.append(str(named or tool.get("type") or next(iter(tool), "?")))
     return [Turn("tools", ", ".join(names))] if names else []
 
 
@@ -205,10 +208,10 @@ def _openai_chat_stream(events: list[Any]) -> list[Turn]:
     for data in events:
         for choice in data.get("choices") or ():
             delta = choice.get("delta") or {}
-            if delta.get("reasoning_content"):
-                text.append(Turn("thinking", delta["reasoning_content"]))
-            if delta.get("content"):
-                text.append(Turn("assistant", delta["content"]))
+            for field in ("reasoning_content", "reasoning", "content"):
+                role = "assistant" if field == "content" else "thinking"
+                if delta.get(field):  # text, or a list of parts (Mistral)
+                    text.extend(_content_turns(role, delta[field]))
             for call in delta.get("tool_calls") or ():
                 into = calls.setdefault(call.get("index", 0), {"id": "", "name": "", "arguments": ""})
                 into["id"] = call.get("id") or into["id"]

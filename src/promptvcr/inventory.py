@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from .cassettes import fileformat, storage
 from .cassettes.models import Interaction
@@ -76,7 +76,7 @@ def _model(interaction: Interaction) -> str:
         if isinstance(body, dict) and isinstance(body.get("model"), str):
             return str(body["model"])
     found = _URL_MODEL.search(request.path)
-    return found.group(1) if found else ""
+    return unquote(found.group(1)) if found else ""
 
 
 def summarize_interaction(interaction: Interaction) -> InteractionSummary:

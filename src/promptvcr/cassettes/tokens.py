@@ -9,7 +9,9 @@ seen for each count is the answer's total:
 * OpenAI responses: ``usage.input_tokens`` / ``output_tokens`` (streams: ``response.usage``);
 * Anthropic: ``usage.input_tokens`` (+ cache reads and writes) / ``output_tokens``
   (streams: ``message_start.message.usage`` then ``message_delta.usage``);
-* Gemini: ``usageMetadata.promptTokenCount`` / ``candidatesTokenCount`` (+ ``thoughtsTokenCount``).
+* Gemini: ``usageMetadata.promptTokenCount`` / ``candidatesTokenCount`` (+ ``thoughtsTokenCount``);
+* Bedrock Converse: ``usage.inputTokens`` / ``outputTokens``;
+* Cohere v2: ``usage.tokens.input_tokens`` / ``output_tokens``.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ from ..cassettes.sse import parse_events
 
 __all__ = ["Tokens", "tokens_of"]
 
-_INPUT = ("prompt_tokens", "input_tokens", "promptTokenCount")
+_INPUT = ("prompt_tokens", "input_tokens", "promptTokenCount", "inputTokens")
 _INPUT_EXTRA = ("cache_creation_input_tokens", "cache_read_input_tokens")
-_OUTPUT = ("completion_tokens", "output_tokens", "candidatesTokenCount")
+_OUTPUT = ("completion_tokens", "output_tokens", "candidatesTokenCount", "outputTokens")
 _OUTPUT_EXTRA = ("thoughtsTokenCount",)
 
 
@@ -62,6 +64,7 @@ def _usages(value: Any) -> list[dict[str, Any]]:
     if not isinstance(value, dict):
         return []
     found = [u for u in (value.get("usage"), value.get("usageMetadata")) if isinstance(u, dict)]
+    found.extend(u["tokens"] for u in list(found) if isinstance(u.get("tokens"), dict))  # Cohere v2
     for wrapper in ("message", "response"):
         inner = value.get(wrapper)
         if isinstance(inner, dict) and isinstance(inner.get("usage"), dict):

@@ -6,11 +6,11 @@ The tokens are what the recordings cost once and what every replaying run does n
 from __future__ import annotations
 
 import argparse
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.table import Table
+from rich.text import Text
 
 from ..cassettes.tokens import Tokens
 from ..inventory import CassetteSummary, find_cassettes
@@ -27,6 +27,20 @@ class _Row:
     cassettes: set[Path] = field(default_factory=set)
 
 
+def _add(left: _Row, right: _Row) -> _Row:
+    return _Row(
+        left.requests + right.requests,
+        left.streamed + right.streamed,
+        left.tokens + right.tokens,
+        left.cassettes | right.cassettes,
+    )
+
+
+def _figures(row: _Row) -> list[str]:
+    counts = (len(row.cassettes), row.requests, row.streamed, row.tokens.input, row.tokens.output)
+    return [f"{count:,}" for count in counts]
+
+
 def table(root: Path) -> tuple[Table, int]:
     """The figures per (provider, model) under ``root``, and how many cassettes they come from."""
     rows: dict[tuple[str, str], _Row] = {}
@@ -41,36 +55,22 @@ def table(root: Path) -> tuple[Table, int]:
             row.streamed += interaction.streamed
             row.tokens += interaction.tokens
             row.cassettes.add(path)
-    result = Table(box=None, pad_edge=False, header_style="bold", show_footer=len(rows) > 1)
-    totals: Counter[str] = Counter()
-    for row in rows.values():
-        totals.update(
-            requests=row.requests, streamed=row.streamed, input=row.tokens.input, output=row.tokens.output
-        )
-    columns = (
-        ("provider", "total"),
-        ("model", ""),
-        ("cassettes", f"{cassettes:,}"),
-        ("requests", f"{totals['requests']:,}"),
-        ("streamed", f"{totals['streamed']:,}"),
-        ("tokens in", f"{totals['input']:,}"),
-        ("tokens out", f"{totals['output']:,}"),
-    )
-    for name, footer in columns:
-        if name in ("provider", "model"):
-            result.add_column(name, footer=footer, overflow="fold")  # never cut a model name short
-        else:
-            result.add_column(name, footer=footer, justify="right", no_wrap=True)
-    for (provider, model), row in sorted(rows.items()):
-        result.add_row(
-            provider,
-            model,
-            f"{len(row.cassettes):,}",
-            f"{row.requests:,}",
-            f"{row.streamed:,}",
-            f"{row.tokens.input:,}",
-            f"{row.tokens.output:,}",
-        )
+    result = Table(box=None, pad_edge=False, header_style="bold", show_footer=True)
+    result.add_column("provider / model", footer="total", overflow="fold")  # never cut a model name short
+    for name in ("cassettes", "requests", "streamed", "tokens in", "tokens out"):
+        result.add_column(name, justify="right", no_wrap=True)
+    total = _Row()
+    for provider in sorted({provider for provider, _ in rows}):
+        models = sorted((model, row) for (p, model), row in rows.items() if p == provider)
+        subtotal = _Row()
+        for _, row in models:
+            subtotal = _add(subtotal, row)
+        total = _add(total, subtotal)
+        result.add_row(Text(provider, style="bold"), *_figures(subtotal), style="bold")
+        for model, row in models:
+            result.add_row(f"  {model}", *_figures(row))
+    for column, footer in zip(result.columns[1:], _figures(total), strict=True):
+        column.footer = footer
     return result, cassettes
 
 

@@ -125,7 +125,9 @@ class Tracker:
         elif exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             self._incomplete(f"pytest ended with exit status {int(exitstatus)}")
         self.record.finished = time.time()
-        self.record.write(self.config.rootpath / RECORD_PATH)
+        path = self.config.rootpath / RECORD_PATH
+        if self.record.cassettes or path.exists():  # a project without cassettes gets no file
+            self.record.write(path)
         if self.drift_report is not None:
             write_report(self.drift_report, self.drift)
 
