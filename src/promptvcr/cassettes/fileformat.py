@@ -36,7 +36,17 @@ from .redact import (
 )
 from .timing import timing_from_data, timing_to_data
 
-__all__ = ["FORMAT_VERSION", "dumps", "interaction_from_data", "interaction_to_data", "is_json_path", "load_document", "loads"]
+__all__ = [
+    "FORMAT_VERSION",
+    "MAX_YAML_DEPTH",
+    "dumps",
+    "interaction_from_data",
+    "interaction_to_data",
+    "is_json_path",
+    "load_document",
+    "loads",
+    "yaml_too_deep",
+]
 
 FORMAT_VERSION = 1
 
@@ -163,9 +173,36 @@ def interaction_from_data(data: Any, path: Path, index: int) -> Interaction:
     return Interaction(request, response)
 
 
+#: Deeper nesting than any recorded body needs; libyaml's composer recurses in C and
+#: crashes the process (segmentation fault) somewhere past 20,000 levels.
+MAX_YAML_DEPTH = 1000
+
+
+def yaml_too_deep(text: str) -> bool:
+    """Whether YAML ``text`` nests deeper than :data:`MAX_YAML_DEPTH`; check before loading.
+
+    Only flow brackets, ``- `` and ``? `` nest without indentation (which would need a
+    file of gigabytes), so a text with fewer of them than the limit skips the event scan.
+    """
+    openers = text.count("[") + text.count("{") + text.count("- ") + text.count("? ")
+    if openers <= MAX_YAML_DEPTH:
+        return False
+    depth = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_YAML_DEPTH:
+                return True
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+    return False
+
+
 def load_document(text: str, path: Path) -> list[dict[str, Any]]:
     """The stored interactions of a cassette file's text, checked for version and shape."""
     try:
+        if not is_json_path(path) and yaml_too_deep(text):
+            raise _fail(path, f"it is nested more than {MAX_YAML_DEPTH} levels deep; no recording is.")
         document = json.loads(text) if is_json_path(path) else yaml.load(text, Loader=_Loader)  # noqa: S506
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark

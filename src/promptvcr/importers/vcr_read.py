@@ -22,6 +22,8 @@ from typing import Any
 
 import yaml
 
+from ..cassettes.fileformat import MAX_YAML_DEPTH, yaml_too_deep
+
 __all__ = ["RawCassette", "VcrReadError", "read_vcr_bytes", "read_vcr_file"]
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -55,9 +57,11 @@ def _parse(text: str, *, as_json: bool) -> Any:
     if as_json:
         try:
             return json.loads(text)
-        except ValueError as error:
+        except (ValueError, RecursionError) as error:
             raise VcrReadError(f"it is not valid JSON: {error}.") from None
     try:
+        if yaml_too_deep(text):  # libyaml would crash the process
+            raise VcrReadError(f"it is nested more than {MAX_YAML_DEPTH} levels deep.")
         return yaml.load(text, Loader=_Loader)
     except yaml.constructor.ConstructorError as error:
         raise VcrReadError(
@@ -125,7 +129,7 @@ def read_vcr_bytes(data: bytes, name: str = "") -> RawCassette:
     else:
         try:  # vcrpy's JSON serializer under a .yaml name; JSON is also YAML, only slower to load
             document = json.loads(text) if text.lstrip()[:1] == "{" else _parse(text, as_json=False)
-        except ValueError:
+        except (ValueError, RecursionError):
             document = _parse(text, as_json=False)
     return _layout(document, compressed)
 
