@@ -95,7 +95,7 @@ def test_asyncio_tasks_recording_into_one_cassette_lose_nothing(tmp_path: Path, 
 
 XDIST_TESTS, CASSETTES, PER_TEST = 40, 4, 3
 
-XDIST_MODULE = f'''
+XDIST_MODULE = f"""
 import os
 from pathlib import Path
 
@@ -115,7 +115,7 @@ def test_record(number):
             client.chat.completions.create(
                 model="gpt-4o", messages=[{{"role": "user", "content": f"test {{number}} step {{step}}"}}]
             )
-'''
+"""
 
 
 def test_four_xdist_workers_recording_into_shared_cassettes(tmp_path: Path, provider) -> None:  # type: ignore[no-untyped-def]
@@ -127,7 +127,11 @@ def test_four_xdist_workers_recording_into_shared_cassettes(tmp_path: Path, prov
     command = [sys.executable, "-m", "pytest", "-q", "-p", "xdist", "-n", "4", "-p", "no:cacheprovider"]
     result = subprocess.run(
         [*command, "test_shared.py"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"{XDIST_TESTS} passed" in result.stdout

@@ -90,8 +90,12 @@ def _prompts(path: Path) -> list[str]:
 
 def _seed(path: Path) -> None:
     big = {"choices": [{"message": {"content": "x" * 150_000}}]}
-    data = [{"request": {"method": "POST", "url": "http://seed/", "json": {"seed": True}},
-             "response": {"status": 200, "headers": {"content-type": "application/json"}, "json": big}}]
+    data = [
+        {
+            "request": {"method": "POST", "url": "http://seed/", "json": {"seed": True}},
+            "response": {"status": 200, "headers": {"content-type": "application/json"}, "json": big},
+        }
+    ]
     path.write_text(fileformat.dumps(data, path), encoding="utf-8")
 
 
@@ -102,9 +106,19 @@ def test_sigkill_at_random_points_leaves_every_cassette_whole(tmp_path: Path, pr
     held = {name: _prompts(tmp_path / name) for name in NAMES}
     seed = random.randrange(1_000_000)
     writer = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(WRITER), str(tmp_path), provider.openai_base_url,
-         str(KILLS), str(seed), *NAMES],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(WRITER),
+            str(tmp_path),
+            provider.openai_base_url,
+            str(KILLS),
+            str(seed),
+            *NAMES,
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert writer.stdin is not None and writer.stdout is not None
     intact = mid_write = saves = 0
