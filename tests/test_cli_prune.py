@@ -187,3 +187,59 @@ def test_prune_keeps_cassettes_outside_the_folders_whose_tests_ran(
         "1 cassette(s) and 1 interaction(s) would be removed; 2 cassette(s) no test opened kept (outside the "
         "folders whose tests ran, or owned by skipped tests); run without --dry-run to remove them.\n"
     )
+
+
+EARLY_STOP = """
+import pytest
+import promptvcr
+from llm import ask
+
+@pytest.fixture
+def promptvcr_config():
+    return {"cassette_dir": "recordings"}
+
+@pytest.mark.xfail(reason="the second answer is wrong", strict=True)
+def test_stops_early():
+    with promptvcr.use_cassette("data/three.yaml"):
+        assert ask("one") == "1"
+        assert ask("two") == "not 2"
+        assert ask("three") == "3"
+
+@pytest.mark.skip(reason="later")
+@pytest.mark.promptvcr
+def test_later():
+    pass
+"""
+
+
+def test_prune_keeps_what_tests_that_did_not_pass_may_need(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An xfailed test stopped before its last interaction; a skipped test's folder came from a fixture."""
+    monkeypatch.setenv("COLUMNS", "200")
+    make_suite(pytester, test_mod=EARLY_STOP)
+    three = write_cassette(
+        pytester.path / "data/three.yaml", chat("one", "1"), chat("two", "2"), chat("three", "3")
+    )
+    later = write_cassette(pytester.path / "recordings/test_mod/test_later.yaml", chat("later", "Later"))
+    for path in (three, later):
+        os.utime(path, (time.time() - 60, time.time() - 60))
+    run(pytester, "--cassette-unused=ignore").assert_outcomes(xfailed=1, skipped=1)
+    capsys.readouterr()
+    code, out = prune(capsys)
+    assert code == 0
+    assert out == (
+        "0 cassette(s) and 0 interaction(s) removed; 1 cassette(s) no test opened kept "
+        "(outside the folders whose tests ran, or owned by skipped tests).\n"
+    )
+    assert _count(three) == 3
+    assert later.exists()
+
+
+def test_prune_wants_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = prune(capsys, str(tmp_path / "nowhere"))
+    assert code == 1
+    assert (
+        out
+        == f"promptvcr prune: {tmp_path / 'nowhere'} is not a folder; give the folder of your cassettes.\n"
+    )

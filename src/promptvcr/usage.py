@@ -8,7 +8,11 @@ says as much about what the run did *not* see as about what it saw:
   only some paths run, the run interrupted); prune refuses to delete anything then;
 * ``test_dirs``: the folders of the tests that ran; a cassette outside them was out of the
   run's reach, so its absence from the record proves nothing;
-* ``protected``: cassettes (or folders of cassettes) of skipped tests, which may still need them.
+* ``protected``, ``protected_modules``: cassettes (or folders of cassettes) of skipped tests,
+  which may still need them.
+
+A test that did not pass (skipped, xfailed) may have stopped before playing everything, so
+its cassettes count as wholly used.
 
 Plain JSON data, so that pytest-xdist workers send theirs to the controller to merge.
 """
@@ -51,6 +55,8 @@ class UsageRecord:
     incomplete: list[str] = field(default_factory=list)
     test_dirs: list[str] = field(default_factory=list)
     protected: list[str] = field(default_factory=list)
+    protected_modules: list[str] = field(default_factory=list)
+    """Test modules with skipped tests: cassettes in a folder of that name are theirs."""
     cassettes: dict[str, CassetteUsage] = field(default_factory=dict)
     """Resolved cassette path -> its usage."""
 
@@ -63,6 +69,7 @@ class UsageRecord:
         self.incomplete = sorted({*self.incomplete, *other.incomplete})
         self.test_dirs = sorted({*self.test_dirs, *other.test_dirs})
         self.protected = sorted({*self.protected, *other.protected})
+        self.protected_modules = sorted({*self.protected_modules, *other.protected_modules})
         for path, usage in other.cassettes.items():
             self.use(path, usage)
 
@@ -79,6 +86,7 @@ class UsageRecord:
             incomplete=list(data.get("incomplete", [])),
             test_dirs=list(data.get("test_dirs", [])),
             protected=list(data.get("protected", [])),
+            protected_modules=list(data.get("protected_modules", [])),
             cassettes=cassettes,
         )
 

@@ -62,7 +62,8 @@ def plan(root: Path, record: UsageRecord) -> Plan:
         resolved = path.resolve()
         usage = record.cassettes.get(str(resolved))
         if usage is None:
-            if _under(resolved, record.test_dirs) and not _under(resolved, record.protected):
+            protected = _under(resolved, record.protected) or resolved.parent.name in record.protected_modules
+            if _under(resolved, record.test_dirs) and not protected:
                 result.files.append(path)
             else:
                 result.kept_out_of_reach += 1
@@ -98,6 +99,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     out = _output.console()
+    if not args.dir.is_dir():
+        out.print(f"promptvcr prune: {args.dir} is not a folder; give the folder of your cassettes.")
+        return 1
     try:
         record = read_record(args.record)
         todo = plan(args.dir, record)

@@ -45,6 +45,8 @@ class Tracker:
         self.drift_report = drift_report
         self.drift: list[DriftEntry] = []
         self._item: pytest.Item | None = None
+        self._item_passed = True
+        self._item_cassettes: list[str] = []
         self._stop_watching = _stack.watch(self._seen)
         self._check_selection()
 
@@ -70,21 +72,27 @@ class Tracker:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
-        self._item = item
+        self._item, self._item_passed, self._item_cassettes = item, True, []
         self.record.test_dirs = sorted({*self.record.test_dirs, str(item.path.parent.resolve())})
         try:
             return (yield)
         finally:
+            if not self._item_passed:  # skipped, xfailed or failed part-way: it may need every interaction
+                for path in self._item_cassettes:
+                    self.record.cassettes[path].unplayed = []
             self._item = None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not report.passed:
+            self._item_passed = False
         if report.failed:
             self._incomplete("tests failed")
         elif report.skipped and self._item is not None:
             self._protect(self._item)
 
     def _protect(self, item: pytest.Item) -> None:
-        """A skipped test's cassettes: its marker's path, or its module's default folder."""
+        """A skipped test's cassettes: its marker's path, and its module's default folder wherever
+        ``cassette_dir`` puts it (``<any dir>/<module>/``: the fixture that sets it did not run)."""
         marker = item.get_closest_marker("promptvcr")
         path = marker.args[0] if marker is not None and marker.args else None
         if marker is not None and path is None:
@@ -95,6 +103,7 @@ class Tracker:
         directory = self.config.invocation_params.dir / option if option else None
         folder = default_cassette_path(item.path, item.name, (), directory).parent
         self.record.protected = sorted({*self.record.protected, str(folder.resolve())})
+        self.record.protected_modules = sorted({*self.record.protected_modules, item.path.stem})
 
     # Cassettes, as they exit --------------------------------------------------------------
 
@@ -105,7 +114,10 @@ class Tracker:
             positions = [i for i, interaction in enumerate(interactions) if id(interaction) in unplayed]
         else:
             positions = []  # rewritten or passed through: the whole file is in use
-        self.record.use(str(cassette.path.resolve()), CassetteUsage(len(interactions), positions))
+        path = str(cassette.path.resolve())
+        self.record.use(path, CassetteUsage(len(interactions), positions))
+        if self._item is not None:
+            self._item_cassettes.append(path)
         if self.drift_report is not None and cassette.missed:
             nodeid = self._item.nodeid if self._item is not None else ""
             self.drift.extend(drift_entries(cassette, nodeid, self.config.rootpath))
