@@ -16,13 +16,19 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from filelock import FileLock
+from filelock import FileLock, Timeout
 
 from ..errors import CassetteFormatError, CassetteWriteError
 
 __all__ = ["cassette_lock", "read_text", "write_atomic"]
 
-_LOCK_DIR = Path(tempfile.gettempdir()) / "promptvcr-locks"
+
+
+def _lock_dir() -> Path:
+    """One folder per user: a folder another user created first (CI runners, shared hosts)
+    would refuse this user's lock files."""
+    user = os.getuid() if hasattr(os, "getuid") else "user"
+    return Path(tempfile.gettempdir()) / f"promptvcr-locks-{user}"
 
 
 def read_text(path: Path) -> str | None:
@@ -57,11 +63,23 @@ def read_text(path: Path) -> str | None:
 @contextlib.contextmanager
 def cassette_lock(path: Path, timeout: float = 60.0) -> Iterator[None]:
     """Serialize writers of one cassette across threads and processes."""
-    _LOCK_DIR.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256(str(path.resolve()).encode("utf-8")).hexdigest()[:32]
-    with FileLock(str(_LOCK_DIR / f"{digest}.lock"), timeout=timeout):
+    lock_dir = _lock_dir()
+    lock = FileLock(str(lock_dir / f"{digest}.lock"), timeout=timeout)
+    try:
+        lock_dir.mkdir(parents=True, exist_ok=True)
+        lock.acquire()
+    except (OSError, Timeout) as error:
+        held = isinstance(error, Timeout)
+        what = f"another process held its lock for {timeout:g} s" if held else str(error)
+        raise CassetteWriteError(
+            f"Cannot write cassette {path}: {what} (lock {lock.lock_file}). Nothing was written.", path=path
+        ) from None
+    try:
         _remove_torn_writes(path)
         yield
+    finally:
+        lock.release()
 
 
 def _remove_torn_writes(path: Path) -> None:
@@ -79,7 +97,10 @@ def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
 
     ``durable=False`` skips the fsyncs: still atomic, but a power cut may lose the new file.
     For bulk conversions (``import-vcr``) that write a fresh folder and can simply be rerun.
+    A symlinked cassette (one recording shared by two test folders) is written where the
+    link points, and the link stays a link: replacing it with a file would fork the two.
     """
+    path = Path(os.path.realpath(path)) if path.is_symlink() else path
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
