@@ -9,13 +9,13 @@ too, instead of reaching the network unseen (a context variable would miss it).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
+from . import _exits
 from .cassettes.models import Request, Response
 from .interceptors import OnRecorded, Uninstall, install_all
 
-__all__ = ["activate", "deactivate", "watch"]
+__all__ = ["activate", "deactivate"]
 
 
 class _Active(Protocol):
@@ -25,21 +25,6 @@ class _Active(Protocol):
 _lock = threading.RLock()
 _stack: list[_Active] = []
 _uninstall: Uninstall | None = None
-#: Called with each cassette as it exits (the pytest plugin's usage record); rarely any.
-_watchers: list[Callable[[Any], None]] = []
-
-
-def watch(callback: Callable[[Any], None]) -> Callable[[], None]:
-    """Call ``callback(cassette)`` whenever a cassette exits; returns the function that stops it."""
-    with _lock:
-        _watchers.append(callback)
-
-    def stop() -> None:
-        with _lock:
-            if callback in _watchers:
-                _watchers.remove(callback)
-
-    return stop
 
 
 class _Dispatcher:
@@ -67,6 +52,4 @@ def deactivate(cassette: _Active) -> None:
         if uninstall is not None:
             _uninstall = None
             uninstall()
-        watchers = list(_watchers)
-    for callback in watchers:
-        callback(cassette)
+    _exits.notify(cassette)

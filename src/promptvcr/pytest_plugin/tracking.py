@@ -1,6 +1,6 @@
 """What a run did with every cassette: the usage record for ``promptvcr prune``, and the drift report.
 
-Every cassette is seen as it exits (:func:`promptvcr._stack.watch`), whether a test opened it
+Every cassette is seen as it exits (:func:`promptvcr._exits.watch`), whether a test opened it
 through the marker, the ``cassette`` fixture or ``use_cassette`` itself, so a cassette a
 test uses directly is never mistaken for an unused one. Under pytest-xdist each worker
 sends what it saw to the controller, which writes one record and one report.
@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .. import _exits
 from ..usage import RECORD_PATH, CassetteUsage, UsageRecord
-from .drift import DriftEntry, drift_entries, write_report
 from .naming import default_cassette_path
 
 if TYPE_CHECKING:
     from ..use import Cassette
+    from .drift import DriftEntry
 
 __all__ = ["Tracker"]
 
@@ -38,8 +39,6 @@ class Tracker:
     """A pytest plugin object, registered by the promptvcr plugin in ``pytest_configure``."""
 
     def __init__(self, config: pytest.Config, drift_report: Path | None) -> None:
-        from .. import _stack
-
         self.config = config
         self.record = UsageRecord()
         self.drift_report = drift_report
@@ -47,7 +46,7 @@ class Tracker:
         self._item: pytest.Item | None = None
         self._item_passed = True
         self._item_cassettes: list[str] = []
-        self._stop_watching = _stack.watch(self._seen)
+        self._stop_watching = _exits.watch(self._seen)
         self._check_selection()
 
     # What the run covers ----------------------------------------------------------------
@@ -119,6 +118,8 @@ class Tracker:
         if self._item is not None:
             self._item_cassettes.append(path)
         if self.drift_report is not None and cassette.missed:
+            from .drift import drift_entries  # only on a miss
+
             nodeid = self._item.nodeid if self._item is not None else ""
             self.drift.extend(drift_entries(cassette, nodeid, self.config.rootpath))
 
@@ -141,6 +142,8 @@ class Tracker:
         if self.record.cassettes or path.exists():  # a project without cassettes gets no file
             self.record.write(path)
         if self.drift_report is not None:
+            from .drift import write_report
+
             write_report(self.drift_report, self.drift)
 
     @pytest.hookimpl(optionalhook=True)
@@ -151,6 +154,8 @@ class Tracker:
         output = getattr(node, "workeroutput", {}).get(_WORKER_OUTPUT)
         if output is None:
             return
+        from .drift import DriftEntry
+
         self.record.merge(UsageRecord.from_data(output["record"]))
         self.drift.extend(DriftEntry.from_data(entry) for entry in output["drift"])
 
