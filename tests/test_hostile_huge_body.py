@@ -1,0 +1,90 @@
+"""A 100 MB response streamed through record mode by the real httpx2 client.
+
+While the code under test reads the stream, the recorder keeps the body once (its
+chunks) and nothing else: the peak stays well below twice the body. Saving it is another
+matter: the stored form joins the chunks, decodes them to text and YAML-dumps that text,
+so the save holds the body about four times (421 MB peak measured for 100 MB) and takes
+minutes under tracemalloc. That limit is stated by an expected failure, run with
+``PROMPTVCR_HUGE_SAVE=1`` because it is too slow for every CI run.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import tracemalloc
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx2
+import pytest
+
+import promptvcr
+
+SIZE = 100 * 1024 * 1024
+CHUNK = b"y" * 65535 + b"\n"
+
+
+class _Huge(BaseHTTPRequestHandler):
+    """Streams SIZE bytes of text, generated chunk by chunk: the server holds one chunk."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/plain")
+        self.send_header("content-length", str(SIZE))
+        self.end_headers()
+        for _ in range(SIZE // len(CHUNK)):
+            self.wfile.write(CHUNK)
+
+
+@pytest.fixture
+def huge_url() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Huge)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/huge"
+    server.shutdown()
+    server.server_close()
+
+
+class _Stop(Exception):
+    """Leaves a rewrite-mode cassette without saving (rewrite never saves a failed body)."""
+
+
+def _stream(url: str) -> int:
+    with httpx2.Client() as client, client.stream("GET", url) as response:
+        return sum(len(chunk) for chunk in response.iter_bytes())
+
+
+def test_a_100mb_stream_is_held_once_while_it_is_recorded(tmp_path: Path, huge_url: str) -> None:
+    path = tmp_path / "huge.yaml"
+    tracemalloc.start()
+    try:
+        with pytest.raises(_Stop), promptvcr.use_cassette(path, record_mode="rewrite") as cassette:
+            assert _stream(huge_url) == SIZE
+            peak = tracemalloc.get_traced_memory()[1]
+            raise _Stop
+    finally:
+        tracemalloc.stop()
+    assert sum(len(c) for c in cassette.played[0].response.chunks) == SIZE  # recorded whole
+    assert peak < 1.5 * SIZE, f"peak {peak / 2**20:.0f} MB while streaming {SIZE / 2**20:.0f} MB"
+    assert not path.exists()
+
+
+@pytest.mark.skipif(not os.environ.get("PROMPTVCR_HUGE_SAVE"), reason="minutes long: PROMPTVCR_HUGE_SAVE=1")
+@pytest.mark.xfail(strict=True, reason="the stored form holds the body ~4x while saving (421 MB for 100 MB)")
+def test_saving_a_100mb_recording_holds_it_less_than_twice(tmp_path: Path, huge_url: str) -> None:
+    path = tmp_path / "huge.yaml"
+    with promptvcr.use_cassette(path, record_mode="record"):
+        assert _stream(huge_url) == SIZE
+        tracemalloc.start()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert path.stat().st_size >= SIZE
+    assert peak < 2 * SIZE, f"peak {peak / 2**20:.0f} MB saving {SIZE / 2**20:.0f} MB"
