@@ -271,3 +271,25 @@ def test_provider_family_selection_by_host_then_path() -> None:
     a = Request("POST", "https://api.openai.com/v1/responses?beta=true", {}, b"{}")
     b = Request("POST", "https://api.openai.com/v1/responses", {}, b"{}")
     assert not same(a, b)
+
+
+def test_the_cheap_gates_never_skip_what_the_rules_must_see() -> None:
+    # %-escaped NFD and NFC in a form body are the same text.
+    form = {"content-type": "application/x-www-form-urlencoded"}
+    nfd = Request("POST", "https://x/v1/t", form, b"q=cafe%CC%81")
+    nfc = Request("POST", "https://x/v1/t", form, b"q=caf%C3%A9")
+    assert same(nfd, nfc)
+    # \\u-escaped JSON text is non-ASCII text even when the bytes are ASCII.
+    a = with_body(nfd, {"messages": [{"role": "user", "content": "cafe\u0301"}]})
+    b = Request("POST", "https://x/v1/t", {}, '{"messages":[{"role":"user","content":"caf\u00e9"}]}'.encode())
+    assert a.content.isascii() and same(a, b)
+    # Parts built by hand carry no bytes: every rule walks them.
+    from promptvcr import KeyParts
+    from promptvcr.cassettes.rules import nfc_text, tool_call_ids
+
+    parts = KeyParts(
+        "POST", "/v1/t", (), {"messages": [{"role": "tool", "tool_call_id": "x", "content": "e\u0301"}]}
+    )
+    assert tool_call_ids(nfc_text(parts)).body == {
+        "messages": [{"role": "tool", "tool_call_id": "<tool-call-1>", "content": "\u00e9"}]
+    }

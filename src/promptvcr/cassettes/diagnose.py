@@ -128,7 +128,7 @@ def fuzzy_threshold(fuzzy: bool | float) -> float:
         return 0.0
     threshold = float(fuzzy)
     if not 0.0 < threshold <= 1.0:
-        raise ValueError(f"fuzzy={fuzzy!r}: give True, False or a similarity threshold in (0, 1], such as 0.9.")
+        raise ValueError(f"fuzzy={fuzzy!r}: give True, False or a similarity threshold in (0, 1], e.g. 0.9.")
     return threshold
 
 

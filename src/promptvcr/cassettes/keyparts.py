@@ -11,7 +11,7 @@ import contextlib
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -34,6 +34,11 @@ class KeyParts:
     path: str
     query: tuple[tuple[str, str], ...]
     body: Any
+    #: The body bytes as sent, before any rule; never part of the key. A rule may read it
+    #: to skip its walk when the bytes cannot hold what it looks for (no ``tool_call_id``,
+    #: no non-ASCII text): the hot path then costs a substring search, not a tree walk.
+    #: Empty when the parts were built by hand, and rules then always walk.
+    raw: bytes = field(default=b"", compare=False, repr=False)
 
     def canonical(self) -> str:
         return json.dumps(
@@ -114,4 +119,4 @@ def key_parts(request: Request) -> KeyParts:
     """The raw parts of a request's key, before any rule."""
     url = urlsplit(request.url)
     query = tuple(sorted(parse_qsl(url.query, keep_blank_values=True)))
-    return KeyParts(request.method.upper(), url.path or "/", query, parse_body(request))
+    return KeyParts(request.method.upper(), url.path or "/", query, parse_body(request), request.content)

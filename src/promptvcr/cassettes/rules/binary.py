@@ -16,6 +16,7 @@ __all__ = ["BASE64_MIN_LENGTH", "base64_digests"]
 #: Shorter strings are left alone: no prompt text of this length is one unbroken base64 run.
 BASE64_MIN_LENGTH = 256
 _BASE64 = re.compile(r"[A-Za-z0-9+/\-_]+={0,2}")
+_LONG_RUN = re.compile(rb"[A-Za-z0-9+/_\\-]{%d}" % BASE64_MIN_LENGTH)
 _DATA_URL = re.compile(r"data:(?P<type>[^;,]*)(?P<params>(?:;[^;,]*)*);base64,", re.IGNORECASE)
 
 
@@ -51,5 +52,7 @@ def base64_digests(parts: KeyParts) -> KeyParts:
     standard alphabets. The digest is the same for every spelling of the same bytes and
     different for any other bytes, and it keeps megabytes out of the key.
     """
+    if parts.raw and not _LONG_RUN.search(parts.raw):
+        return parts  # no run of base64 characters long enough anywhere in the bytes
     body = map_strings(parts.body, _digest)
     return parts if body is parts.body else replace(parts, body=body)

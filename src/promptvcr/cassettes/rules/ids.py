@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -20,6 +21,10 @@ _ID_CONTAINERS = frozenset(
 #: Anthropic content blocks whose ``id`` is a tool-call id.
 _ID_BLOCK_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 _CONVERSATION_FIELDS = ("messages", "contents", "input")
+#: Bytes without any of these hold no tool-call id: the rule then costs one search.
+_MARKERS = re.compile(
+    rb"tool_call|tool_use|call_id|functionCall|functionResponse|function_call|function_response"
+)
 
 
 def _replace_ids(value: Any, names: dict[str, str], parent: str) -> Any:
@@ -48,6 +53,8 @@ def tool_call_ids(parts: KeyParts) -> KeyParts:
     ``previous_response_id`` are not touched.
     """
     body = parts.body
+    if parts.raw and not _MARKERS.search(parts.raw):
+        return parts
     if not isinstance(body, dict) or not any(isinstance(body.get(f), list) for f in _CONVERSATION_FIELDS):
         return parts
     names: dict[str, str] = {}

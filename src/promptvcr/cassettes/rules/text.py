@@ -25,6 +25,9 @@ def nfc_text(parts: KeyParts) -> KeyParts:
     same word pasted from a web page composed (NFC); the corpus's bodies were even
     re-normalized by its serializer (see corpus README: NFKC). Both mean one prompt.
     """
+    raw = parts.raw
+    if raw and raw.isascii() and b"\\u" not in raw and b"%" not in raw:
+        return parts  # ASCII bytes, no \\u or %-escape: every string is ASCII, already NFC
     body = map_strings(parts.body, _nfc)
     return parts if body is parts.body else replace(parts, body=body)
 
@@ -51,7 +54,7 @@ def single_text_part(parts: KeyParts) -> KeyParts:
     anything else (``cache_control``, an image) keeps its list form.
     """
     body = parts.body
-    if not isinstance(body, dict):
+    if not isinstance(body, dict) or (parts.raw and b'"text"' not in parts.raw):
         return parts
     changed: dict[str, Any] = {}
     messages = body.get("messages")
