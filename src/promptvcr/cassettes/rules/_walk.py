@@ -22,7 +22,7 @@ def map_strings(value: Any, change: Callable[[str], str]) -> Any:
                     new = dict(value)
                 new[k] = mapped
         return value if new is None else new
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):  # tuples: the (name, value) pairs of a form body
         items: list[Any] | None = None
         for i, v in enumerate(value):
             mapped = map_strings(v, change)
@@ -30,5 +30,7 @@ def map_strings(value: Any, change: Callable[[str], str]) -> Any:
                 if items is None:
                     items = list(value)
                 items[i] = mapped
-        return value if items is None else items
+        if items is None:
+            return value
+        return tuple(items) if isinstance(value, tuple) else items
     return value
