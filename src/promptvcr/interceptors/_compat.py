@@ -5,7 +5,7 @@ When httpx2, httpx or respx rename one of these, this is the only file to change
 
 from __future__ import annotations
 
-__all__ = ["CLIENT_TRANSPORT_SEAM", "URLLIB3_ATTEMPT_SEAM", "respx_mocker_base"]
+__all__ = ["AIOHTTP_RESPONSE_PAYLOAD", "CLIENT_TRANSPORT_SEAM", "URLLIB3_ATTEMPT_SEAM", "respx_mocker_base"]
 
 #: ``Client._transport_for_url(url)`` picks the transport for each request after the
 #: client has applied auth, cookies and redirects. Wrapping what it returns sees every
@@ -28,3 +28,9 @@ def respx_mocker_base() -> type:
 #: retries, redirects and the pool's bookkeeping, and ``requests`` and botocore call
 #: ``urlopen``: patching the attempt sees every request of all three exactly once.
 URLLIB3_ATTEMPT_SEAM = "_make_request"
+
+
+#: ``ResponseHandler._payload``: the body reader of the response being parsed. aiohttp's
+#: own read timeout (``ResponseHandler._on_read_timeout``) fails it along with the
+#: protocol; an injected read timeout in mid-body does the same.
+AIOHTTP_RESPONSE_PAYLOAD = "_payload"

@@ -14,6 +14,13 @@ which is why streaming reads and redirects there differ from aiohttp's.
 The real request of a recording is sent by a private session on the same connector (same
 pool, TLS and resolver settings), its body already read, with redirects left to the
 application's session.
+
+A stored response with a ``playback`` (recorded timing, an injected fault; see
+:mod:`.playback`) is written to the parser by a task, each part when it is due, so the
+session's own ``sock_read`` timer runs as against a server. Breakages are what aiohttp
+raises for the real thing: ``ConnectionTimeoutError`` from the connect, aiohttp's
+``SocketTimeoutError`` set on the protocol and body, and for a cut stream the fake
+connection ends without the rest of the body, so aiohttp raises ``ClientPayloadError``.
 """
 
 from __future__ import annotations
@@ -29,14 +36,22 @@ from aiohttp.connector import BaseConnector, Connection
 from multidict import CIMultiDict
 
 from ..cassettes.models import Request, Response
+from ..cassettes.playback import Breakage
+from ..cassettes.timing import TimingRecorder
+from ._compat import AIOHTTP_RESPONSE_PAYLOAD
 from ._forwarding import forwarding, is_forwarding
 from .base import Handler, OnRecorded, Uninstall
+from .playback import PacedBody, describe, wait_for_headers_async
 
 __all__ = ["install"]
 
 #: Headers that describe the bytes on the wire; promptvcr frames the body itself.
 _WIRE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding", "connection"})
 _NO_BODY_STATUSES = frozenset({204, 304})
+
+#: Seconds of silence before an injected read timeout in mid-body, for a session without
+#: a sock_read timeout: time for the application to read the chunks delivered before it.
+_SILENCE = 0.05
 
 _tasks: set[asyncio.Task[None]] = set()  # recording pumps, kept alive until they finish
 
@@ -59,6 +74,15 @@ def _chunk(data: bytes) -> bytes:
 
 def _has_body(method: str, status: int) -> bool:
     return method.upper() != "HEAD" and status not in _NO_BODY_STATUSES and status >= 200
+
+
+def _fail(kind: Breakage) -> BaseException:
+    """aiohttp's own exceptions for injected breakages (see :mod:`.playback`)."""
+    if kind == "connect_timeout":
+        return aiohttp.ConnectionTimeoutError(describe(kind))
+    if kind == "read_timeout":
+        return aiohttp.SocketTimeoutError(describe(kind))  # what its sock_read timer raises
+    return aiohttp.ClientPayloadError(describe(kind))
 
 
 def _stored_bytes(method: str, response: Response) -> Iterator[bytes]:
@@ -139,6 +163,21 @@ class _Protocol(ResponseHandler):
         if self.transport is not None and not self.transport.is_closing():
             self.data_received(data)
 
+    def hang_up(self) -> None:
+        """End the connection here, as a server that goes away does: an incomplete body
+        makes aiohttp raise its own payload error."""
+        if self.transport is not None:
+            self.connection_lost(None)
+
+    def time_out(self, error: BaseException) -> None:
+        """Fail the response and its body as aiohttp's own ``sock_read`` timer does."""
+        if self.transport is None or self.exception() is not None:
+            return
+        self.set_exception(error)
+        payload = getattr(self, AIOHTTP_RESPONSE_PAYLOAD, None)
+        if payload is not None:
+            payload.set_exception(error)
+
 
 class _Connection(Connection):
     """Never returned to the connector's pool: there is no socket behind it."""
@@ -159,11 +198,16 @@ class _Live:
     drops early is still read to its end, so that the cassette holds the whole answer."""
 
     def __init__(
-        self, session: aiohttp.ClientSession, real: aiohttp.ClientResponse, on_recorded: OnRecorded
+        self,
+        session: aiohttp.ClientSession,
+        real: aiohttp.ClientResponse,
+        on_recorded: OnRecorded,
+        watch: TimingRecorder,
     ) -> None:
         self._session = session
         self._real = real
         self._on_recorded = on_recorded
+        self._watch = watch
 
     async def pump(self, protocol: _Protocol) -> None:
         real, chunks = self._real, []
@@ -175,12 +219,13 @@ class _Live:
                 protocol.feed(_head(real.status, headers, ("Transfer-Encoding", "chunked")))
                 async for data in real.content.iter_any():
                     chunks.append(data)
+                    self._watch.chunk_arrived()
                     protocol.feed(_chunk(data))
             # Recorded before the application can see the end of the body: once it has, it
             # may close the event loop, and this task with it.
-            self._on_recorded(
-                Response(status=real.status, headers={k.lower(): v for k, v in headers}, chunks=chunks)
-            )
+            stored = {k.lower(): v for k, v in headers}
+            timing = self._watch.timing()
+            self._on_recorded(Response(status=real.status, headers=stored, chunks=chunks, timing=timing))
             if _has_body(real.method, real.status):
                 protocol.feed(b"0\r\n\r\n")
         except (TimeoutError, aiohttp.ClientError, OSError) as error:
@@ -189,6 +234,48 @@ class _Live:
         finally:
             real.release()
             await self._session.close()
+
+
+class _Paced:
+    """A stored response served as its ``playback`` says: the head after the recorded
+    time to headers, each chunk when due, then the injected breakage, if any."""
+
+    def __init__(self, method: str, response: Response) -> None:
+        self._method = method
+        self._response = response
+
+    async def pump(self, protocol: _Protocol) -> None:
+        response, playback = self._response, self._response.playback
+        assert playback is not None
+        headers = list(response.headers.items())
+        try:
+            await wait_for_headers_async(playback, _fail)
+            if not _has_body(self._method, response.status):
+                protocol.feed(_head(response.status, headers, None))
+                return
+            single = len(response.chunks) <= 1
+            framing = (
+                ("Content-Length", str(len(response.content))) if single else ("Transfer-Encoding", "chunked")
+            )
+            protocol.feed(_head(response.status, headers, framing))
+            async for chunk in PacedBody(response.chunks, playback, _fail):
+                if chunk:
+                    protocol.feed(chunk if single else _chunk(chunk))
+            if not single:
+                protocol.feed(b"0\r\n\r\n")
+        except aiohttp.SocketTimeoutError as error:
+            if playback.break_after is not None:
+                # Silence first, as before a real read timeout: the application reads what
+                # was delivered (a failed body drops its buffer), and the session's own
+                # sock_read timer, when it has one, fires when it would against a server.
+                await asyncio.sleep(protocol.read_timeout or _SILENCE)
+            protocol.time_out(error)
+        except aiohttp.ClientPayloadError:
+            # A hang-up reaches the loop as its own callback, after the data before it:
+            # let the application's reader take that data first, as it does from a socket.
+            for _ in range(3):
+                await asyncio.sleep(0)
+            protocol.hang_up()
 
 
 async def _body(req: aiohttp.ClientRequest) -> bytes:
@@ -209,7 +296,7 @@ def _headers(req: aiohttp.ClientRequest) -> dict[str, str]:
 
 async def _send_real(
     connector: BaseConnector, req: aiohttp.ClientRequest, content: bytes, timeout: Any
-) -> tuple[aiohttp.ClientSession, aiohttp.ClientResponse]:
+) -> tuple[aiohttp.ClientSession, aiohttp.ClientResponse, TimingRecorder]:
     """Send the request for real through a private session on the application's connector.
 
     Its headers are the ones the application's session computed (no defaults are added
@@ -221,6 +308,7 @@ async def _send_real(
     headers = [
         (k, v) for k, v in req.headers.items() if k.lower() not in ("content-length", "transfer-encoding")
     ]
+    watch = TimingRecorder()
     try:
         with forwarding():
             real = await session.request(
@@ -237,10 +325,11 @@ async def _send_real(
                 timeout=timeout if isinstance(timeout, aiohttp.ClientTimeout) else session.timeout,
                 skip_auto_headers=("User-Agent", "Content-Type", "Accept", "Accept-Encoding"),
             )
+            watch.headers_arrived()
     except BaseException:
         await session.close()
         raise
-    return session, real
+    return session, real, watch
 
 
 def install(handler: Handler) -> Uninstall:
@@ -256,13 +345,19 @@ def install(handler: Handler) -> Uninstall:
         decision = handler.handle(request)
         loop = asyncio.get_running_loop()
         if isinstance(decision, Response):
-            protocol = _Protocol(loop, _stored_bytes(req.method, decision), None)
+            playback = decision.playback
+            if playback is None:
+                protocol = _Protocol(loop, _stored_bytes(req.method, decision), None)
+            elif playback.breaks_before_headers and playback.breakage == "connect_timeout":
+                raise _fail("connect_timeout")
+            else:
+                protocol = _Protocol(loop, None, _Paced(req.method, decision))
         elif decision is None:
             return await original(connector, req, *args, **kwargs)
         else:
             timeout = kwargs.get("timeout", args[1] if len(args) > 1 else None)
-            session, real = await _send_real(connector, req, content, timeout)
-            protocol = _Protocol(loop, None, _Live(session, real, decision))
+            session, real, watch = await _send_real(connector, req, content, timeout)
+            protocol = _Protocol(loop, None, _Live(session, real, decision, watch))
         protocol.connection_made(_Transport())
         return _Connection(connector, req.connection_key, protocol, loop)
 

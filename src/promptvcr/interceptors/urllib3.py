@@ -7,6 +7,12 @@ each attempt on the wire is one interaction. Replay never connects: the pool's c
 object is handed back untouched. ``requests`` and botocore both call ``urlopen`` on these
 pools, so neither needs a patch of its own (vcrpy patches each of them separately, at the
 ``http.client`` connection, which misses urllib3's response streaming).
+
+Injected breakages are raised as the exceptions urllib3 itself raises at the same point
+(see :mod:`.playback`): ``ConnectTimeoutError`` and ``ReadTimeoutError`` from the attempt,
+``ReadTimeoutError`` or ``ProtocolError`` from the body read. ``urlopen``'s retries and the
+mapping onto ``requests.exceptions.ConnectTimeout``/``ReadTimeout``/``ChunkedEncodingError``
+or botocore's errors then happen in those libraries, as for a real failure.
 """
 
 from __future__ import annotations
@@ -22,9 +28,12 @@ import urllib3
 from urllib3.connectionpool import HTTPConnectionPool
 
 from ..cassettes.models import Request, Response
+from ..cassettes.playback import Breakage
+from ..cassettes.timing import TimingRecorder
 from ._compat import URLLIB3_ATTEMPT_SEAM
 from ._forwarding import forwarding, is_forwarding
 from .base import Handler, OnRecorded, Uninstall
+from .playback import Fail, PacedBody, describe, wait_for_headers
 
 __all__ = ["install"]
 
@@ -104,9 +113,24 @@ class _Chunks:
                 self._on_close()
 
 
-def _replayed(chunks: list[bytes]) -> _Chunks:
+def _replayed(chunks: list[bytes] | PacedBody) -> _Chunks:
     remaining = iter(chunks)
     return _Chunks(lambda amt: next(remaining, b""))
+
+
+def _failures(pool: HTTPConnectionPool, conn: Any, url: str) -> Fail:
+    """urllib3's own exceptions for injected breakages, as its connection, attempt and
+    body read raise them for a real failure (``requests`` and botocore map them on)."""
+
+    def fail(kind: Breakage) -> BaseException:
+        message = describe(kind)
+        if kind == "connect_timeout":
+            return urllib3.exceptions.ConnectTimeoutError(conn, message)
+        if kind == "read_timeout":
+            return urllib3.exceptions.ReadTimeoutError(pool, url, message)
+        return urllib3.exceptions.ProtocolError(f"Connection broken: {message}")
+
+    return fail
 
 
 class _Recorder:
@@ -116,9 +140,10 @@ class _Recorder:
     early is read to its end, so that the cassette holds the whole answer.
     """
 
-    def __init__(self, real: Any, on_recorded: OnRecorded) -> None:
+    def __init__(self, real: Any, on_recorded: OnRecorded, watch: TimingRecorder) -> None:
         self._real = real
         self._on_recorded = on_recorded
+        self._watch = watch
         self._chunks: list[bytes] = []
         self._done = False
         self._failed = False
@@ -134,6 +159,7 @@ class _Recorder:
             raise
         if data:
             self._chunks.append(data)
+            self._watch.chunk_arrived()
         else:
             self._finish()
         return data
@@ -142,7 +168,10 @@ class _Recorder:
         if not self._done:
             self._done = True
             headers = {k.lower(): v for k, v in self._real.headers.items() if k.lower() not in _WIRE_HEADERS}
-            self._on_recorded(Response(status=self._real.status, headers=headers, chunks=self._chunks))
+            timing = self._watch.timing()
+            self._on_recorded(
+                Response(status=self._real.status, headers=headers, chunks=self._chunks, timing=timing)
+            )
 
     def close(self) -> None:
         try:
@@ -210,17 +239,25 @@ def install(handler: Handler) -> Uninstall:
         if isinstance(decision, Response):
             length = str(sum(len(chunk) for chunk in decision.chunks))
             stored = [(k, v) for k, v in decision.headers.items() if k not in _WIRE_HEADERS]
-            source = _replayed(decision.chunks)
+            playback = decision.playback
+            if playback is None:
+                source = _replayed(decision.chunks)
+            else:
+                fail = _failures(pool, call["conn"], call["url"])
+                wait_for_headers(playback, fail)
+                source = _replayed(PacedBody(decision.chunks, playback, fail))
             return _response(source, decision.status, [*stored, ("content-length", length)], call, pool, None)
         # The body is read here, decoded, whatever the caller asked: the wrapper below
         # applies the caller's preload_content to what it hands on.
         call["preload_content"], wanted = False, call["preload_content"]
+        watch = TimingRecorder()
         with forwarding():
             real = original(*bound.args, **bound.kwargs)
+        watch.headers_arrived()
         call["preload_content"] = wanted
         if decision is None:
             return real
-        recorder = _Recorder(real, decision)
+        recorder = _Recorder(real, decision, watch)
         plain = [(k, v) for k, v in real.headers.items() if k.lower() not in _WIRE_HEADERS]
         response = _response(
             _Chunks(recorder.next_chunk, recorder.close), real.status, plain, call, pool, None
