@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from promptvcr import DEFAULT_RULES, Request
+from promptvcr import DEFAULT_RULES, Request, drop_seed
 from promptvcr.cassettes.normalize import request_key
 from promptvcr.cassettes.rules import edit_rules, family_of, rule_name
 from promptvcr.importers import convert_vcr_file
@@ -293,3 +293,16 @@ def test_the_cheap_gates_never_skip_what_the_rules_must_see() -> None:
     assert tool_call_ids(nfc_text(parts)).body == {
         "messages": [{"role": "tool", "tool_call_id": "<tool-call-1>", "content": "\u00e9"}]
     }
+
+
+def test_credentials_and_caller_ids_are_not_part_of_the_key_but_a_seed_is() -> None:
+    sent = recorded("groq/test_groq_prompted_output.yaml", 0)
+    body = body_of(sent)
+    framework = {**body, "user": "user-8f3a", "metadata": {"user_id": "u-1"}, "safety_identifier": "s-9"}
+    assert same(sent, with_body(sent, framework))
+    keyed = Request(sent.method, sent.url + "?api_key=gsk-live-123", sent.headers, sent.content)
+    assert same(sent, keyed)
+    seeded = [with_body(sent, {**body, "seed": n}) for n in (1, 2)]
+    assert not same(*seeded)  # a seed changes the answer: part of the key by default
+    loose = edit_rules(DEFAULT_RULES, add=[drop_seed])
+    assert request_key(seeded[0], loose) == request_key(seeded[1], loose)
