@@ -7,7 +7,7 @@ from __future__ import annotations
 import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -169,11 +169,6 @@ def iter_cassettes(root: Path) -> Iterator[tuple[str, Path]]:
     for file in sorted(root.rglob("*")):
         if file.is_file() and file.name.lower().endswith(CASSETTE_SUFFIXES):
             yield file.parent.name, file
-
-
-@dataclass
-class CorpusRun:
-    outcomes: list[Outcome] = field(default_factory=list)
 
 
 def run_corpus(

@@ -20,12 +20,12 @@ def provider_table(outcomes: Sequence[Outcome]) -> str:
     for provider in sorted(rows):
         c = rows[provider]
         total.update(c)
-        lines.append(_row(provider, c, outcomes))
-    lines.append(_row("**total**", total, outcomes))
+        lines.append(_row(provider, c))
+    lines.append(_row("**total**", total))
     return "\n".join(lines)
 
 
-def _row(name: str, c: Counter[str], outcomes: Sequence[Outcome]) -> str:
+def _row(name: str, c: Counter[str]) -> str:
     interactions = sum(c.values())
     imported = interactions - c["not-imported"]
     driven = c["equal"] + c["failed"]
