@@ -259,6 +259,8 @@ class _Paced:
             )
             protocol.feed(_head(response.status, headers, framing))
             async for chunk in PacedBody(response.chunks, playback, _fail):
+                if not protocol.is_connected():
+                    return  # the application let go of the response: no more sleeping for it
                 if chunk:
                     protocol.feed(chunk if single else _chunk(chunk))
             if not single:
