@@ -252,6 +252,11 @@ def test_multipart_boundaries_do_not_matter_but_parts_do() -> None:
         b'{"model": "gpt-realtime", "type": "realtime",', b'{"type":"realtime","model":"gpt-realtime",'
     )
     assert compact != rebuilt.content and same(sent, Request(sent.method, sent.url, headers, compact))
+    # ...and so does the same JSON sent as a plain form field (openai's SDK sends it so).
+    plain = rebuilt.content.replace(
+        b'name="session"\r\nContent-Type: application/json\r\n', b'name="session"\r\n'
+    )
+    assert plain != rebuilt.content and same(sent, Request(sent.method, sent.url, headers, plain))
 
 
 def test_every_default_rule_is_named_and_documented_with_its_real_case() -> None:

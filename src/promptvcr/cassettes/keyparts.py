@@ -79,9 +79,11 @@ def _multipart(content: bytes, content_type: str) -> Any:
         if part.filename is None:
             with contextlib.suppress(UnicodeDecodeError):
                 value = part.content.decode("utf-8")
-            if "json" in part.content_type:  # a JSON part by meaning, as a JSON body
+            # JSON text by meaning, whether the part says application/json or is a plain
+            # field: SDKs send OpenAI's realtime "session" either way.
+            if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
                 with contextlib.suppress(ValueError, RecursionError):
-                    value = json.loads(part.content, parse_float=_number)
+                    value = json.loads(value, parse_float=_number)
         entry: dict[str, Any] = {"name": part.name, "value": value}
         if part.filename is not None:
             entry["filename"] = part.filename
