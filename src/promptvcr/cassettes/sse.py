@@ -68,7 +68,13 @@ def parse_events(text: str) -> list[Event]:
 
 
 def encode_event(event: Event) -> bytes:
-    """One event as the bytes a server sends, ending with the blank line that completes it."""
+    """One event as the bytes a server sends, ending with the blank line that completes it.
+
+    ``TypeError`` when ``event`` is not a mapping (a hand-edited cassette), which the
+    loader reports as an invalid body.
+    """
+    if not isinstance(event, dict):
+        raise TypeError(f"an event is a {type(event).__name__}, expected a mapping")
     lines: list[str] = []
     for name, value in event.items():
         if name == COMMENT:
