@@ -242,6 +242,9 @@ def test_nul_bytes_and_invalid_utf8_in_a_cassette_are_clear_errors(tmp_path: Pat
 def test_an_event_that_is_not_a_mapping_is_a_clear_error() -> None:
     """Found by the thorough run: ``events: [null]`` raised AttributeError from the SSE encoder."""
     path = Path("c.yaml")
-    text = "interactions:\n- request: {method: GET, url: 'http://x/'}\n  response: {status: 200, events: [null]}\nversion: 1\n"
+    text = (
+        "interactions:\n- request: {method: GET, url: 'http://x/'}\n"
+        "  response: {status: 200, events: [null]}\nversion: 1\n"
+    )
     with pytest.raises(CassetteFormatError, match=r"interactions\[0\].response.events is not a valid body"):
         fileformat.loads(text, path)
