@@ -258,7 +258,7 @@ def test_json_cassette_when_the_path_ends_in_json(tmp_path: Path, provider: Fake
 def test_a_stream_left_open_is_reported_not_silently_dropped(tmp_path: Path, provider: FakeProvider) -> None:
     client = sdk_calls.openai_client(provider.base_url)
     path = tmp_path / "open.yaml"
-    with pytest.warns(RuntimeWarning, match=r"1 response\(s\) recorded into .* were neither read to the end nor closed"):
+    with pytest.warns(RuntimeWarning, match=r"1 response\(s\) recorded into .* did not arrive whole"):
         with promptvcr.use_cassette(path, record_mode="record"):
             stream = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}], stream=True)
             next(iter(stream))

@@ -152,17 +152,15 @@ class Cassette:
                 self.missed.append(request)
                 raise self._miss(request, key)
 
-        self._unfinished[id(request)] = request
+        return _Recording(self, request, key)
 
-        def on_recorded(response: Response) -> None:
-            interaction = Interaction(request, response)
-            with self._lock:
-                self._unfinished.pop(id(request), None)
-                self._tape.append(key, interaction)
-                self._recorded.append(interaction)
-                self.played.append(Play(request, "recorded", response))
-
-        return on_recorded
+    def _add_recorded(self, request: Request, key: str, response: Response) -> None:
+        interaction = Interaction(request, response)
+        with self._lock:
+            self._unfinished.pop(id(request), None)
+            self._tape.append(key, interaction)
+            self._recorded.append(interaction)
+            self.played.append(Play(request, "recorded", response))
 
     def _fire(self, fired: FaultFired, response: Response) -> Response:
         """Serve a fault that replaces the answer (an HTTP error, a timeout)."""
@@ -209,7 +207,9 @@ class Cassette:
 
     def _start(self) -> None:
         if self._active:
-            raise RuntimeError(f"Cassette {self.path} is already in use; use_cassette objects do not nest in themselves.")
+            raise RuntimeError(
+                f"Cassette {self.path} is already in use; a use_cassette object does not nest in itself."
+            )
         self.record_mode = resolve_record_mode(self._requested_mode)
         self.played = []
         self.missed = []
@@ -256,9 +256,10 @@ class Cassette:
         """A response the code neither read to the end nor closed cannot be recorded whole."""
         requests = "\n".join(f"  {r.method} {r.url}" for r in self._unfinished.values())
         warnings.warn(
-            f"promptvcr: {len(self._unfinished)} response(s) recorded into {self.path} were neither read "
-            f"to the end nor closed before the cassette exited, so they were not written:\n{requests}\n"
-            f"Close the response (use the SDK's stream as a context manager) or read it fully.",
+            f"promptvcr: {len(self._unfinished)} response(s) recorded into {self.path} did not arrive whole "
+            f"before the cassette exited, so they were not written:\n{requests}\n"
+            f"Read each response to the end or close it (use the SDK's stream as a context manager), "
+            f"and keep its client open until then.",
             RuntimeWarning,
             stacklevel=4,
         )
@@ -348,6 +349,22 @@ class Cassette:
                 return func(*args, **kwargs)
 
         return wrapper
+
+
+class _Recording:
+    """The recording of one response, from its headers (``started``) to its last byte (call)."""
+
+    __slots__ = ("_cassette", "_key", "_request")
+
+    def __init__(self, cassette: Cassette, request: Request, key: str) -> None:
+        self._cassette, self._request, self._key = cassette, request, key
+
+    def started(self) -> None:
+        with self._cassette._lock:
+            self._cassette._unfinished[id(self._request)] = self._request
+
+    def __call__(self, response: Response) -> None:
+        self._cassette._add_recorded(self._request, self._key, response)
 
 
 def use_cassette(

@@ -185,6 +185,7 @@ def record_response(
     _, recording_stream, _ = _stream_classes(module)
     if watch is not None:
         watch.headers_arrived()
+    on_recorded.started()
     return module.Response(
         real.status_code,
         headers=[(k, v) for k, v in real.headers.multi_items() if k not in _WIRE_HEADERS],

@@ -211,6 +211,7 @@ class _Live:
 
     async def pump(self, protocol: _Protocol) -> None:
         real, chunks = self._real, []
+        self._on_recorded.started()  # reported at exit if the body never completes
         headers = [(k, v) for k, v in real.headers.items() if k.lower() not in _WIRE_HEADERS]
         try:
             if not _has_body(real.method, real.status):

@@ -13,8 +13,17 @@ from ..cassettes.models import Request, Response
 
 __all__ = ["Handler", "OnRecorded", "Uninstall"]
 
-#: Called once with the complete response of a request that went to the network.
-OnRecorded = Callable[[Response], None]
+class OnRecorded(Protocol):
+    """Takes the complete response of a request that went to the network, once.
+
+    ``started()`` says the headers arrived and the body is on its way, so that a response the
+    application then neither reads to the end nor closes is reported when the cassette exits,
+    not silently dropped. An interceptor that always reads bodies to the end may skip it.
+    """
+
+    def __call__(self, response: Response) -> None: ...
+
+    def started(self) -> None: ...
 
 #: Undoes an interceptor's patches.
 Uninstall = Callable[[], None]
