@@ -32,9 +32,9 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import promptvcr  # noqa: E402
-from promptvcr.cassettes import fileformat  # noqa: E402
-from promptvcr.cassettes.models import Interaction, Request, Response  # noqa: E402
+import promptvcr
+from promptvcr.cassettes import fileformat
+from promptvcr.cassettes.models import Interaction, Request, Response
 
 BASE = "http://127.0.0.1:9/v1"
 URL = f"{BASE}/chat/completions"
@@ -50,7 +50,9 @@ def answer(i: int) -> dict[str, Any]:
         "object": "chat.completion",
         "created": 1700000000,
         "model": "gpt-4o",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": f"answer {i}"}, "finish_reason": "stop"}],
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": f"answer {i}"}, "finish_reason": "stop"}
+        ],
         "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7},
     }
 
@@ -101,7 +103,9 @@ def floor_client() -> openai.OpenAI:
         body = bodies.get(i) or bodies.setdefault(i, json.dumps(answer(i)).encode())
         return httpx2.Response(200, headers={"content-type": "application/json"}, content=body)
 
-    return openai.OpenAI(api_key="k", base_url=BASE, http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+    return openai.OpenAI(
+        api_key="k", base_url=BASE, http_client=httpx2.Client(transport=httpx2.MockTransport(handler))
+    )
 
 
 def timed(order: list[int], client: openai.OpenAI) -> float:
@@ -183,17 +187,21 @@ def main() -> None:
         record = record_rounds(requests, max(3, rounds // 2), workdir)
 
     print(f"replay through openai (per request, median of {rounds} interleaved rounds)")
-    print(f"{'interactions':>12}  {'floor':>9}  {'promptvcr':>9}  {'vcrpy':>9}  {'ours/floor':>10}  {'vcrpy/floor':>11}  {'load':>8}")
+    columns = ("interactions", "floor", "promptvcr", "vcrpy", "ours/floor", "vcrpy/floor", "load")
+    widths = (12, 9, 9, 9, 10, 11, 8)
+    print("  ".join(f"{name:>{width}}" for name, width in zip(columns, widths, strict=True)))
     for n, r in replay.items():
-        print(
-            f"{n:>12,}  {r['floor'] * 1e6:>7.0f}us  {r['promptvcr'] * 1e6:>7.0f}us  {r['vcrpy'] * 1e6:>7.0f}us"
-            f"  {r['promptvcr'] / r['floor']:>10.3f}  {r['vcrpy'] / r['floor']:>11.2f}  {r['load'] * 1e3:>6.0f}ms"
-        )
+        times = "  ".join(f"{r[name] * 1e6:>7.0f}us" for name in ("floor", "promptvcr", "vcrpy"))
+        ratios = f"{r['promptvcr'] / r['floor']:>10.3f}  {r['vcrpy'] / r['floor']:>11.2f}"
+        print(f"{n:>12,}  {times}  {ratios}  {r['load'] * 1e3:>6.0f}ms")
     per_request = {n: r["promptvcr"] / r["floor"] for n, r in replay.items()}
-    print(f"10,000-interaction cassette vs 1-interaction (each as ratio to its floor): {per_request[10_000] / per_request[1]:.3f}")
+    scaling = per_request[10_000] / per_request[1]
+    print(f"10,000-interaction cassette vs 1-interaction (each as ratio to its floor): {scaling:.3f}")
     print(f"\nrecording {requests} requests to a loopback server (per request, median)")
-    print(f"  no cassette {record['no cassette'] * 1e6:.0f}us, record mode {record['record'] * 1e6:.0f}us, "
-          f"ratio {record['record'] / record['no cassette']:.3f}")
+    print(
+        f"  no cassette {record['no cassette'] * 1e6:.0f}us, record mode {record['record'] * 1e6:.0f}us, "
+        f"ratio {record['record'] / record['no cassette']:.3f}"
+    )
 
 
 if __name__ == "__main__":

@@ -18,7 +18,11 @@ TOOLS = [
         "function": {
             "name": "get_weather",
             "description": "Weather in a city",
-            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}},
+                "required": ["city"],
+            },
         },
     }
 ]
@@ -62,12 +66,20 @@ def openai_chat(base_url: str) -> list[Any]:
         stream_options={"include_usage": True},
     )
     pieces = [chunk.choices[0].delta.content for chunk in stream if chunk.choices]
-    return [plain.choices[0].message.content, plain.usage.total_tokens, call.function.name, call.function.arguments, pieces]
+    return [
+        plain.choices[0].message.content,
+        plain.usage.total_tokens,
+        call.function.name,
+        call.function.arguments,
+        pieces,
+    ]
 
 
 async def openai_chat_async(base_url: str) -> list[Any]:
     client = openai_async(base_url)
-    plain = await client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "Hi async"}])
+    plain = await client.chat.completions.create(
+        model="gpt-4o", messages=[{"role": "user", "content": "Hi async"}]
+    )
     stream = await client.chat.completions.create(
         model="gpt-4o", messages=[{"role": "user", "content": "Weather in Oslo?"}], tools=TOOLS, stream=True
     )
@@ -81,9 +93,14 @@ async def openai_chat_async(base_url: str) -> list[Any]:
 
 def anthropic_messages(base_url: str) -> list[Any]:
     client = anthropic_client(base_url)
-    plain = client.messages.create(model="claude-x", max_tokens=50, messages=[{"role": "user", "content": "Hello"}])
+    plain = client.messages.create(
+        model="claude-x", max_tokens=50, messages=[{"role": "user", "content": "Hello"}]
+    )
     tool = client.messages.create(
-        model="claude-x", max_tokens=50, tools=ANTHROPIC_TOOLS, messages=[{"role": "user", "content": "Weather in Rome?"}]
+        model="claude-x",
+        max_tokens=50,
+        tools=ANTHROPIC_TOOLS,
+        messages=[{"role": "user", "content": "Weather in Rome?"}],
     )
     with client.messages.stream(
         model="claude-x", max_tokens=50, messages=[{"role": "user", "content": "Stream a poem"}]
@@ -91,7 +108,14 @@ def anthropic_messages(base_url: str) -> list[Any]:
         streamed = list(stream.text_stream)
         final = stream.get_final_message()
     tool_use = next(block for block in tool.content if block.type == "tool_use")
-    return [plain.content[0].text, plain.usage.output_tokens, tool_use.name, tool_use.input, streamed, final.usage.output_tokens]
+    return [
+        plain.content[0].text,
+        plain.usage.output_tokens,
+        tool_use.name,
+        tool_use.input,
+        streamed,
+        final.usage.output_tokens,
+    ]
 
 
 async def anthropic_messages_async(base_url: str) -> list[Any]:

@@ -41,7 +41,11 @@ def test_corrupt_yaml_is_reported_with_its_position_in_every_mode(tmp_path: Path
     path = tmp_path / "corrupt.yaml"
     path.write_text("interactions:\n- request: {method: GET\nversion: 1\n")
     # libyaml (the C loader used when present) and the pure-Python loader word the problem differently.
-    problem = "did not find expected ',' or '}'" if hasattr(yaml, "CSafeLoader") else "expected ',' or '}', but got ':'"
+    problem = (
+        "did not find expected ',' or '}'"
+        if hasattr(yaml, "CSafeLoader")
+        else "expected ',' or '}', but got ':'"
+    )
     assert load_error(path, mode) == (
         f"Cassette {path} cannot be read: it is not valid YAML at line 3, column 8: {problem}.\n"
         "It was left untouched. Fix or delete it, then record it again (PROMPTVCR_RECORD_MODE=rewrite)."
@@ -112,7 +116,11 @@ def test_non_json_and_binary_bodies_round_trip(tmp_path: Path, provider: FakePro
     with promptvcr.use_cassette(path, record_mode="record"), httpx2.Client() as client:
         text = client.get(f"{provider.base_url}/raw/text")
         binary = client.get(f"{provider.base_url}/raw/binary")
-        echoed = client.post(f"{provider.base_url}/raw/echo", content=b"\x00\xffnot json", headers={"content-type": "application/octet-stream"})
+        echoed = client.post(
+            f"{provider.base_url}/raw/echo",
+            content=b"\x00\xffnot json",
+            headers={"content-type": "application/octet-stream"},
+        )
     stored = yaml.safe_load(path.read_text())["interactions"]
     assert stored[0]["response"]["text"] == text.text and "\n" in text.text
     assert "|" in path.read_text().split("text:", 1)[1].splitlines()[0]  # multi-line text is a block scalar
@@ -123,12 +131,16 @@ def test_non_json_and_binary_bodies_round_trip(tmp_path: Path, provider: FakePro
         assert client.get("http://127.0.0.1:9/raw/text").text == text.text
         assert client.get("http://127.0.0.1:9/raw/binary").content == bytes(range(256)) == binary.content
         replayed = client.post(
-            "http://127.0.0.1:9/raw/echo", content=b"\x00\xffnot json", headers={"content-type": "application/octet-stream"}
+            "http://127.0.0.1:9/raw/echo",
+            content=b"\x00\xffnot json",
+            headers={"content-type": "application/octet-stream"},
         )
         assert replayed.content == echoed.content
 
 
-def test_compressed_responses_are_stored_decoded_and_replayed_consistently(tmp_path: Path, provider: FakeProvider) -> None:
+def test_compressed_responses_are_stored_decoded_and_replayed_consistently(
+    tmp_path: Path, provider: FakeProvider
+) -> None:
     path = tmp_path / "gzip.yaml"
     with promptvcr.use_cassette(path, record_mode="record"):
         recorded = sdk_calls.openai_client(provider.base_url).chat.completions.create(
@@ -152,10 +164,19 @@ def test_compressed_responses_are_stored_decoded_and_replayed_consistently(tmp_p
 
 def test_no_secret_from_the_request_reaches_the_cassette(tmp_path: Path, provider: FakeProvider) -> None:
     path = tmp_path / "secrets.yaml"
-    secrets = ["sk-test-SECRET-openai-0123456789", "org-SECRET-ORG", "proj_SECRET", "AIza-SECRET-QUERY", "cookie-SECRET"]
+    secrets = [
+        "sk-test-SECRET-openai-0123456789",
+        "org-SECRET-ORG",
+        "proj_SECRET",
+        "AIza-SECRET-QUERY",
+        "cookie-SECRET",
+    ]
     with promptvcr.use_cassette(path, record_mode="record"):
         client = sdk_calls.openai_client(
-            provider.base_url, organization="org-SECRET-ORG", project="proj_SECRET", default_headers={"cookie": "s=cookie-SECRET"}
+            provider.base_url,
+            organization="org-SECRET-ORG",
+            project="proj_SECRET",
+            default_headers={"cookie": "s=cookie-SECRET"},
         )
         client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
         sdk_calls.anthropic_client(provider.base_url).messages.create(
@@ -175,7 +196,9 @@ def test_no_secret_from_the_request_reaches_the_cassette(tmp_path: Path, provide
     assert "<redacted>" in text  # the body's credential field is replaced, not silently dropped
 
     with promptvcr.use_cassette(path) as cassette, httpx2.Client() as raw:
-        raw.post("http://127.0.0.1:9/raw/echo?key=OTHER-KEY&alt=sse", json={"client_secret": "another", "q": 1})
+        raw.post(
+            "http://127.0.0.1:9/raw/echo?key=OTHER-KEY&alt=sse", json={"client_secret": "another", "q": 1}
+        )
     assert cassette.played[0].hit, "credentials take no part in the key"
 
 

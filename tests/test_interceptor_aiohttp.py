@@ -109,7 +109,10 @@ def test_a_recording_cut_off_by_closing_the_session_is_reported(tmp_path: Path) 
         fake.hold_stream.set()  # type: ignore[union-attr]
 
     path = tmp_path / "cut.yaml"
-    with FakeProvider() as fake, pytest.warns(RuntimeWarning, match="did not arrive whole before the cassette exited"):
+    with (
+        FakeProvider() as fake,
+        pytest.warns(RuntimeWarning, match="did not arrive whole before the cassette exited"),
+    ):
         fake.hold_stream = threading.Event()
         with promptvcr.use_cassette(path, record_mode="record") as cassette:
             asyncio.run(close_early(fake))

@@ -12,7 +12,9 @@ from promptvcr.cassettes.normalize import request_key
 from promptvcr.cassettes.sse import encode_event, parse_events
 
 
-def chat(body: str | bytes, url: str = "https://api.openai.com/v1/chat/completions", **headers: str) -> Request:
+def chat(
+    body: str | bytes, url: str = "https://api.openai.com/v1/chat/completions", **headers: str
+) -> Request:
     content = body.encode() if isinstance(body, str) else body
     return Request("POST", url, {"content-type": "application/json", **headers}, content)
 
@@ -42,7 +44,12 @@ def test_a_meaningful_change_changes_the_key(changed: str) -> None:
 def test_headers_host_and_credentials_are_not_in_the_key() -> None:
     body = '{"model": "m", "user": "u-123", "metadata": {"user_id": "x"}}'
     a = chat(body, authorization="Bearer one", **{"x-stainless-retry-count": "0"})
-    b = Request("POST", "http://127.0.0.1:8080/v1/chat/completions?api_key=zzz", {"x-stainless-retry-count": "2"}, b'{"model":"m"}')
+    b = Request(
+        "POST",
+        "http://127.0.0.1:8080/v1/chat/completions?api_key=zzz",
+        {"x-stainless-retry-count": "2"},
+        b'{"model":"m"}',
+    )
     assert request_key(a) == request_key(b)
 
 
@@ -64,7 +71,9 @@ def test_users_add_rules() -> None:
 def test_binary_and_text_bodies_have_keys() -> None:
     png = Request("POST", "https://x/upload", {"content-type": "image/png"}, b"\x89PNG\x00\x01")
     assert request_key(png) != request_key(Request("POST", "https://x/upload", {}, b"\x89PNG\x00\x02"))
-    assert request_key(Request("POST", "https://x/t", {}, b"plain")) != request_key(Request("POST", "https://x/t", {}, b"plainer"))
+    assert request_key(Request("POST", "https://x/t", {}, b"plain")) != request_key(
+        Request("POST", "https://x/t", {}, b"plainer")
+    )
 
 
 @pytest.mark.parametrize(
@@ -78,7 +87,9 @@ def test_binary_and_text_bodies_have_keys() -> None:
         (b"", "application/json", None),
     ],
 )
-def test_bodies_round_trip_through_their_stored_form(content: bytes, content_type: str, form: str | None) -> None:
+def test_bodies_round_trip_through_their_stored_form(
+    content: bytes, content_type: str, form: str | None
+) -> None:
     stored = encode_body(content, content_type)
     assert list(stored) == ([form] if form else [])
     decoded = b"".join(decode_body(stored))
@@ -90,7 +101,7 @@ def test_bodies_round_trip_through_their_stored_form(content: bytes, content_typ
 
 def test_sse_events_are_stored_parsed_and_replayed_one_per_chunk() -> None:
     text = (
-        "event: message_start\r\ndata: {\"type\":\"message_start\",\"n\":1}\r\n\r\n"
+        'event: message_start\r\ndata: {"type":"message_start","n":1}\r\n\r\n'
         ": keep-alive\n\n"
         "data: first line\ndata: second line\n\n"
         "id: 7\nretry: 100\ndata: [DONE]\n\n"

@@ -18,7 +18,8 @@ MESSAGES = [{"role": "user", "content": "never recorded"}]
 
 def gemini_generate() -> None:
     client = genai.Client(
-        api_key="AIza-test-SECRET", http_options=types.HttpOptions(base_url=sdk_calls.OFFLINE, api_version="v1beta")
+        api_key="AIza-test-SECRET",
+        http_options=types.HttpOptions(base_url=sdk_calls.OFFLINE, api_version="v1beta"),
     )
     client.models.generate_content(model="gemini-2.0-flash", contents="never recorded")
 
@@ -33,7 +34,9 @@ def _calls():  # type: ignore[no-untyped-def]
         )
 
     return {
-        "openai": lambda: sdk_calls.openai_client(sdk_calls.OFFLINE).chat.completions.create(model="m", messages=MESSAGES),
+        "openai": lambda: sdk_calls.openai_client(sdk_calls.OFFLINE).chat.completions.create(
+            model="m", messages=MESSAGES
+        ),
         "openai-async": lambda: asyncio.run(openai_async()),
         "anthropic": lambda: sdk_calls.anthropic_client(sdk_calls.OFFLINE).messages.create(
             model="c", max_tokens=5, messages=MESSAGES
@@ -75,7 +78,9 @@ def test_a_miss_names_the_nearest_request_and_the_fields_that_differ(tmp_path: P
     with promptvcr.use_cassette(path, record_mode="record"):
         client = sdk_calls.openai_client(provider.base_url)
         client.embeddings.create(model="text-embedding-3-small", input="vector")
-        client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "Hello"}], temperature=0)
+        client.chat.completions.create(
+            model="gpt-4o", messages=[{"role": "user", "content": "Hello"}], temperature=0
+        )
     url = f"{provider.base_url}/v1/chat/completions"
 
     with promptvcr.use_cassette(path), pytest.raises(promptvcr.CassetteMiss) as miss:

@@ -51,13 +51,18 @@ def test_sdk_traffic_replays_exactly_what_was_recorded(tmp_path: Path, call, is_
     assert replaying.all_played
 
 
-def test_identical_requests_replay_their_answers_in_recorded_order(tmp_path: Path, provider: FakeProvider) -> None:
+def test_identical_requests_replay_their_answers_in_recorded_order(
+    tmp_path: Path, provider: FakeProvider
+) -> None:
     path = tmp_path / "repeat.yaml"
 
     def ask_twice(base_url: str) -> list[str]:
         client = sdk_calls.openai_client(base_url)
         messages = [{"role": "user", "content": "same question"}]
-        return [client.chat.completions.create(model="m", messages=messages).choices[0].message.content for _ in "ab"]
+        return [
+            client.chat.completions.create(model="m", messages=messages).choices[0].message.content
+            for _ in "ab"
+        ]
 
     with promptvcr.use_cassette(path, record_mode="record"):
         recorded = ask_twice(provider.base_url)
@@ -66,7 +71,9 @@ def test_identical_requests_replay_their_answers_in_recorded_order(tmp_path: Pat
         assert ask_twice(sdk_calls.OFFLINE) == recorded
 
 
-def test_one_request_too_many_is_a_miss_unless_repeats_are_allowed(tmp_path: Path, provider: FakeProvider) -> None:
+def test_one_request_too_many_is_a_miss_unless_repeats_are_allowed(
+    tmp_path: Path, provider: FakeProvider
+) -> None:
     path = tmp_path / "once.yaml"
     messages = [{"role": "user", "content": "only once"}]
     with promptvcr.use_cassette(path, record_mode="record"):
@@ -80,7 +87,10 @@ def test_one_request_too_many_is_a_miss_unless_repeats_are_allowed(tmp_path: Pat
     assert "allow_playback_repeats=True" in str(miss.value)
 
     with promptvcr.use_cassette(path, allow_playback_repeats=True) as cassette:
-        answers = [client.chat.completions.create(model="m", messages=messages).choices[0].message.content for _ in "abc"]
+        answers = [
+            client.chat.completions.create(model="m", messages=messages).choices[0].message.content
+            for _ in "abc"
+        ]
     assert answers == ["echo 1: only once"] * 3
     assert [play.outcome for play in cassette.played] == ["replayed"] * 3
 
@@ -99,7 +109,9 @@ def test_record_mode_appends_and_keeps_what_the_cassette_held(tmp_path: Path, pr
         assert len(replay.interactions) == 2
 
 
-def test_rewrite_replaces_the_cassette_but_not_when_the_body_failed(tmp_path: Path, provider: FakeProvider) -> None:
+def test_rewrite_replaces_the_cassette_but_not_when_the_body_failed(
+    tmp_path: Path, provider: FakeProvider
+) -> None:
     path = tmp_path / "rewrite.yaml"
     client = sdk_calls.openai_client(provider.base_url)
     with promptvcr.use_cassette(path, record_mode="record"):
@@ -131,14 +143,18 @@ def test_passthrough_sends_everything_and_writes_nothing(tmp_path: Path, provide
     assert not path.exists()
 
 
-def test_streams_reach_the_application_while_recording_not_after(tmp_path: Path, provider: FakeProvider) -> None:
+def test_streams_reach_the_application_while_recording_not_after(
+    tmp_path: Path, provider: FakeProvider
+) -> None:
     """The first chunk arrives while the server still holds back the rest of the stream."""
     import threading
 
     provider.hold_stream = threading.Event()
     client = sdk_calls.openai_client(provider.base_url)
     with promptvcr.use_cassette(tmp_path / "s.yaml", record_mode="record"):
-        stream = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "a b c"}], stream=True)
+        stream = client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "a b c"}], stream=True
+        )
         first = next(iter(stream))
         assert first.choices[0].delta.role == "assistant"
         assert not provider.hold_stream.is_set()
@@ -177,7 +193,9 @@ def test_clients_created_before_the_cassette_are_intercepted(tmp_path: Path, pro
         recorded = early.chat.completions.create(model="m", messages=[{"role": "user", "content": "early"}])
     offline_early = sdk_calls.openai_client(sdk_calls.OFFLINE)
     with promptvcr.use_cassette(path):
-        replayed = offline_early.chat.completions.create(model="m", messages=[{"role": "user", "content": "early"}])
+        replayed = offline_early.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "early"}]
+        )
     assert replayed.choices[0].message.content == recorded.choices[0].message.content
 
 
@@ -188,7 +206,9 @@ def test_openai_aiohttp_client_is_intercepted(tmp_path: Path, provider: FakeProv
         async with openai.AsyncOpenAI(
             api_key="sk-test-key", base_url=f"{base_url}/v1", http_client=openai.DefaultAioHttpClient()
         ) as client:
-            reply = await client.chat.completions.create(model="m", messages=[{"role": "user", "content": "aio"}])
+            reply = await client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "aio"}]
+            )
             return str(reply.choices[0].message.content)
 
     with promptvcr.use_cassette(path, record_mode="record") as cassette:
@@ -204,7 +224,9 @@ def test_legacy_httpx_client_goes_through_respx(tmp_path: Path, provider: FakePr
 
     def ask(base_url: str) -> str:
         client = sdk_calls.openai_client(base_url, http_client=httpx.Client())
-        stream = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "legacy"}], stream=True)
+        stream = client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "legacy"}], stream=True
+        )
         return "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)
 
     with promptvcr.use_cassette(path, record_mode="record") as cassette:
@@ -213,19 +235,16 @@ def test_legacy_httpx_client_goes_through_respx(tmp_path: Path, provider: FakePr
     with promptvcr.use_cassette(path):
         assert ask(sdk_calls.OFFLINE) == recorded == "echo 1: legacy"
 
-    with httpx.Client() as plain, promptvcr.use_cassette(path):
-        with pytest.raises(promptvcr.CassetteMiss):
-            plain.get("http://127.0.0.1:9/not-recorded")
+    with httpx.Client() as plain, promptvcr.use_cassette(path), pytest.raises(promptvcr.CassetteMiss):
+        plain.get("http://127.0.0.1:9/not-recorded")
 
 
 async def test_async_legacy_httpx_client(tmp_path: Path, provider: FakeProvider) -> None:
     path = tmp_path / "legacy-async.yaml"
-    async with promptvcr.use_cassette(path, record_mode="record"):
-        async with httpx.AsyncClient() as client:
-            recorded = (await client.get(f"{provider.base_url}/raw/json")).json()
-    async with promptvcr.use_cassette(path):
-        async with httpx.AsyncClient() as client:
-            assert (await client.get("http://127.0.0.1:9/raw/json")).json() == recorded
+    async with promptvcr.use_cassette(path, record_mode="record"), httpx.AsyncClient() as client:
+        recorded = (await client.get(f"{provider.base_url}/raw/json")).json()
+    async with promptvcr.use_cassette(path), httpx.AsyncClient() as client:
+        assert (await client.get("http://127.0.0.1:9/raw/json")).json() == recorded
 
 
 def test_patches_are_restored_on_exit_even_when_the_body_raised(tmp_path: Path) -> None:
@@ -258,9 +277,11 @@ def test_json_cassette_when_the_path_ends_in_json(tmp_path: Path, provider: Fake
 def test_a_stream_left_open_is_reported_not_silently_dropped(tmp_path: Path, provider: FakeProvider) -> None:
     client = sdk_calls.openai_client(provider.base_url)
     path = tmp_path / "open.yaml"
-    with pytest.warns(RuntimeWarning, match=r"1 response\(s\) recorded into .* did not arrive whole"):
-        with promptvcr.use_cassette(path, record_mode="record"):
-            stream = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}], stream=True)
-            next(iter(stream))
+    unfinished = r"1 response\(s\) recorded into .* did not arrive whole"
+    with pytest.warns(RuntimeWarning, match=unfinished), promptvcr.use_cassette(path, record_mode="record"):
+        stream = client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "x"}], stream=True
+        )
+        next(iter(stream))
     assert not path.exists()
     stream.close()

@@ -68,7 +68,9 @@ def test_async_with(recorded: Path) -> None:
 def test_requests_from_worker_threads_are_intercepted(recorded: Path) -> None:
     results: list[object] = []
     with promptvcr.use_cassette(recorded, allow_playback_repeats=True) as cassette:
-        workers = [threading.Thread(target=lambda: results.append(get_json("http://127.0.0.1:9"))) for _ in range(4)]
+        workers = [
+            threading.Thread(target=lambda: results.append(get_json("http://127.0.0.1:9"))) for _ in range(4)
+        ]
         for worker in workers:
             worker.start()
         for worker in workers:
@@ -80,7 +82,11 @@ def test_requests_from_worker_threads_are_intercepted(recorded: Path) -> None:
 def test_the_innermost_cassette_answers(tmp_path: Path, recorded: Path) -> None:
     empty = tmp_path / "empty.yaml"
     empty.write_text("interactions: []\nversion: 1\n")
-    with promptvcr.use_cassette(recorded), promptvcr.use_cassette(empty), pytest.raises(promptvcr.CassetteMiss):
+    with (
+        promptvcr.use_cassette(recorded),
+        promptvcr.use_cassette(empty),
+        pytest.raises(promptvcr.CassetteMiss),
+    ):
         get_json("http://127.0.0.1:9")
 
 

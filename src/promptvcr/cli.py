@@ -27,7 +27,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="promptvcr", description="Record and replay LLM HTTP traffic in tests.")
+    parser = argparse.ArgumentParser(
+        prog="promptvcr", description="Record and replay LLM HTTP traffic in tests."
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (_, help_text) in COMMANDS.items():
         sub.add_parser(name, help=help_text, description=help_text)

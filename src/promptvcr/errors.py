@@ -12,7 +12,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["CassetteError", "CassetteFormatError", "CassetteMiss", "CassetteSecretError", "CassetteWriteError"]
+__all__ = [
+    "CassetteError",
+    "CassetteFormatError",
+    "CassetteMiss",
+    "CassetteSecretError",
+    "CassetteWriteError",
+]
 
 
 class CassetteMiss(BaseException):

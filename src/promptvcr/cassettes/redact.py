@@ -67,7 +67,16 @@ SECRET_QUERY_PARAMS = frozenset(
 
 #: Top-level JSON or form fields that carry credentials (OAuth token exchanges, key-in-body APIs).
 SECRET_BODY_FIELDS = frozenset(
-    {"api_key", "apikey", "client_secret", "refresh_token", "access_token", "id_token", "password", "private_key"}
+    {
+        "api_key",
+        "apikey",
+        "client_secret",
+        "refresh_token",
+        "access_token",
+        "id_token",
+        "password",
+        "private_key",
+    }
 )
 
 _SECRET_HEADER_NAME = re.compile(r"auth|token|secret|key|cookie|signature|password|credential|session")
@@ -94,15 +103,24 @@ def redact_url(url: str) -> str:
     netloc = parts.netloc.rpartition("@")[2]
     if not parts.query and netloc == parts.netloc:
         return url
-    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k.lower() not in SECRET_QUERY_PARAMS]
+    query = [
+        (k, v)
+        for k, v in parse_qsl(parts.query, keep_blank_values=True)
+        if k.lower() not in SECRET_QUERY_PARAMS
+    ]
     return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), parts.fragment))
 
 
 def redact_json_fields(value: Any) -> Any:
     """A copy of a top-level JSON object with credential fields replaced by ``<redacted>``."""
-    if not isinstance(value, dict) or SECRET_BODY_FIELDS.isdisjoint(k.lower() for k in value if isinstance(k, str)):
+    if not isinstance(value, dict) or SECRET_BODY_FIELDS.isdisjoint(
+        k.lower() for k in value if isinstance(k, str)
+    ):
         return value
-    return {k: (REDACTED if isinstance(k, str) and k.lower() in SECRET_BODY_FIELDS else v) for k, v in value.items()}
+    return {
+        k: (REDACTED if isinstance(k, str) and k.lower() in SECRET_BODY_FIELDS else v)
+        for k, v in value.items()
+    }
 
 
 def redact_form_fields(text: str) -> str:

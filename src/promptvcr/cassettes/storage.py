@@ -23,7 +23,6 @@ from ..errors import CassetteFormatError, CassetteWriteError
 __all__ = ["cassette_lock", "read_text", "write_atomic"]
 
 
-
 def _lock_dir() -> Path:
     """One folder per user: a folder another user created first (CI runners, shared hosts)
     would refuse this user's lock files."""
@@ -39,7 +38,8 @@ def read_text(path: Path) -> str | None:
         return None
     except IsADirectoryError:
         raise CassetteFormatError(
-            f"Cassette {path} is a directory, not a file. Give use_cassette a file path such as {path / 'cassette.yaml'}.",
+            f"Cassette {path} is a directory, not a file. "
+            f"Give use_cassette a file path such as {path / 'cassette.yaml'}.",
             path=path,
         ) from None
     except PermissionError as error:
@@ -53,9 +53,10 @@ def read_text(path: Path) -> str | None:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
+        bad = data[error.start : error.start + 1]
         raise CassetteFormatError(
-            f"Cassette {path} is not UTF-8 text (byte {error.start} is {data[error.start:error.start + 1]!r}); "
-            f"it may be a binary file saved under a cassette name. It was left untouched.",
+            f"Cassette {path} is not UTF-8 text (byte {error.start} is {bad!r}); "
+            "it may be a binary file saved under a cassette name. It was left untouched.",
             path=path,
         ) from None
 

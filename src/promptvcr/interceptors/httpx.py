@@ -82,8 +82,8 @@ def _mocker() -> type:
 
     class PromptvcrMocker(respx_mocker_base()):  # type: ignore[misc]
         name = _MOCKER_NAME
-        targets = ["httpx._client.Client", "httpx._client.AsyncClient"]
-        target_methods = [CLIENT_TRANSPORT_SEAM]
+        targets = ["httpx._client.Client", "httpx._client.AsyncClient"]  # noqa: RUF012 (respx's API)
+        target_methods = [CLIENT_TRANSPORT_SEAM]  # noqa: RUF012
 
         @classmethod
         def mock(cls, spec: Callable[..., Any]) -> Callable[..., Any]:
