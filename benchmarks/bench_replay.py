@@ -131,7 +131,7 @@ def replay_rounds(sizes: list[int], requests: int, rounds: int, workdir: Path) -
         count = min(requests, n) if n > 1 else requests
         vcr_count = min(count, 200)  # vcrpy scans every interaction per request: keep its share short
         samples: dict[str, list[float]] = {"floor": [], "promptvcr": [], "vcrpy": []}
-        for _ in range(rounds if n < 10_000 else max(3, rounds // 2)):
+        for _ in range(rounds):
             order = [random.randrange(n) for _ in range(count)]
             samples["floor"].append(timed(order, floor))
             with promptvcr.use_cassette(ours, allow_playback_repeats=True):
