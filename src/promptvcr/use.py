@@ -65,6 +65,9 @@ class Cassette:
         timing: Pace = "none",
         faults: Sequence[Fault] = (),
     ) -> None:
+        # The arguments as given, so that each call of a decorated function gets a fresh
+        # cassette with exactly these options (captured first, before any other local).
+        self._options = {name: value for name, value in locals().items() if name not in ("self", "path")}
         self.background = BackgroundHosts(ignore_hosts, passthrough_hosts)
         self.timing = timing
         self._pace = pace_factor(timing)
@@ -315,19 +318,7 @@ class Cassette:
 
     def _fresh(self) -> Cassette:
         """A new cassette with the same settings: each call of a decorated function starts clean."""
-        return Cassette(
-            self.path,
-            record_mode=self._requested_mode,
-            allow_playback_repeats=self.allow_playback_repeats,
-            rules=self.rules,
-            fuzzy=self.fuzzy or False,  # 0.0 is "off", which the fuzzy= argument spells False
-            request_headers=self.request_headers,
-            response_headers=self.response_headers,
-            ignore_hosts=self.background.ignore,
-            passthrough_hosts=self.background.passthrough,
-            timing=self.timing,
-            faults=self.faults,
-        )
+        return Cassette(self.path, **self._options)
 
     @overload
     def __call__(self, func: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]: ...
