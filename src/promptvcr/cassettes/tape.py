@@ -39,15 +39,7 @@ class Tape:
 
         With ``allow_repeats`` the last one is played again once all have been played.
         """
-        positions = self._index.get(key)
-        if not positions:
-            return None
-        turn = self._next.get(key, 0)
-        if turn >= len(positions):
-            return self.interactions[positions[-1]] if allow_repeats else None
-        self._next[key] = turn + 1
-        self._played[positions[turn]] = True
-        return self.interactions[positions[turn]]
+        return self._take(key, allow_repeats=allow_repeats, use_up=True)
 
     def peek(self, key: str, *, allow_repeats: bool = False) -> Interaction | None:
         """What :meth:`play` would return, without using it up.
@@ -55,12 +47,17 @@ class Tape:
         A request that an injected fault breaks (a cut stream, a malformed event) borrows
         the recorded answer: it counts as played, but the retry that follows gets it whole.
         """
+        return self._take(key, allow_repeats=allow_repeats, use_up=False)
+
+    def _take(self, key: str, *, allow_repeats: bool, use_up: bool) -> Interaction | None:
         positions = self._index.get(key)
         if not positions:
             return None
         turn = self._next.get(key, 0)
         if turn >= len(positions):
             return self.interactions[positions[-1]] if allow_repeats else None
+        if use_up:
+            self._next[key] = turn + 1
         self._played[positions[turn]] = True
         return self.interactions[positions[turn]]
 
