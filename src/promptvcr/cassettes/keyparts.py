@@ -41,13 +41,7 @@ class KeyParts:
     raw: bytes = field(default=b"", compare=False, repr=False)
 
     def canonical(self) -> str:
-        return json.dumps(
-            [self.method, self.path, self.query, self.body],
-            sort_keys=True,
-            ensure_ascii=False,
-            separators=(",", ":"),
-            default=repr,
-        )
+        return _CANONICAL.encode([self.method, self.path, self.query, self.body])
 
 
 #: A rule: a plain function from the parts of a key to the parts of a key.
@@ -58,6 +52,20 @@ def _number(text: str) -> int | float:
     """JSON numbers by value: ``1``, ``1.0`` and ``1e0`` are the same number."""
     value = float(text)
     return int(value) if value.is_integer() and abs(value) < 2**63 else value
+
+
+# Built once: json.loads/dumps with options build a new decoder/encoder on every call, and
+# these run for every replayed request.
+_DECODER = json.JSONDecoder(parse_float=_number)
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=repr)
+
+
+def _json(content: bytes) -> Any:
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError:  # UTF-16/32 JSON: let json detect the encoding
+        return json.loads(content, parse_float=_number)
+    return _DECODER.decode(text.removeprefix("\ufeff"))
 
 
 def _digest(content: bytes) -> dict[str, str]:
@@ -99,7 +107,7 @@ def parse_body(request: Request) -> Any:
     content_type = request.content_type
     if "json" in content_type or content.lstrip()[:1] in (b"{", b"["):
         try:
-            return json.loads(content, parse_float=_number)
+            return _json(content)
         except (ValueError, RecursionError):
             pass
     if content_type == "application/x-www-form-urlencoded":
