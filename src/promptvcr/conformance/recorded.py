@@ -82,13 +82,6 @@ class Recorded:
             raise TypeError("the recorded request body is not a JSON object")
         return body
 
-    @property
-    def streams(self) -> bool:
-        body = self.body if "json" in self.interaction.request.content_type else None
-        return (
-            bool(isinstance(body, dict) and body.get("stream")) or self.interaction.response.is_event_stream
-        )
-
 
 def split_kwargs(method: Callable[..., Any], body: Mapping[str, Any], **fixed: Any) -> dict[str, Any]:
     """Keyword arguments for an SDK method: the fields it names, the rest as ``extra_body``."""
