@@ -4,6 +4,7 @@ are reported clearly and never stop the rest; no credential reaches the output."
 from __future__ import annotations
 
 import gzip
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -236,3 +237,23 @@ def test_form_body_and_header_secrets_never_reach_the_output(tmp_path: Path) -> 
     text = (tmp_path / "out" / "oauth.yaml").read_text()
     assert SECRET not in text
     assert "expires_in: 3599" in text and "grant_type=refresh_token" in text
+
+
+def test_a_secret_shaped_value_outside_the_known_places_stops_the_file(tmp_path: Path) -> None:
+    key = "gsk_" + "Q7x" * 17  # a Groq-key shape, pasted into a prompt
+    source = tmp_path / "pasted.yaml"
+    interaction = {
+        "request": {
+            "method": "POST",
+            "uri": "https://api.groq.com/openai/v1/chat/completions",
+            "headers": {"content-type": ["application/json"]},
+            "body": json.dumps({"model": "m", "messages": [{"role": "user", "content": f"my key is {key}"}]}),
+        },
+        "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": "{}"}},
+    }
+    source.write_text(yaml.safe_dump({"interactions": [interaction], "version": 1}))
+    (file,) = import_vcr([source], tmp_path / "out").files
+    assert file.error is not None
+    assert "1 value(s) shaped like a secret, so nothing was written: interactions[0]" in file.error
+    assert "Groq API key" in file.error and key not in file.error
+    assert not (tmp_path / "out" / "pasted.yaml").exists()

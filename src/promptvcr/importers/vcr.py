@@ -19,6 +19,7 @@ from ..cassettes import fileformat, storage
 from ..cassettes.models import Interaction
 from ..cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS, SECRET_QUERY_PARAMS, is_secret_header
 from ..errors import CassetteWriteError
+from ..secrets_scan import scan_data
 from .vcr_convert import ConversionError, to_interaction
 from .vcr_read import VcrReadError, read_vcr_file
 
@@ -158,6 +159,16 @@ def import_vcr(
             )
             for i in file_report.interactions
         ]
+        findings = [f for index, item in enumerate(data) for f in scan_data(item, f"interactions[{index}]")]
+        if findings:
+            # The net under redaction, as on the record path: a secret-shaped value the
+            # redaction does not know the place of (a key in a prompt, a URL path) stops the file.
+            shown = "; ".join(f"{f.field}: {f.kind} {f.preview}" for f in findings[:5])
+            file_report.error = (
+                f"{len(findings)} value(s) shaped like a secret, so nothing was written: {shown}. "
+                f"Replace them with obviously fake values (e.g. sk-test-...) in the source and import again."
+            )
+            continue
         try:
             # Atomic per file; no fsync per file: a fresh output folder, rerun if the machine dies.
             storage.write_atomic(target, fileformat.dumps(data, target), durable=False)
