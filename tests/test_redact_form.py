@@ -24,7 +24,9 @@ def test_form_body_credentials_are_redacted_on_the_way_to_the_file(tmp_path: Pat
 
 def test_google_resumable_upload_headers_are_kept_so_the_sdk_can_send_the_file(tmp_path: Path) -> None:
     upload = "https://generativelanguage.googleapis.com/upload/v1beta/files?upload_id=abc&upload_protocol=resumable"
-    response = Response(200, {"x-goog-upload-url": upload, "x-goog-upload-status": "active", "x-goog-api-key": "k"})
+    response = Response(
+        200, {"x-goog-upload-url": upload, "x-goog-upload-status": "active", "x-goog-api-key": "k"}
+    )
     request = Request("POST", "https://generativelanguage.googleapis.com/upload/v1beta/files")
     data = fileformat.interaction_to_data(Interaction(request, response))
     assert data["response"]["headers"] == {"x-goog-upload-url": upload, "x-goog-upload-status": "active"}
