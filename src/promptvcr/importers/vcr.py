@@ -131,6 +131,37 @@ def _sources(paths: Iterable[Path]) -> Iterator[tuple[Path, Path]]:
             yield path, Path(_output_name(path))
 
 
+def _import_one(
+    source: Path, target: Path, request_headers: frozenset[str], response_headers: frozenset[str]
+) -> FileReport:
+    """Convert, check and write one file (in a worker process for large imports)."""
+    file_report = convert_vcr_file(source)
+    if file_report.error is not None:
+        return file_report
+    data = [
+        fileformat.interaction_to_data(i, request_headers=request_headers, response_headers=response_headers)
+        for i in file_report.interactions
+    ]
+    findings = [f for index, item in enumerate(data) for f in scan_data(item, f"interactions[{index}]")]
+    if findings:
+        # The net under redaction, as on the record path: a secret-shaped value the
+        # redaction does not know the place of (a key in a prompt, a URL path) stops the file.
+        shown = "; ".join(f"{f.field}: {f.kind} {f.preview}" for f in findings[:5])
+        file_report.error = (
+            f"{len(findings)} value(s) shaped like a secret, so nothing was written: {shown}. "
+            f"Replace them with obviously fake values (e.g. sk-test-...) in the source and import again."
+        )
+        return file_report
+    try:
+        # Atomic per file; no fsync per file: a fresh output folder, rerun if the machine dies.
+        storage.write_atomic(target, fileformat.dumps(data, target), durable=False)
+    except CassetteWriteError as error:
+        file_report.error = str(error)
+        return file_report
+    file_report.output = target
+    return file_report
+
+
 def import_vcr(
     sources: Iterable[str | PathLike[str]],
     out: str | PathLike[str],
@@ -140,40 +171,15 @@ def import_vcr(
 ) -> ImportReport:
     """Convert vcrpy cassettes (files or folders, searched recursively) into ``out``.
 
-    A folder's structure is kept under ``out``. Returns a report per file; a file that
-    cannot be read is reported, not raised, so one bad cassette does not stop the rest.
+    A folder's structure is kept under ``out``. Returns a report per file, in source
+    order; a file that cannot be read is reported, not raised, so one bad cassette does not
+    stop the rest.
     """
     out_dir = Path(out)
     request_allowed = frozenset(h.lower() for h in request_headers)
     response_allowed = frozenset(h.lower() for h in response_headers)
-    report = ImportReport()
-    for source, relative in _sources(Path(p) for p in sources):
-        file_report = convert_vcr_file(source)
-        report.files.append(file_report)
-        if file_report.error is not None:
-            continue
-        target = out_dir / relative
-        data = [
-            fileformat.interaction_to_data(
-                i, request_headers=request_allowed, response_headers=response_allowed
-            )
-            for i in file_report.interactions
-        ]
-        findings = [f for index, item in enumerate(data) for f in scan_data(item, f"interactions[{index}]")]
-        if findings:
-            # The net under redaction, as on the record path: a secret-shaped value the
-            # redaction does not know the place of (a key in a prompt, a URL path) stops the file.
-            shown = "; ".join(f"{f.field}: {f.kind} {f.preview}" for f in findings[:5])
-            file_report.error = (
-                f"{len(findings)} value(s) shaped like a secret, so nothing was written: {shown}. "
-                f"Replace them with obviously fake values (e.g. sk-test-...) in the source and import again."
-            )
-            continue
-        try:
-            # Atomic per file; no fsync per file: a fresh output folder, rerun if the machine dies.
-            storage.write_atomic(target, fileformat.dumps(data, target), durable=False)
-        except CassetteWriteError as error:
-            file_report.error = str(error)
-            continue
-        file_report.output = target
-    return report
+    results = [
+        _import_one(source, out_dir / relative, request_allowed, response_allowed)
+        for source, relative in _sources(Path(p) for p in sources)
+    ]
+    return ImportReport(results)
