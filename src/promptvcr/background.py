@@ -66,17 +66,25 @@ class BackgroundHosts:
     def __init__(self, ignore: Iterable[str], passthrough: Iterable[str]) -> None:
         self.ignore = _normalize(ignore)
         self.passthrough = _normalize(passthrough)
+        # Every request asks; a test talks to a handful of hosts, so each is judged once.
+        self._by_host: dict[str, tuple[str, Treatment] | None] = {}
 
     def treatment(self, url: str) -> tuple[str, Treatment] | None:
         """The request's host and treatment, or ``None`` for ordinary traffic."""
         if not self.ignore and not self.passthrough:
             return None
         host = (urlsplit(url).hostname or "").lower()
+        try:
+            return self._by_host[host]
+        except KeyError:
+            pass
+        found: tuple[str, Treatment] | None = None
         if _matches(host, self.ignore):
-            return host, "ignored"
-        if _matches(host, self.passthrough):
-            return host, "passthrough"
-        return None
+            found = host, "ignored"
+        elif _matches(host, self.passthrough):
+            found = host, "passthrough"
+        self._by_host[host] = found
+        return found
 
     @staticmethod
     def answer() -> Response:
