@@ -368,9 +368,10 @@ def _own_error(error: BaseException) -> BaseException | None:
     """A miss or a blocked connection, also from inside an exception group (task groups)."""
     if isinstance(error, (CassetteMiss, NetworkBlocked)):
         return error
-    if isinstance(error, BaseExceptionGroup):
-        for inner in error.exceptions:
-            if (found := _own_error(inner)) is not None:
+    inner_errors = getattr(error, "exceptions", None)  # an exception group (3.11+, or exceptiongroup)
+    if isinstance(inner_errors, (list, tuple)):
+        for inner in inner_errors:
+            if isinstance(inner, BaseException) and (found := _own_error(inner)) is not None:
                 return found
     return None
 
