@@ -50,8 +50,7 @@ def test_a_small_text_change_replays_and_warns_with_the_diff(cassette: tuple[Pat
     assert "replaying interactions[0], whose message text is 9" in message
     assert (
         "    messages[0].content: Summarize the attached meeting notes in [-three-]{+four+} bullet points, "
-        "in plain English please."
-        in message
+        "in plain English please." in message
     )
 
 

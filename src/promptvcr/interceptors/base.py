@@ -13,6 +13,7 @@ from ..cassettes.models import Request, Response
 
 __all__ = ["Handler", "OnRecorded", "Uninstall"]
 
+
 class OnRecorded(Protocol):
     """Takes the complete response of a request that went to the network, once.
 
@@ -24,6 +25,7 @@ class OnRecorded(Protocol):
     def __call__(self, response: Response) -> None: ...
 
     def started(self) -> None: ...
+
 
 #: Undoes an interceptor's patches.
 Uninstall = Callable[[], None]

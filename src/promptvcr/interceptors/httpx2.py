@@ -74,5 +74,3 @@ def install(handler: Handler) -> Uninstall:
         setattr(httpx2.AsyncClient, CLIENT_TRANSPORT_SEAM, async_original)
 
     return uninstall
-
-
