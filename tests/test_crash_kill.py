@@ -34,6 +34,13 @@ import promptvcr
 folder, base_url, kills, seed = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 names = sys.argv[5:]
 rng = random.Random(seed)
+# Widen the window between the temporary file and the rename (the real write path, only
+# slower to flush), so that a good share of the random kills land in the middle of a write.
+_fsync = os.fsync
+def slow_fsync(fd):
+    time.sleep(0.02)
+    _fsync(fd)
+os.fsync = slow_fsync
 # One real call before forking: the interceptors and the SDK's lazy imports load once
 # here, so each forked writer starts saving at once.
 with openai.OpenAI(api_key="sk-test", base_url=base_url) as warm_up:
