@@ -31,25 +31,9 @@ import json_repair
 
 from promptvcr.repair import parse
 
-CORPUS = Path(__file__).resolve().parent.parent / "tests" / "repair" / "data" / "cases.jsonl"
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "repair"))
 
-
-def same(a: Any, b: Any) -> bool:
-    """The corpus's equality: key order ignored, 1 == 1.0, bools are not numbers."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    return type(a) is type(b) and a == b
-
-
-def tags_for(case: dict[str, Any]) -> tuple[str, str] | None:
-    closing = case["req_key"]
-    return (closing.replace("/", "", 1), closing) if closing else None
+from repair_corpus import load_cases, same, tags_for
 
 
 def run_case(case: dict[str, Any]) -> Any:
@@ -153,7 +137,7 @@ def main(argv: list[str]) -> None:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("--rounds", type=int, default=31, help="rounds per measurement (default 31)")
     args = options.parse_args(argv)
-    cases = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    cases = load_cases()
     pass_table(cases)
     print()
     gc.collect()
