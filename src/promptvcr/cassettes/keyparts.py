@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import re
+import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -125,8 +127,28 @@ def parse_body(request: Request) -> Any:
         return _digest(content)
 
 
+#: Characters a path segment may hold as they are, whose escapes name the same path: RFC
+#: 3986's unreserved ones, and ``:`` and ``@``. botocore escapes the ``:`` of a Bedrock model
+#: id (``...-v1%3A0``), the anthropic SDK's Bedrock client does not. Sub-delimiters (``;``,
+#: ``=``, ``,``...) stay escaped: some servers split a segment on them.
+_SAME_AS_ESCAPED = frozenset(string.ascii_letters + string.digits + "-._~:@")
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+
+
+def _unescape(match: re.Match[str]) -> str:
+    char = chr(int(match.group(1), 16))
+    return char if char in _SAME_AS_ESCAPED else "%" + match.group(1).upper()
+
+
+def _path(path: str) -> str:
+    """The path with escapes that change nothing undone, the others in upper-case hex."""
+    return _ESCAPE.sub(_unescape, path) if "%" in path else path
+
+
 def key_parts(request: Request) -> KeyParts:
     """The raw parts of a request's key, before any rule."""
     url = urlsplit(request.url)
     query = tuple(sorted(parse_qsl(url.query, keep_blank_values=True)))
-    return KeyParts(request.method.upper(), url.path or "/", query, parse_body(request), request.content)
+    return KeyParts(
+        request.method.upper(), _path(url.path) or "/", query, parse_body(request), request.content
+    )
