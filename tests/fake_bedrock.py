@@ -2,7 +2,9 @@
 
 boto3's ``bedrock-runtime`` client is pointed at it with ``endpoint_url``: ``converse``
 answers JSON, ``converse-stream`` answers binary AWS event-stream frames, sent one frame
-per HTTP chunk as Bedrock does. The frames are encoded here, with the standard library
+per HTTP chunk as Bedrock does; a model id starting with ``invalid`` gets Bedrock's 400
+``ValidationException``; ``invoke`` answers ``{"echo": n}`` with the service tier headers
+InvokeModel reports. The frames are encoded here, with the standard library
 only, independently of promptvcr's own encoder, so a byte-exact replay test compares two
 separate implementations. Answers are deterministic (``echo <n>: <last user text>``).
 
@@ -25,7 +27,7 @@ from typing import Any
 
 __all__ = ["FakeBedrock", "encode_frame"]
 
-_ROUTE = re.compile(r"/model/(?P<model>[^/]+)/(?P<op>converse|converse-stream)")
+_ROUTE = re.compile(r"/model/(?P<model>[^/]+)/(?P<op>converse|converse-stream|invoke)")
 
 
 def encode_frame(event_type: str, payload: dict[str, Any]) -> bytes:
@@ -63,6 +65,25 @@ class _Handler(BaseHTTPRequestHandler):
         if match is None:
             self._send(404, b'{"message":"Unknown operation"}', "application/json")
             return
+        if match["model"].startswith("invalid"):
+            # As Bedrock answers: the error's name only in x-amzn-ErrorType, the body a message.
+            self._send(
+                400,
+                b'{"message":"The provided model identifier is invalid."}',
+                "application/json",
+                {
+                    "x-amzn-ErrorType": "ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/"
+                },
+            )
+            return
+        if match["op"] == "invoke":
+            # InvokeModel: the body is the model's own; boto3 returns these headers as results.
+            tier = {
+                "X-Amzn-Bedrock-Service-Tier": "flex",
+                "X-Amzn-Bedrock-PerformanceConfig-Latency": "standard",
+            }
+            self._send(200, json.dumps({"echo": n}).encode(), "application/json", tier)
+            return
         request = json.loads(body)
         texts = [part.get("text", "") for m in request.get("messages", []) for part in m.get("content", [])]
         answer = f"echo {n}: {texts[-1] if texts else ''}"
@@ -88,9 +109,13 @@ class _Handler(BaseHTTPRequestHandler):
         yield encode_frame("messageStop", {"stopReason": "end_turn"})
         yield encode_frame("metadata", {"usage": usage, "metrics": {"latencyMs": 1}})
 
-    def _send(self, status: int, body: bytes, content_type: str) -> None:
+    def _send(
+        self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("x-amzn-RequestId", "00000000-0000-0000-0000-000000000000")
         self.end_headers()

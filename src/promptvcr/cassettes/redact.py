@@ -33,7 +33,9 @@ REQUEST_HEADERS = frozenset({"content-type", "accept", "anthropic-version", "ant
 
 #: Response headers written to a cassette: the ones SDKs read to parse a body or to retry.
 #: ``x-goog-upload-url``/``-status`` carry Google's resumable-upload session: google-genai
-#: reads them to send the file after the start request.
+#: reads them to send the file after the start request. botocore names an AWS error from
+#: ``x-amzn-errortype`` alone (Bedrock's error body is just a message), and boto3's
+#: ``invoke_model`` returns the ``x-amzn-bedrock-*`` ones below as results.
 RESPONSE_HEADERS = frozenset(
     {
         "content-type",
@@ -44,6 +46,10 @@ RESPONSE_HEADERS = frozenset(
         "x-should-retry",
         "x-goog-upload-url",
         "x-goog-upload-status",
+        "x-amzn-errortype",
+        "x-amzn-bedrock-content-type",
+        "x-amzn-bedrock-performanceconfig-latency",
+        "x-amzn-bedrock-service-tier",
     }
 )
 
