@@ -1,8 +1,9 @@
 """Conformance: replay real recorded provider traffic through the real provider SDKs.
 
 ``python -m promptvcr.conformance DIR`` imports every vcrpy cassette under ``DIR`` and, for
-each interaction an httpx-based SDK makes, checks that the SDK's result through promptvcr
-equals its result on the recorded bytes (see :mod:`.runner`).
+each interaction a provider SDK makes (httpx/httpx2, boto3 on botocore's urllib3, voyageai on
+requests), checks that the SDK's result through promptvcr equals its result on the recorded
+bytes (see :mod:`.runner`).
 """
 
 from .runner import Outcome, run_cassette, run_corpus

@@ -8,10 +8,14 @@ the SDK's result, so that an equality of two empty results cannot pass for a suc
 
 from __future__ import annotations
 
+import base64
 import json
+import struct
 from collections.abc import Iterator
 from typing import Any
 
+from ..cassettes.eventstream import decode_frames
+from ..cassettes.eventstream import is_event_stream as is_aws_event_stream
 from ..cassettes.models import Response
 from ..cassettes.sse import parse_events
 
@@ -35,6 +39,9 @@ FACT_KEYS = frozenset(
         "promptTokenCount",
         "candidatesTokenCount",
         "totalTokenCount",
+        "inputTokens",
+        "outputTokens",
+        "totalTokens",
         "embedding",
         "values",
     }
@@ -87,6 +94,9 @@ def _response_documents(response: Response) -> list[Any]:
     content = response.content
     if not content:
         return []
+    if is_aws_event_stream(response.content_type):
+        frames = decode_frames(content) or []
+        return [f["json"] for f in frames if isinstance(f.get("json"), (dict, list))]
     if response.is_event_stream:
         try:
             events = parse_events(content.decode("utf-8"))
@@ -113,7 +123,25 @@ def facts(response: Response) -> set[Any]:
     return found
 
 
+def _as_base64_float32(result: Any) -> set[str]:
+    """Every vector of the result as base64 little-endian float32: how an SDK that asks for
+    ``encoding_format: base64`` (voyageai, openai) received the embedding it hands back as
+    numbers. A vector decoded from float32 packs back to exactly the recorded bytes."""
+    packed = set()
+    for _, leaf in _walk(result):
+        if isinstance(leaf, tuple):
+            try:
+                packed.add(base64.b64encode(struct.pack(f"<{len(leaf)}f", *leaf)).decode("ascii"))
+            except (struct.error, OverflowError):
+                continue
+    return packed
+
+
 def missing_facts(response: Response, result: Any) -> list[Any]:
     """Recorded facts that the SDK's result does not hold anywhere."""
     have = leaf_values(result)
-    return sorted((f for f in facts(response) if f not in have), key=repr)
+    missing = [f for f in facts(response) if f not in have]
+    if any(isinstance(f, str) for f in missing):
+        packed = _as_base64_float32(result)
+        missing = [f for f in missing if f not in packed]
+    return sorted(missing, key=repr)

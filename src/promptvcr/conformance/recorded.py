@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -23,10 +23,14 @@ __all__ = ["Clients", "Recorded", "split_kwargs"]
 class Clients:
     """The HTTP clients a driver hands to the SDK: ``None`` lets the SDK build its default one
     (the replay pass, intercepted by promptvcr); the reference pass gives clients whose
-    transport serves the recorded bytes directly."""
+    transport serves the recorded bytes directly. ``botocore`` is given each botocore client
+    the driver built: the reference pass makes it answer with the recorded bytes, the replay
+    pass leaves it alone. ``requests`` is a ``requests.Session`` (or ``None``)."""
 
     httpx2: Callable[[], Any | None]
     httpx: Callable[[], Any | None]
+    botocore: Callable[[Any], None] = field(default=lambda client: None)
+    requests: Callable[[], Any | None] = field(default=lambda: None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .recorded import Clients, Recorded
+from .sdk_bedrock import is_botocore_request
 
 __all__ = ["Route", "route"]
 
@@ -51,6 +52,14 @@ def _driver(sdk: str) -> Driver:
         from .sdk_google import drive_google
 
         return drive_google
+    if sdk in ("boto3", "anthropic-bedrock"):
+        from . import sdk_bedrock
+
+        return sdk_bedrock.drive_boto3 if sdk == "boto3" else sdk_bedrock.drive_anthropic_bedrock
+    if sdk == "voyageai":
+        from .sdk_voyage import drive_voyage
+
+        return drive_voyage
     if sdk in ("groq", "mistralai", "cohere", "huggingface_hub"):
         from . import sdk_others
 
@@ -69,9 +78,13 @@ def _driver(sdk: str) -> Driver:
 def _sdk_for(rec: Recorded) -> tuple[str, str]:
     host, path = rec.host, rec.path
     if "bedrock-runtime" in host or path.startswith("/bedrock/"):
-        return "boto3", "Bedrock runs on botocore, not httpx: replayed by the botocore interceptor (issue 6)"
+        # anthropic's AnthropicBedrock (httpx2, no amz-sdk-* headers) made the messages it
+        # sent to /invoke; whatever else it sent (count-tokens) it no longer can: boto3 can.
+        if is_botocore_request(rec) or not path.endswith("/invoke"):
+            return "boto3", ""
+        return "anthropic-bedrock", ""
     if host == "api.voyageai.com":
-        return "voyageai", "the voyageai SDK sends with requests/aiohttp, not httpx (issue 6)"
+        return "voyageai", ""
     if host == "localhost:8787":  # Pydantic AI Gateway: the provider is the first path segment
         first = path.split("/")[1]
         sdk = {"openai": "openai", "anthropic": "anthropic", "groq": "groq", "google-vertex": "google-genai"}

@@ -43,19 +43,43 @@ class _Result:
 
 
 def _sdk_error(error: Exception) -> dict[str, Any] | None:
+    response = getattr(error, "response", None)
+    if isinstance(response, dict) and "Error" in response:  # botocore's ClientError
+        metadata = response.get("ResponseMetadata", {})
+        details = {k: v for k, v in response.items() if k != "ResponseMetadata"}
+        return {
+            "error": type(error).__name__,
+            "status": metadata.get("HTTPStatusCode"),
+            "body": dump(details),
+        }
     status = getattr(error, "status_code", None) or getattr(error, "code", None)
     if not isinstance(status, int):
-        response = getattr(error, "response", None)
-        status = getattr(response, "status_code", None)
+        status = getattr(response, "status_code", None) or getattr(error, "http_status", None)
     if not isinstance(status, int):
         return None
     body = getattr(error, "body", None)
     if body is None:
-        body = getattr(error, "details", None) or getattr(error, "response_json", None)
+        body = (
+            getattr(error, "details", None)
+            or getattr(error, "response_json", None)
+            or getattr(error, "json_body", None)
+        )
     return {"error": type(error).__name__, "status": status, "body": dump(body)}
 
 
-_SDK_PACKAGES = frozenset({"openai", "anthropic", "google", "groq", "mistralai", "cohere", "huggingface_hub"})
+_SDK_PACKAGES = frozenset(
+    {
+        "openai",
+        "anthropic",
+        "google",
+        "groq",
+        "mistralai",
+        "cohere",
+        "huggingface_hub",
+        "botocore",
+        "voyageai",
+    }
+)
 
 
 def _call(driver: Callable[[Recorded, Clients], Any], rec: Recorded, clients: Clients) -> _Result:
@@ -80,9 +104,12 @@ def _reference_clients(responses: list[Response]) -> Clients:
     per request in recorded order (an SDK call may span several requests)."""
     queue = list(responses)
 
+    def next_response() -> Response:
+        return queue.pop(0) if len(queue) > 1 else queue[0]
+
     def answer(module: Any) -> Callable[[Any], Any]:
         def handler(_: Any) -> Any:
-            response = queue.pop(0) if len(queue) > 1 else queue[0]
+            response = next_response()
             return module.Response(
                 response.status, headers=list(response.headers.items()), content=response.content
             )
@@ -99,7 +126,19 @@ def _reference_clients(responses: list[Response]) -> Clients:
 
         return httpx.Client(transport=httpx.MockTransport(answer(httpx)))
 
-    return Clients(httpx2=httpx2_client, httpx=httpx_client)
+    def serve_botocore(client: Any) -> None:
+        from .sdk_bedrock import serve_recorded
+
+        serve_recorded(client, next_response)
+
+    def requests_session() -> Any:
+        from .sdk_voyage import recorded_session
+
+        return recorded_session(next_response)
+
+    return Clients(
+        httpx2=httpx2_client, httpx=httpx_client, botocore=serve_botocore, requests=requests_session
+    )
 
 
 _DEFAULT_CLIENTS = Clients(httpx2=lambda: None, httpx=lambda: None)
