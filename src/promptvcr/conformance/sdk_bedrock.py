@@ -30,7 +30,7 @@ from urllib.parse import unquote
 from ..cassettes.models import Response
 from .recorded import Clients, Recorded, split_kwargs
 
-__all__ = ["drive_anthropic_bedrock", "drive_boto3", "is_botocore_request", "serve_recorded"]
+__all__ = ["boto3_call", "drive_anthropic_bedrock", "drive_boto3", "is_botocore_request", "serve_recorded"]
 
 _SERVICE = "bedrock-runtime"
 _REGION_HOST = re.compile(r"^bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com$")
@@ -108,7 +108,7 @@ def _scalar(shape: Any, text: str) -> Any:
     return text
 
 
-def _call_for(rec: Recorded) -> tuple[Any, str, dict[str, Any]]:
+def boto3_call(rec: Recorded) -> tuple[Any, str, dict[str, Any]]:
     """The operation, the URL prefix before its template, and boto3's keyword arguments."""
     for method, pattern, operation in _operations():
         match = pattern.fullmatch(rec.path)
@@ -191,7 +191,7 @@ def _result(operation: Any, answer: dict[str, Any]) -> dict[str, Any]:
 def drive_boto3(rec: Recorded, clients: Clients) -> Any:
     from botocore import xform_name
 
-    operation, prefix, params = _call_for(rec)
+    operation, prefix, params = boto3_call(rec)
     client = _client(rec, prefix)
     clients.botocore(client)
     answer = getattr(client, xform_name(operation.name))(**params)
