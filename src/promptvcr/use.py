@@ -277,12 +277,12 @@ class Cassette:
                 text = storage.read_text(self.path)
                 stored = fileformat.load_document(text, self.path) if text is not None else []
                 stored.extend(recorded)
-                storage.write_atomic(self.path, fileformat.dumps(stored, self.path))
+                storage.write_atomic(self.path, fileformat.dump_pieces(stored, self.path))
         elif mode is RecordMode.REWRITE and not body_raised:
             # A body that failed half-way would replace a full cassette with part of one.
             data = self._checked_data()
             with storage.cassette_lock(self.path):
-                storage.write_atomic(self.path, fileformat.dumps(data, self.path))
+                storage.write_atomic(self.path, fileformat.dump_pieces(data, self.path))
 
     def _checked_data(self) -> list[dict[str, Any]]:
         """The stored form of what was recorded, refused whole if any field looks like a secret."""

@@ -16,16 +16,16 @@ from __future__ import annotations
 
 import base64
 import json
-import re
+from collections.abc import Sequence
 from typing import Any
 
 from .eventstream import decode_frames, encode_frame, is_event_stream
+from .largebody import BINARY_CONTROL, LARGE_BODY_BYTES, ChunkedBody, chunked_body
 from .sse import decode_events, encode_event
 
-__all__ = ["BODY_KEYS", "decode_body", "encode_body", "json_bytes"]
+__all__ = ["BODY_KEYS", "decode_body", "encode_body", "encode_chunks", "json_bytes", "stored_chunk_count"]
 
 BODY_KEYS = ("json", "events", "frames", "text", "base64")
-_BINARY_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def json_bytes(value: Any) -> bytes:
@@ -52,7 +52,7 @@ def _as_text(content: bytes) -> str | None:
         text = content.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    return None if _BINARY_CONTROL.search(text) else text
+    return None if BINARY_CONTROL.search(text) else text
 
 
 def encode_body(content: bytes, content_type: str, *, streamed_events: bool = False) -> dict[str, Any]:
@@ -76,6 +76,29 @@ def encode_body(content: bytes, content_type: str, *, streamed_events: bool = Fa
     return {"base64": base64.b64encode(content).decode("ascii")}
 
 
+def encode_chunks(
+    chunks: Sequence[bytes], content_type: str, *, streamed_events: bool = False
+) -> dict[str, Any]:
+    """:func:`encode_body` for a body still in its received chunks: a large body that is
+    not JSON or events is stored from the chunks themselves (see :mod:`.largebody`)."""
+    size = sum(len(chunk) for chunk in chunks)
+    if size > LARGE_BODY_BYTES and not streamed_events and not is_event_stream(content_type):
+        head = b"".join(chunks[:4])[:256]
+        if not _looks_like_json(head, content_type):
+            return chunked_body(chunks)
+    return encode_body(b"".join(chunks), content_type, streamed_events=streamed_events)
+
+
+def stored_chunk_count(stored: dict[str, Any]) -> int:
+    """How many chunks :func:`decode_body` replays for ``stored``, without building them."""
+    for key in ("events", "frames"):
+        if key in stored:
+            return len(stored[key] or ())
+    if "json" in stored:
+        return 1
+    return 1 if stored.get("text") or stored.get("base64") else 0
+
+
 def decode_body(stored: dict[str, Any]) -> list[bytes]:
     """The chunks to replay for a stored body: one per event for streams, else one (or none)."""
     if "events" in stored:
@@ -87,5 +110,8 @@ def decode_body(stored: dict[str, Any]) -> list[bytes]:
     if "text" in stored:
         return [str(stored["text"]).encode("utf-8")] if stored["text"] else []
     if "base64" in stored:
-        return [base64.b64decode(stored["base64"], validate=True)] if stored["base64"] else []
+        value = stored["base64"]
+        if isinstance(value, ChunkedBody):
+            value = str(value)
+        return [base64.b64decode(value, validate=True)] if value else []
     return []

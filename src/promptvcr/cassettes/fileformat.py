@@ -17,14 +17,15 @@ as such instead of silently replaying fewer interactions. Bodies use the keys of
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from ..errors import CassetteFormatError
-from .bodies import BODY_KEYS, decode_body, encode_body
+from . import jsonwriter
+from .bodies import BODY_KEYS, decode_body, encode_chunks, stored_chunk_count
 from .models import Interaction, Request, Response
 from .redact import (
     REQUEST_HEADERS,
@@ -35,10 +36,12 @@ from .redact import (
     redact_url,
 )
 from .timing import timing_from_data, timing_to_data
+from .yamlwriter import Flow, sequence_items
 
 __all__ = [
     "FORMAT_VERSION",
     "MAX_YAML_DEPTH",
+    "dump_pieces",
     "dumps",
     "interaction_from_data",
     "interaction_to_data",
@@ -51,41 +54,18 @@ __all__ = [
 FORMAT_VERSION = 1
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-
-
-class _Dumper(_BaseDumper):  # type: ignore[misc, valid-type]
-    """Multi-line text as ``|`` block scalars, so prompts and answers read as written."""
-
-
-def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
-    if "\n" in value:
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value)
-
-
-_Dumper.add_representer(str, _represent_str)
-
-
-class _Flow(dict):  # type: ignore[type-arg]
-    """A mapping written on one line: a response's timing is figures nobody reads one per line."""
-
-
-_Dumper.add_representer(
-    _Flow, lambda dumper, value: dumper.represent_mapping("tag:yaml.org,2002:map", value, flow_style=True)
-)
 
 
 def is_json_path(path: Path) -> bool:
     return path.suffix.lower() == ".json"
 
 
-def _body_data(content: bytes, content_type: str, *, events: bool = False) -> dict[str, Any]:
-    data = encode_body(content, content_type, streamed_events=events)
+def _body_data(chunks: Sequence[bytes], content_type: str, *, events: bool = False) -> dict[str, Any]:
+    data = encode_chunks(chunks, content_type, streamed_events=events)
     if "json" in data:
         data["json"] = redact_json_fields(data["json"])
     elif "text" in data and content_type == "application/x-www-form-urlencoded":
-        data["text"] = redact_form_fields(data["text"])
+        data["text"] = redact_form_fields(str(data["text"]))
     return data
 
 
@@ -100,15 +80,15 @@ def interaction_to_data(
     request: dict[str, Any] = {"method": req.method.upper(), "url": redact_url(req.url)}
     if headers := keep_headers(req.headers, request_headers):
         request["headers"] = headers
-    request.update(_body_data(req.content, req.content_type))
+    request.update(_body_data([req.content], req.content_type))
     response: dict[str, Any] = {"status": resp.status}
     if headers := keep_headers(resp.headers, response_headers):
         response["headers"] = headers
-    body = _body_data(resp.content, resp.content_type, events=resp.is_event_stream)
+    body = _body_data(resp.chunks, resp.content_type, events=resp.is_event_stream)
     response.update(body)
     if resp.timing is not None:
         response["timing"] = timing_to_data(
-            resp.timing, resp.chunks, body_key=next(iter(body), ""), stored_chunks=len(decode_body(body))
+            resp.timing, resp.chunks, body_key=next(iter(body), ""), stored_chunks=stored_chunk_count(body)
         )
     return {"request": request, "response": response}
 
@@ -236,16 +216,24 @@ def loads(text: str, path: Path) -> list[Interaction]:
     return [interaction_from_data(item, path, index) for index, item in enumerate(load_document(text, path))]
 
 
-def dumps(data: list[dict[str, Any]], path: Path) -> str:
-    """File text for interactions already in stored form (see :func:`interaction_to_data`)."""
-    document = {"interactions": data, "version": FORMAT_VERSION}
+def dump_pieces(data: list[dict[str, Any]], path: Path) -> Iterator[str]:
+    """File text for interactions already in stored form (see :func:`interaction_to_data`),
+    in pieces: a writer streams them to disk, so a large body is never held as one string."""
     if is_json_path(path):
-        return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+        yield from jsonwriter.document_pieces(data, FORMAT_VERSION)
+        return
+    if not data:
+        yield f"interactions: []\nversion: {FORMAT_VERSION}\n"
+        return
+    yield "interactions:\n"
     for item in data:
         response = item.get("response") if isinstance(item, dict) else None
         if isinstance(response, dict) and isinstance(response.get("timing"), dict):
-            response["timing"] = _Flow(response["timing"])
-    text: str = yaml.dump(
-        document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False
-    )
-    return text
+            response["timing"] = Flow(response["timing"])
+    yield from sequence_items(data)
+    yield f"version: {FORMAT_VERSION}\n"
+
+
+def dumps(data: list[dict[str, Any]], path: Path) -> str:
+    """The whole file text (see :func:`dump_pieces`), for callers that want one string."""
+    return "".join(dump_pieces(data, path))

@@ -13,7 +13,7 @@ import glob
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from filelock import FileLock, Timeout
@@ -93,8 +93,12 @@ def _remove_torn_writes(path: Path) -> None:
                 leftover.unlink()
 
 
-def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
+def write_atomic(path: Path, text: str | Iterable[str], *, durable: bool = True) -> None:
     """Replace ``path`` with ``text`` in one step; on any failure the old file stays as it was.
+
+    ``text`` may come in pieces (see :func:`.fileformat.dump_pieces`), written as they come,
+    so a large cassette is never held as one string; an error while producing them is a
+    failure like any other and leaves the old file.
 
     ``durable=False`` skips the fsyncs: still atomic, but a power cut may lose the new file.
     For bulk conversions (``import-vcr``) that write a fresh folder and can simply be rerun.
@@ -113,7 +117,11 @@ def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+            if isinstance(text, str):
+                handle.write(text)
+            else:
+                for piece in text:
+                    handle.write(piece)
             handle.flush()
             if durable:
                 os.fsync(handle.fileno())

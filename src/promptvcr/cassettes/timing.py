@@ -123,13 +123,13 @@ def timing_to_data(
     ``stored_chunks`` is how many chunks the stored body replays: offsets that do not
     match them one for one are left out rather than make the cassette unreadable.
     """
-    content = b"".join(received)
     if body_key == "events":
-        ends = event_ends(content)
+        ends = event_ends(b"".join(received))
     elif body_key == "frames":
-        ends = _frame_ends(content)
-    else:
-        ends = [len(content)] if content else []
+        ends = _frame_ends(b"".join(received))
+    else:  # one stored chunk: its end is the body's length (a large body is not joined for it)
+        size = sum(len(chunk) for chunk in received)
+        ends = [size] if size else []
     offsets = stored_offsets(timing, received, ends)
     stored = Timing(timing.headers, offsets).rounded()
     data: dict[str, Any] = {"headers": stored.headers}

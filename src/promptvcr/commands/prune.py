@@ -83,7 +83,7 @@ def _remove_interactions(path: Path, positions: list[int], expected: int) -> Non
                 f"{path} changed while pruning; nothing was removed from it. {_RUN_AGAIN}", path=path
             )
         kept = [item for position, item in enumerate(stored) if position not in set(positions)]
-        storage.write_atomic(path, fileformat.dumps(kept, path))
+        storage.write_atomic(path, fileformat.dump_pieces(kept, path))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -154,7 +154,7 @@ def _import_one(
         return file_report
     try:
         # Atomic per file; no fsync per file: a fresh output folder, rerun if the machine dies.
-        storage.write_atomic(target, fileformat.dumps(data, target), durable=False)
+        storage.write_atomic(target, fileformat.dump_pieces(data, target), durable=False)
     except CassetteWriteError as error:
         file_report.error = str(error)
         return file_report

@@ -1,0 +1,114 @@
+"""Bodies too large to hold twice: stored from the received chunks, piece by piece.
+
+A recorded response is already in memory once, as the chunks the client received. The
+ordinary stored form joins them, decodes them and keeps the text, so saving a 100 MB
+download held it three or four times over. A body above :data:`LARGE_BODY_BYTES` that is
+not JSON (a file, a long plain-text answer, audio) is kept as a :class:`ChunkedBody`
+over the same chunks instead, and the cassette writers turn it into text one slice at a
+time. It is written as a quoted string (``text`` or ``base64``), so a cassette holding
+one reads back like any other; only writing is different.
+
+JSON bodies keep the ordinary path at any size: they are parsed so that credentials in
+their fields can be removed and diffs read, and that needs the whole document.
+"""
+
+from __future__ import annotations
+
+import base64
+import codecs
+import re
+from collections.abc import Iterator, Sequence
+
+__all__ = [
+    "BINARY_CONTROL",
+    "LARGE_BODY_BYTES",
+    "ChunkedBase64",
+    "ChunkedBody",
+    "ChunkedText",
+    "chunked_body",
+]
+
+#: Above this a non-JSON body is stored from its chunks. Nobody reviews a diff that size,
+#: so losing the ``|`` block layout there costs nothing.
+LARGE_BODY_BYTES = 4 * 1024 * 1024
+#: How much is decoded or encoded at a time while writing.
+_SLICE = 1024 * 1024
+#: Characters that make "text" binary: a body holding them is stored as base64.
+BINARY_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _slices(chunks: Sequence[bytes], size: int = _SLICE) -> Iterator[memoryview]:
+    for chunk in chunks:
+        view = memoryview(chunk)
+        for start in range(0, len(view), size):
+            yield view[start : start + size]
+
+
+class ChunkedBody:
+    """The stored string of a large body, produced by :meth:`pieces` without joining."""
+
+    __slots__ = ("chunks",)
+
+    def __init__(self, chunks: Sequence[bytes]) -> None:
+        self.chunks = chunks
+
+    def pieces(self) -> Iterator[str]:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        """The whole string: for the rare reader that needs it (it holds the body again)."""
+        return "".join(self.pieces())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ChunkedBody):
+            return type(self) is type(other) and str(self) == str(other)
+        return isinstance(other, str) and str(self) == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        size = sum(len(chunk) for chunk in self.chunks)
+        return f"{type(self).__name__}({size:,} bytes)"
+
+
+class ChunkedText(ChunkedBody):
+    """UTF-8 text, decoded a slice at a time (a character split between chunks is kept whole)."""
+
+    __slots__ = ()
+
+    def pieces(self) -> Iterator[str]:
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        for view in _slices(self.chunks):
+            if piece := decoder.decode(view):
+                yield piece
+        if tail := decoder.decode(b"", final=True):
+            yield tail
+
+
+class ChunkedBase64(ChunkedBody):
+    """Base64 of the bytes, encoded in slices cut at multiples of three bytes so they join."""
+
+    __slots__ = ()
+
+    def pieces(self) -> Iterator[str]:
+        carry = b""
+        for view in _slices(self.chunks):
+            data = carry + view
+            cut = len(data) - len(data) % 3
+            if cut:
+                yield base64.b64encode(data[:cut]).decode("ascii")
+            carry = data[cut:]
+        if carry:
+            yield base64.b64encode(carry).decode("ascii")
+
+
+def _is_text(chunks: Sequence[bytes]) -> bool:
+    try:
+        return not any(BINARY_CONTROL.search(piece) for piece in ChunkedText(chunks).pieces())
+    except UnicodeDecodeError:
+        return False
+
+
+def chunked_body(chunks: Sequence[bytes]) -> dict[str, ChunkedBody]:
+    """The stored form of a large non-JSON body: ``text`` when it is UTF-8 text, else ``base64``."""
+    return {"text": ChunkedText(chunks)} if _is_text(chunks) else {"base64": ChunkedBase64(chunks)}
