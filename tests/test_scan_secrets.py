@@ -14,6 +14,7 @@ import pytest
 import sdk_calls
 
 import promptvcr
+from promptvcr.cassettes.largebody import LARGE_BODY_BYTES, ChunkedText
 from promptvcr.cli import main
 from promptvcr.secrets_scan import SECRET_KINDS, scan_data, scan_paths, scan_text
 
@@ -74,6 +75,21 @@ def test_each_format_is_found_in_a_cassette_line_and_not_printed(kind: str) -> N
     findings = scan_text(text)
     assert [(f.kind, f.line, f.column) for f in findings] == [(kind, 4, 26)]
     assert secret not in str(findings[0]) and secret[:6] in findings[0].preview
+
+
+@pytest.mark.parametrize("kind", list(FAKE_SECRETS))
+def test_each_format_is_found_on_the_record_path(kind: str) -> None:
+    """The record path looks for clues before running the full patterns: none may be missing."""
+    data = {"request": {"json": {"messages": [{"content": f"my key is {FAKE_SECRETS[kind]} thanks"}]}}}
+    assert [f.kind for f in scan_data(data)] == [kind]
+
+
+def test_a_key_cut_by_the_slicing_of_a_large_body_is_found() -> None:
+    secret = FAKE_SECRETS["Anthropic API key"]
+    body = ("x " * LARGE_BODY_BYTES + f"here {secret} there\n").encode()
+    cut = body.index(secret.encode()) + 10
+    data = {"response": {"text": ChunkedText([body[:cut], body[cut:]])}}
+    assert [(f.field, f.kind) for f in scan_data(data)] == [("response.text", "Anthropic API key")]
 
 
 @pytest.mark.parametrize(
