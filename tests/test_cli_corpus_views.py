@@ -97,5 +97,6 @@ def test_stats_over_every_provider_of_the_corpus(converted: Path, capsys: pytest
     ]
     assert lines[-1].split() == ["total", "68", "126", "13", "46,596", "12,857"]
     providers = {line.split()[0]: line.split()[1:] for line in lines[1:-1] if not line.startswith(" ")}
-    assert providers["bedrock"] == ["17", "22", "0", "5,241", "1,599"]  # Converse usage: inputTokens/outputTokens
+    # Converse usage: inputTokens/outputTokens
+    assert providers["bedrock"] == ["17", "22", "0", "5,241", "1,599"]
     assert providers["cohere"] == ["3", "4", "0", "3,152", "77"]  # v2 usage: usage.tokens
