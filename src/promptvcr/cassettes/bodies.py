@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +27,7 @@ from .sse import decode_events, encode_event
 __all__ = ["BODY_KEYS", "decode_body", "encode_body", "encode_chunks", "json_bytes", "stored_chunk_count"]
 
 BODY_KEYS = ("json", "events", "frames", "text", "base64")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 def json_bytes(value: Any) -> bytes:
@@ -41,7 +43,8 @@ def _looks_like_json(content: bytes, content_type: str) -> bool:
 def _as_json(content: bytes) -> tuple[bool, Any]:
     try:
         value = json.loads(content)
-        json_bytes(value)  # lone surrogates parse but cannot be written as UTF-8 text
+        if _SURROGATE_ESCAPE.search(content):  # half of a pair parses, but cannot be written as UTF-8
+            json_bytes(value)
     except (ValueError, UnicodeError, RecursionError):
         return False, None
     return True, value
