@@ -21,7 +21,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from promptvcr.cassettes import fileformat, storage
+from promptvcr.cassettes import fileformat, storage, yamlreader
 from promptvcr.cassettes.largebody import LARGE_BODY_BYTES, ChunkedBase64, ChunkedText
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cassettes.yamlwriter import sequence_items
@@ -187,3 +187,71 @@ def test_an_event_holding_half_a_surrogate_pair_is_kept_as_text_and_saves(tmp_pa
     )
     (loaded,) = fileformat.loads(path.read_text(encoding="utf-8"), path)
     assert loaded.response.content == body
+
+
+# The reader: the objects built from libyaml's events are the safe loader's, for any text.
+
+dumped_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | strings
+    | st.binary(max_size=8)
+    | st.dates()
+    | st.datetimes(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(strings, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+def _outcome(load: Any, text: str) -> str:
+    try:
+        return repr(load(text))
+    except yaml.YAMLError as error:
+        return f"error {type(error).__name__}"
+
+
+def _same_as_the_safe_loader(text: str) -> None:
+    expected = _outcome(lambda t: yaml.load(t, Loader=LOADERS[0]), text)
+    assert _outcome(yamlreader.load, text) == expected, text
+
+
+@SETTINGS
+@given(dumped_values, st.sampled_from([False, True, None]), st.booleans())
+def test_the_reader_builds_what_the_safe_loader_builds(value: Any, flow: bool | None, alias: bool) -> None:
+    document = {"a": value, "b": value} if alias else value  # the same object twice: an anchor and alias
+    for text in (
+        yaml.safe_dump(document, default_flow_style=flow, allow_unicode=True),
+        _yaml_text([document]) if not isinstance(value, (bytes, datetime.date)) else "a: 1\n",
+    ):
+        _same_as_the_safe_loader(text)
+
+
+@SETTINGS
+@given(
+    st.lists(
+        st.sampled_from(TRICKY) | st.sampled_from(["k", "- ", ": ", "\n  ", "&x ", "*x", "!!str "]),
+        max_size=12,
+    )
+)
+def test_the_reader_agrees_with_the_safe_loader_on_any_text(pieces: list[str]) -> None:
+    _same_as_the_safe_loader("".join(pieces))
+    _same_as_the_safe_loader("k: " + "".join(pieces) + "\n")
+
+
+def test_the_reader_refuses_deep_nesting_without_crashing() -> None:
+    for text in ("[" * 50_000 + "]" * 50_000, "- " * 50_000 + "x"):
+        with pytest.raises(yamlreader.TooDeep):
+            yamlreader.load(text)
+
+
+def test_a_cassette_promptvcr_wrote_is_read_without_the_full_loader(monkeypatch: pytest.MonkeyPatch) -> None:
+    request = Request("POST", "http://127.0.0.1/v1/chat", {"content-type": "application/json"}, b'{"n":1.5}')
+    response = Response(200, {"content-type": "text/event-stream"}, [b'data: {"a":[true,null,"yes"]}\n\n'])
+    data = [fileformat.interaction_to_data(Interaction(request, response))]
+    text = fileformat.dumps(data, Path("c.yaml"))
+    monkeypatch.setattr(yaml, "load", lambda *args, **kwargs: pytest.fail("the full loader was used"))
+    (loaded,) = fileformat.loads(text, Path("c.yaml"))
+    assert loaded.request.content == b'{"n":1.5}'
+    assert loaded.response.content == response.content

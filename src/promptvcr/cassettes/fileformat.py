@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 
 from ..errors import CassetteFormatError
-from . import jsonwriter
+from . import jsonwriter, yamlreader
 from .bodies import BODY_KEYS, decode_body, encode_chunks, stored_chunk_count
 from .models import Interaction, Request, Response
 from .redact import (
@@ -36,6 +36,8 @@ from .redact import (
     redact_url,
 )
 from .timing import timing_from_data, timing_to_data
+from .yamlreader import MAX_YAML_DEPTH, TooDeep
+from .yamlreader import too_deep as yaml_too_deep
 from .yamlwriter import Flow, sequence_items
 
 __all__ = [
@@ -52,8 +54,6 @@ __all__ = [
 ]
 
 FORMAT_VERSION = 1
-
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def is_json_path(path: Path) -> bool:
@@ -153,37 +153,12 @@ def interaction_from_data(data: Any, path: Path, index: int) -> Interaction:
     return Interaction(request, response)
 
 
-#: Deeper nesting than any recorded body needs; libyaml's composer recurses in C and
-#: crashes the process (segmentation fault) somewhere past 20,000 levels.
-MAX_YAML_DEPTH = 1000
-
-
-def yaml_too_deep(text: str) -> bool:
-    """Whether YAML ``text`` nests deeper than :data:`MAX_YAML_DEPTH`; check before loading.
-
-    Only flow brackets, ``- `` and ``? `` nest without indentation (which would need a
-    file of gigabytes), so a text with fewer of them than the limit skips the event scan.
-    """
-    openers = text.count("[") + text.count("{") + text.count("- ") + text.count("? ")
-    if openers <= MAX_YAML_DEPTH:
-        return False
-    depth = 0
-    for event in yaml.parse(text, Loader=_Loader):
-        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            depth += 1
-            if depth > MAX_YAML_DEPTH:
-                return True
-        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            depth -= 1
-    return False
-
-
 def load_document(text: str, path: Path) -> list[dict[str, Any]]:
     """The stored interactions of a cassette file's text, checked for version and shape."""
     try:
-        if not is_json_path(path) and yaml_too_deep(text):
-            raise _fail(path, f"it is nested more than {MAX_YAML_DEPTH} levels deep; no recording is.")
-        document = json.loads(text) if is_json_path(path) else yaml.load(text, Loader=_Loader)
+        document = json.loads(text) if is_json_path(path) else yamlreader.load(text)
+    except TooDeep:
+        raise _fail(path, f"it is nested more than {MAX_YAML_DEPTH} levels deep; no recording is.") from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""

@@ -22,11 +22,10 @@ from typing import Any
 
 import yaml
 
-from ..cassettes.fileformat import MAX_YAML_DEPTH, yaml_too_deep
+from ..cassettes import yamlreader
 
 __all__ = ["RawCassette", "VcrReadError", "read_vcr_bytes", "read_vcr_file"]
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -60,9 +59,9 @@ def _parse(text: str, *, as_json: bool) -> Any:
         except (ValueError, RecursionError) as error:
             raise VcrReadError(f"it is not valid JSON: {error}.") from None
     try:
-        if yaml_too_deep(text):  # libyaml would crash the process
-            raise VcrReadError(f"it is nested more than {MAX_YAML_DEPTH} levels deep.")
-        return yaml.load(text, Loader=_Loader)
+        return yamlreader.load(text)
+    except yamlreader.TooDeep:
+        raise VcrReadError(f"it is nested more than {yamlreader.MAX_YAML_DEPTH} levels deep.") from None
     except yaml.constructor.ConstructorError as error:
         raise VcrReadError(
             f"it uses a YAML tag the safe loader refuses ({error.problem}); cassettes written with "
