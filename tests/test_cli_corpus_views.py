@@ -7,9 +7,14 @@ every provider's own usage shape.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
+import yaml
+from botocore.eventstream import EventStreamBuffer
 
 from promptvcr.cli import main
 from promptvcr.importers import import_vcr
@@ -95,8 +100,58 @@ def test_stats_over_every_provider_of_the_corpus(converted: Path, capsys: pytest
         "tokens",
         "out",
     ]
-    assert lines[-1].split() == ["total", "68", "126", "13", "46,596", "12,857"]
+    # Bedrock's 5 converse-stream answers count as streamed, with the usage of their frames.
+    assert lines[-1].split() == ["total", "68", "126", "18", "48,751", "13,360"]
     providers = {line.split()[0]: line.split()[1:] for line in lines[1:-1] if not line.startswith(" ")}
-    # Converse usage: inputTokens/outputTokens
-    assert providers["bedrock"] == ["17", "22", "0", "5,241", "1,599"]
+    assert providers["bedrock"] == _bedrock_figures_from_the_originals()  # 17, 22, 5, 7,396, 2,102
     assert providers["cohere"] == ["3", "4", "0", "3,152", "77"]  # v2 usage: usage.tokens
+
+
+def _usage(response: dict[str, Any]) -> tuple[bool, int, int]:
+    """Streamed, tokens in, tokens out of one original vcrpy response, read without promptvcr:
+    converse-stream frames through botocore's own event-stream parser, their ``metadata``
+    event's usage; JSON answers their Converse (``inputTokens``) or Anthropic (``input_tokens``
+    plus cache) usage. count-tokens answers (a top-level ``inputTokens``) spent nothing."""
+    headers = {name.lower(): value for name, value in response["headers"].items()}
+    if headers.get("content-type") == ["application/vnd.amazon.eventstream"]:
+        frames = EventStreamBuffer()
+        frames.add_data(response["body"]["string"])
+        (usage,) = (json.loads(f.payload)["usage"] for f in frames if f.headers[":event-type"] == "metadata")
+        return True, usage["inputTokens"], usage["outputTokens"]
+    usage = (response.get("parsed_body") or {}).get("usage", {})
+    if "inputTokens" in usage:
+        return False, usage["inputTokens"], usage["outputTokens"]
+    cached = usage.get("cache_creation_input_tokens", 0) + usage.get("cache_read_input_tokens", 0)
+    return False, usage.get("input_tokens", 0) + cached, usage.get("output_tokens", 0)
+
+
+def _bedrock_figures_from_the_originals() -> list[str]:
+    """The bedrock row of ``stats`` (cassettes, requests, streamed, tokens in, out), counted
+    from the original cassettes: every request to a ``/model/<id>/...`` path (Bedrock Runtime,
+    and the gateway's ``/bedrock/model/...``), in whichever provider's folder it sits."""
+    cassettes: set[Path] = set()
+    requests = streamed = tokens_in = tokens_out = 0
+    for path in sorted(CORPUS.rglob("*.yaml")):
+        for interaction in yaml.safe_load(path.read_text(encoding="utf-8"))["interactions"]:
+            if "/model/" not in urlsplit(interaction["request"]["uri"]).path:
+                continue
+            stream, used_in, used_out = _usage(interaction["response"])
+            cassettes.add(path)
+            requests += 1
+            streamed += stream
+            tokens_in += used_in
+            tokens_out += used_out
+    return [f"{count:,}" for count in (len(cassettes), requests, streamed, tokens_in, tokens_out)]
+
+
+def test_a_bedrock_model_id_keeps_its_version_suffix(
+    converted: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """AnthropicBedrock sends ``/model/anthropic.claude-sonnet-4-20250514-v1:0/count-tokens``
+    with the colon unescaped (boto3 sends ``%3A``): both are the same model, shown whole."""
+    out = _out(capsys, "ls", str(converted / "bedrock/test_anthropic_bedrock_count_tokens_real_api.yaml"))
+    assert out.splitlines()[1].split(" | ")[2] == "anthropic.claude-sonnet-4-20250514-v1:0"
+    lines = _out(capsys, "stats", str(converted / "bedrock")).splitlines()
+    assert [line.split() for line in lines if "claude-sonnet-4-20250514" in line] == [
+        ["anthropic.claude-sonnet-4-20250514-v1:0", "2", "2", "0", "0", "0"]
+    ]

@@ -6,16 +6,23 @@ plain text at a known width, as a CI log would get it.
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import shutil
 import time
 from pathlib import Path
 
 import pytest
+import yaml
+from fake_bedrock import encode_frame
 
+from promptvcr.cassettes import fileformat
+from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cli import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "cassettes"
+BEDROCK = Path(__file__).resolve().parent / "data" / "bedrock_corpus"
 WEATHER = "test_weather_assistant/test_assistant_calls_the_weather_tool_then_answers.yaml"
 STREAMING = "test_streaming_assistant/test_answer_streams_piece_by_piece.yaml"
 
@@ -144,3 +151,60 @@ def test_show_reports_a_file_that_is_not_a_cassette(
     code, out = _run(capsys, "show", str(broken))
     assert code == 1
     assert str(broken) in out.replace("\n", "")
+
+
+def test_ls_counts_a_bedrock_converse_stream_as_streamed_with_its_usage(
+    cassettes: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The recorded converse-stream answer (AWS event-stream frames) reports its usage in its
+    last frame, ``metadata``: ``usage: {inputTokens: 13, outputTokens: 82}``."""
+    shutil.copy(BEDROCK / "test_bedrock_model_stream.yaml", cassettes / "bedrock.yaml")
+    code, out = _run(capsys, "ls", str(cassettes / "bedrock.yaml"))
+    assert code == 0
+    figures = out.splitlines()[1].split(" | ")
+    assert figures[:4] == ["  1 interaction", "bedrock", "us.amazon.nova-micro-v1:0", "streamed"]
+    assert figures[-1] == "tokens 13 in, 82 out"
+    stored = yaml.safe_load((BEDROCK / "test_bedrock_model_stream.yaml").read_text(encoding="utf-8"))
+    count = len(stored["interactions"][0]["response"]["frames"])
+    code, out = _run(capsys, "show", str(cassettes / "bedrock.yaml"))
+    assert code == 0
+    assert out.splitlines()[1].split(" | ")[3:] == [f"streamed, {count} events", "tokens 13 in, 82 out"]
+
+
+def _anthropic_events() -> list[dict[str, object]]:
+    """The example's real Anthropic stream events, read straight from its YAML."""
+    document = yaml.safe_load((EXAMPLES / STREAMING).read_text(encoding="utf-8"))
+    return [event["data"] for event in document["interactions"][0]["response"]["events"]]
+
+
+def test_stats_reads_the_anthropic_usage_inside_an_invoke_with_response_stream(
+    cassettes: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bedrock's InvokeModelWithResponseStream carries the model's own stream events, each
+    as base64 JSON in a ``chunk`` frame: the same Anthropic events as the SSE example (43
+    in, 282 out) count the same. AnthropicBedrock sends the model id's ``:0`` unescaped."""
+    chunks = [
+        encode_frame("chunk", {"bytes": base64.b64encode(json.dumps(event).encode()).decode()})
+        for event in _anthropic_events()
+    ]
+    model = "anthropic.claude-sonnet-4-20250514-v1:0"
+    interaction = Interaction(
+        Request(
+            "POST",
+            f"https://bedrock-runtime.us-east-1.amazonaws.com/model/{model}/invoke-with-response-stream",
+            {"content-type": "application/json"},
+            b'{"anthropic_version": "bedrock-2023-05-31", "max_tokens": 1024, "messages": []}',
+        ),
+        Response(200, {"content-type": "application/vnd.amazon.eventstream"}, chunks),
+    )
+    shutil.rmtree(cassettes)
+    cassettes.mkdir()
+    path = cassettes / "invoke_stream.yaml"
+    path.write_text(fileformat.dumps([fileformat.interaction_to_data(interaction)], path), encoding="utf-8")
+    code, out = _run(capsys, "stats", str(cassettes))
+    assert code == 0
+    assert [line.split() for line in out.splitlines()[1:]] == [
+        ["bedrock", "1", "1", "1", "43", "282"],
+        [model, "1", "1", "1", "43", "282"],
+        ["total", "1", "1", "1", "43", "282"],
+    ]

@@ -16,7 +16,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from .cassettes import fileformat, storage
-from .cassettes.models import Interaction
+from .cassettes.eventstream import is_event_stream as is_aws_event_stream
+from .cassettes.models import Interaction, Response
 from .cassettes.rules.select import family_of
 from .cassettes.tokens import Tokens, tokens_of
 from .errors import CassetteError
@@ -24,8 +25,9 @@ from .errors import CassetteError
 __all__ = ["CASSETTE_SUFFIXES", "CassetteSummary", "InteractionSummary", "find_cassettes", "summarize"]
 
 CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
-#: Model named in the URL: Gemini ``models/<id>:generateContent``, Bedrock ``/model/<id>/invoke``.
-_URL_MODEL = re.compile(r"/models?/([^/:]+)")
+#: Model named in the URL: Gemini ``models/<id>:generateContent`` (the ``:`` starts the method),
+#: Bedrock ``/model/<id>/invoke`` (the ``:`` is part of the id: ``...-v1:0``, sent raw or as ``%3A``).
+_URL_MODEL = re.compile(r"/models/([^/:]+)|/model/([^/]+)")
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,12 @@ def _model(interaction: Interaction) -> str:
         if isinstance(body, dict) and isinstance(body.get("model"), str):
             return str(body["model"])
     found = _URL_MODEL.search(request.path)
-    return unquote(found.group(1)) if found else ""
+    return unquote(found.group(1) or found.group(2)) if found else ""
+
+
+def _streamed(response: Response) -> bool:
+    """SSE events and AWS event-stream frames (Bedrock's streams) both give the answer piece by piece."""
+    return response.is_event_stream or is_aws_event_stream(response.content_type)
 
 
 def summarize_interaction(interaction: Interaction) -> InteractionSummary:
@@ -85,7 +92,7 @@ def summarize_interaction(interaction: Interaction) -> InteractionSummary:
     return InteractionSummary(
         provider=provider,
         model=_model(interaction),
-        streamed=interaction.response.is_event_stream,
+        streamed=_streamed(interaction.response),
         tokens=tokens_of(interaction.response),
     )
 

@@ -10,16 +10,20 @@ seen for each count is the answer's total:
 * Anthropic: ``usage.input_tokens`` (+ cache reads and writes) / ``output_tokens``
   (streams: ``message_start.message.usage`` then ``message_delta.usage``);
 * Gemini: ``usageMetadata.promptTokenCount`` / ``candidatesTokenCount`` (+ ``thoughtsTokenCount``);
-* Bedrock Converse: ``usage.inputTokens`` / ``outputTokens``;
+* Bedrock Converse: ``usage.inputTokens`` / ``outputTokens`` (``converse-stream``: the
+  ``metadata`` frame); ``invoke-with-response-stream``: the provider's own events, as base64
+  JSON in each ``chunk`` frame (Anthropic's, read as above);
 * Cohere v2: ``usage.tokens.input_tokens`` / ``output_tokens``.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 from dataclasses import dataclass
 from typing import Any
 
+from ..cassettes.eventstream import decode_frames, is_event_stream
 from ..cassettes.models import Response
 from ..cassettes.sse import parse_events
 
@@ -72,7 +76,21 @@ def _usages(value: Any) -> list[dict[str, Any]]:
     return found
 
 
+def _frame_body(frame: dict[str, Any]) -> Any:
+    """A frame's JSON payload; for a ``chunk`` frame, the provider event it carries as base64
+    JSON, where that provider's own usage sits. ``None`` when the chunk does not decode."""
+    payload = frame.get("json")
+    if not (isinstance(payload, dict) and isinstance(payload.get("bytes"), str)):
+        return payload
+    try:
+        return json.loads(base64.b64decode(payload["bytes"], validate=True))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+
+
 def _bodies(response: Response) -> list[Any]:
+    if is_event_stream(response.content_type):  # AWS event-stream frames (Bedrock streams)
+        return [_frame_body(frame) for frame in decode_frames(response.content) or ()]
     try:
         if response.is_event_stream:
             return [event.get("data") for event in parse_events(response.content.decode("utf-8"))]

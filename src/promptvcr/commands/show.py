@@ -15,7 +15,8 @@ from rich.console import Console
 from rich.text import Text
 
 from ..cassettes import fileformat, storage
-from ..cassettes.models import Interaction
+from ..cassettes.eventstream import decode_frames, is_event_stream
+from ..cassettes.models import Interaction, Response
 from ..cassettes.sse import parse_events
 from ..conversation import Turn, answer_turns, request_turns
 from ..errors import CassetteError
@@ -40,11 +41,17 @@ def _turn(turn: Turn) -> Text:
     return text
 
 
-def _raw(interaction: Interaction) -> list[str]:
+def _events(response: Response) -> list[object]:
+    """The pieces of a streamed answer: SSE events, or AWS event-stream frames decoded (Bedrock)."""
+    if is_event_stream(response.content_type):
+        return list(decode_frames(response.content) or ())
+    return list(parse_events(response.content.decode("utf-8", "replace")))
+
+
+def _raw(interaction: Interaction, streamed: bool) -> list[str]:
     response = interaction.response
-    if response.is_event_stream:
-        events = parse_events(response.content.decode("utf-8", "replace"))
-        return [f"    {json.dumps(event, ensure_ascii=False)}" for event in events]
+    if streamed:
+        return [f"    {json.dumps(event, ensure_ascii=False)}" for event in _events(response)]
     return [f"    {response.content.decode('utf-8', 'replace')}"]
 
 
@@ -52,11 +59,7 @@ def render(out: Console, position: int, interaction: Interaction, *, raw: bool) 
     request, response = interaction.request, interaction.response
     summary = summarize_interaction(interaction)
     out.print(Text(f"interactions[{position}] {request.method} {request.url}", style="bold"))
-    if summary.streamed:
-        count = len(parse_events(response.content.decode("utf-8", "replace")))
-        streamed = f"streamed, {count} events"
-    else:
-        streamed = "not streamed"
+    streamed = f"streamed, {len(_events(response))} events" if summary.streamed else "not streamed"
     figures = [summary.provider, summary.model or "-", f"status {response.status}", streamed]
     figures.append(f"tokens {summary.tokens.input:,} in, {summary.tokens.output:,} out")
     out.print("  " + " | ".join(figures))
@@ -67,7 +70,7 @@ def render(out: Console, position: int, interaction: Interaction, *, raw: bool) 
         out.print(_turn(turn))
     if raw:
         out.print("  --- raw " + ("events ---" if summary.streamed else "body ---"))
-        for line in _raw(interaction):
+        for line in _raw(interaction, summary.streamed):
             out.print(line, markup=False, soft_wrap=True)
 
 
