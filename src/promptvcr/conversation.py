@@ -1,18 +1,22 @@
 """A recorded interaction as a conversation: who said what, which tools were called, the answer.
 
 Providers shape the same conversation differently (OpenAI chat and responses, Anthropic
-messages, Gemini contents), and a streamed answer arrives as hundreds of deltas; a person
+messages, Gemini contents, Bedrock Converse), and a streamed answer arrives as hundreds of
+deltas (SSE events, or AWS event-stream frames for Bedrock); a person
 reviewing a cassette wants neither. Turns are plain ``(role, text)`` pairs; anything this
 module does not recognise is shown as its JSON, so nothing recorded is hidden.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from .cassettes.eventstream import Frame, decode_frames
+from .cassettes.eventstream import is_event_stream as is_aws_event_stream
 from .cassettes.models import Request, Response
 from .cassettes.sse import parse_events
 
@@ -49,7 +53,20 @@ def _text(value: Any) -> str:
     return _json(value) if value is not None else ""
 
 
-# Blocks: Anthropic content blocks, OpenAI content parts, Gemini parts ------------------------
+# Blocks: Anthropic content blocks, OpenAI content parts, Gemini parts, Converse blocks -------
+
+
+def _converse_block(block: dict[str, Any]) -> list[Turn] | None:
+    """A Bedrock Converse block, named by its only key as Gemini parts are; ``None`` for others."""
+    if isinstance(use := block.get("toolUse"), dict):
+        return [_call(use.get("name"), use.get("input"), use.get("toolUseId"))]
+    if isinstance(result := block.get("toolResult"), dict):
+        return [Turn("tool result", f"[{result.get('toolUseId', '')}] {_text(result.get('content'))}")]
+    if isinstance(reasoning := block.get("reasoningContent"), dict):
+        readable = reasoning.get("reasoningText")
+        text = readable.get("text") if isinstance(readable, dict) else None
+        return [Turn("thinking", str(text))] if text else []  # redactedContent: nothing to read
+    return None
 
 
 def _block_turns(role: str, block: Any) -> list[Turn]:
@@ -71,6 +88,8 @@ def _block_turns(role: str, block: Any) -> list[Turn]:
         return [_call(block.get("name"), block.get("arguments"), block.get("call_id"))]
     if kind == "function_call_output":
         return [Turn("tool result", f"[{block.get('call_id', '')}] {_json(block.get('output'))}")]
+    if (converse := _converse_block(block)) is not None:
+        return converse
     if "functionCall" in block:  # Gemini
         call = block["functionCall"]
         return [_call(call.get("name"), call.get("args"), call.get("id"))]
@@ -110,6 +129,8 @@ def _tools(tools: Any) -> list[Turn]:
         if not isinstance(tool, dict):
             continue
         declarations = tool.get("functionDeclarations") or tool.get("function_declarations")
+        converse = tool.get("toolSpec") or tool.get("systemTool")  # Bedrock toolConfig.tools
+        tool = converse if isinstance(converse, dict) else tool
         if isinstance(declarations, list):
             names.extend(str(d.get("name")) for d in declarations if isinstance(d, dict))
         else:
@@ -129,7 +150,8 @@ def request_turns(request: Request) -> list[Turn]:
     system = body.get("system", body.get("instructions", body.get("systemInstruction")))
     if system:
         turns.extend(_content_turns("system", system.get("parts") if isinstance(system, dict) else system))
-    turns.extend(_tools(body.get("tools")))
+    config = body.get("toolConfig")
+    turns.extend(_tools(body.get("tools") or (config.get("tools") if isinstance(config, dict) else None)))
     messages = body.get("messages", body.get("contents"))
     if isinstance(messages, list):
         for message in messages:
@@ -160,6 +182,9 @@ def _answer_of_body(body: Any) -> list[Turn]:
         return _content_turns("assistant", body["content"])
     if isinstance(body.get("output"), list):  # OpenAI responses
         return [t for item in body["output"] for t in _block_turns("assistant", item)]
+    output = body.get("output")
+    if isinstance(output, dict) and isinstance(output.get("message"), dict):  # Bedrock Converse
+        return _message_turns(output["message"])
     if isinstance(body.get("candidates"), list):  # Gemini
         return [t for c in body["candidates"] for t in _message_turns(c.get("content") or {"role": "model"})]
     if "error" in body:
@@ -221,8 +246,8 @@ def _openai_chat_stream(events: list[Any]) -> list[Turn]:
     return [*_merge(text), *(_call(c["name"], c["arguments"], c["id"]) for _, c in sorted(calls.items()))]
 
 
-def _stream_answer(response: Response) -> list[Turn]:
-    events = [e.get("data") for e in parse_events(response.content.decode("utf-8", "replace"))]
+def _events_answer(events: list[Any]) -> list[Turn]:
+    """A provider's stream events: SSE ``data``, or those a Bedrock ``chunk`` frame carries."""
     data = [e for e in events if isinstance(e, dict)]
     if any(str(e.get("type", "")).startswith(("message_start", "content_block")) for e in data):
         return _anthropic_stream(data)
@@ -236,10 +261,86 @@ def _stream_answer(response: Response) -> list[Turn]:
     return [Turn("events", f"{len(events)} events (--raw shows them)")]
 
 
+# Bedrock streams: AWS event-stream frames ---------------------------------------------------
+
+
+def _converse_delta(block: dict[str, Any], delta: dict[str, Any]) -> None:
+    """Grow a converse-stream block into the shape a non-streaming Converse answer gives it,
+    so that both render through the same block code."""
+    if isinstance(delta.get("text"), str):
+        block["text"] = block.get("text", "") + delta["text"]
+    if isinstance(tool := delta.get("toolUse"), dict):  # input arrives as pieces of a JSON text
+        use = block.setdefault("toolUse", {})
+        use["input"] = use.get("input", "") + str(tool.get("input", ""))
+    if isinstance(delta.get("toolResult"), list):  # server tools (code interpreter)
+        result = block.setdefault("toolResult", {})
+        result["content"] = [*result.get("content", ()), *delta["toolResult"]]
+    if isinstance(reasoning := delta.get("reasoningContent"), dict):
+        into = block.setdefault("reasoningContent", {})
+        if isinstance(reasoning.get("text"), str):
+            readable = into.setdefault("reasoningText", {})
+            readable["text"] = readable.get("text", "") + reasoning["text"]
+
+
+def _converse_stream(frames: list[Frame]) -> list[Turn]:
+    """converse-stream: ``contentBlockStart``/``contentBlockDelta`` frames, by block index."""
+    blocks: dict[Any, dict[str, Any]] = {}
+    for frame in frames:
+        event, data = (frame.get("headers") or {}).get(":event-type"), frame.get("json")
+        if not isinstance(data, dict) or "contentBlockIndex" not in data:
+            continue  # messageStart, messageStop, metadata: the summary line has the usage
+        if event == "contentBlockStart" and isinstance(data.get("start"), dict):
+            block = blocks.setdefault(data["contentBlockIndex"], {})
+            block.update(
+                {kind: dict(start) for kind, start in data["start"].items() if isinstance(start, dict)}
+            )
+        elif event == "contentBlockDelta" and isinstance(data.get("delta"), dict):
+            _converse_delta(blocks.setdefault(data["contentBlockIndex"], {}), data["delta"])
+    for block in blocks.values():
+        use = block.get("toolUse")
+        if isinstance(use, dict) and isinstance(use.get("input"), str):
+            use["input"] = _body(use["input"].encode()) or use["input"]
+    return _merge(_content_turns("assistant", [blocks[i] for i in sorted(blocks)]))
+
+
+def _chunk_event(frame: Frame) -> Any:
+    """The provider's own stream event that an invoke-with-response-stream ``chunk`` frame
+    carries as base64 JSON; ``None`` when it does not decode."""
+    payload = frame.get("json")
+    if not (isinstance(payload, dict) and isinstance(payload.get("bytes"), str)):
+        return None
+    try:
+        return json.loads(base64.b64decode(payload["bytes"], validate=True))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+
+
+def _frame_error(frame: Frame) -> Turn | None:
+    """An exception frame (throttling, validation...) sent instead of the rest of the answer."""
+    headers = frame.get("headers") or {}
+    if headers.get(":message-type") not in ("exception", "error"):
+        return None
+    name = headers.get(":exception-type") or headers.get(":error-code") or "error"
+    detail = frame.get("json", frame.get("text")) or headers.get(":error-message", "")
+    return Turn("error", f"{name}: {_json(detail)}")
+
+
+def _frames_answer(content: bytes) -> list[Turn]:
+    frames = decode_frames(content)
+    if frames is None:
+        return [Turn("events", f"{len(content)} bytes that are not whole AWS event-stream frames")]
+    errors = [turn for turn in map(_frame_error, frames) if turn]
+    chunks = [_chunk_event(f) for f in frames if (f.get("headers") or {}).get(":event-type") == "chunk"]
+    return [*(_events_answer(chunks) if chunks else _converse_stream(frames)), *errors]
+
+
 def answer_turns(response: Response) -> list[Turn]:
     """The answer as a person reads it; a streamed answer reassembled from its events."""
     if response.is_event_stream:
-        return _stream_answer(response)
+        events = parse_events(response.content.decode("utf-8", "replace"))
+        return _events_answer([event.get("data") for event in events])
+    if is_aws_event_stream(response.content_type):
+        return _frames_answer(response.content)
     if not response.content:
         return []
     body = _body(response.content)
