@@ -89,6 +89,7 @@ class Cassette:
         self.background_hosts: dict[str, str] = {}
         self._tape = Tape(rules=self.rules)
         self._file_exists = False
+        self._loaded_text: tuple[int, int] | None = None  # (length, hash) of the text loaded
         self._recorded: list[Interaction] = []
         self._unfinished: dict[int, Request] = {}  # sent to record, response not complete yet
         self._lock = threading.Lock()
@@ -223,12 +224,14 @@ class Cassette:
         self._unfinished = {}
         interactions: list[Interaction] = []
         self._file_exists = False
+        self._loaded_text = None
         if self.record_mode.reads_cassette or self.record_mode is RecordMode.REWRITE:
             # rewrite reads too: a corrupt file must stop the run rather than be replaced silently.
             text = storage.read_text(self.path)
             if text is not None:
                 self._file_exists = True
                 loaded = fileformat.loads(text, self.path)
+                self._loaded_text = (len(text), hash(text))
                 if self.record_mode.reads_cassette:
                     interactions = loaded
         self._tape = Tape(interactions, rules=self.rules)
@@ -275,9 +278,15 @@ class Cassette:
             # recorded into the same cassette meanwhile, and nothing they wrote is lost.
             with storage.cassette_lock(self.path):
                 text = storage.read_text(self.path)
-                stored = fileformat.load_document(text, self.path) if text is not None else []
-                stored.extend(recorded)
-                storage.write_atomic(self.path, fileformat.dump_pieces(stored, self.path))
+                pieces = None
+                if text is not None and (len(text), hash(text)) == self._loaded_text:
+                    # Unchanged since it was loaded, so valid: append without parsing it again.
+                    pieces = fileformat.appended_pieces(text, recorded, self.path)
+                if pieces is None:
+                    stored = fileformat.load_document(text, self.path) if text is not None else []
+                    stored.extend(recorded)
+                    pieces = fileformat.dump_pieces(stored, self.path)
+                storage.write_atomic(self.path, pieces)
         elif mode is RecordMode.REWRITE and not body_raised:
             # A body that failed half-way would replace a full cassette with part of one.
             data = self._checked_data()

@@ -17,6 +17,7 @@ as such instead of silently replaying fewer interactions. Bodies use the keys of
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ from .yamlwriter import Flow, sequence_items
 __all__ = [
     "FORMAT_VERSION",
     "MAX_YAML_DEPTH",
+    "appended_pieces",
     "dump_pieces",
     "dumps",
     "interaction_from_data",
@@ -191,6 +193,14 @@ def loads(text: str, path: Path) -> list[Interaction]:
     return [interaction_from_data(item, path, index) for index, item in enumerate(load_document(text, path))]
 
 
+def _yaml_items(data: list[dict[str, Any]]) -> Iterator[str]:
+    for item in data:
+        response = item.get("response") if isinstance(item, dict) else None
+        if isinstance(response, dict) and isinstance(response.get("timing"), dict):
+            response["timing"] = Flow(response["timing"])
+    return sequence_items(data)
+
+
 def dump_pieces(data: list[dict[str, Any]], path: Path) -> Iterator[str]:
     """File text for interactions already in stored form (see :func:`interaction_to_data`),
     in pieces: a writer streams them to disk, so a large body is never held as one string."""
@@ -201,12 +211,37 @@ def dump_pieces(data: list[dict[str, Any]], path: Path) -> Iterator[str]:
         yield f"interactions: []\nversion: {FORMAT_VERSION}\n"
         return
     yield "interactions:\n"
-    for item in data:
-        response = item.get("response") if isinstance(item, dict) else None
-        if isinstance(response, dict) and isinstance(response.get("timing"), dict):
-            response["timing"] = Flow(response["timing"])
-    yield from sequence_items(data)
+    yield from _yaml_items(data)
     yield f"version: {FORMAT_VERSION}\n"
+
+
+#: Lines at the left margin of a YAML cassette other than its items (``- ``), comments and
+#: blank lines: in the layout promptvcr writes, exactly the two keys of the document.
+_TOP_LEVEL_LINE = re.compile(r"^(?!- )[^\s#].*$", re.MULTILINE)
+_VERSION_LINE = f"version: {FORMAT_VERSION}\n"
+#: The items start at the left margin, after any comments and blank lines.
+_ITEMS_START = re.compile(r"interactions:\n(?:[ \t]*(?:#[^\n]*)?\n)*- ")
+
+
+def appended_pieces(text: str, data: list[dict[str, Any]], path: Path) -> Iterator[str] | None:
+    """``text`` with ``data`` appended as its last interactions, without parsing ``text``;
+    ``None`` when ``text`` is not in the layout this needs (the caller then merges parsed data).
+
+    For a file the caller has read and loaded before (so it is a valid cassette): record
+    mode appends without re-reading every stored interaction, and what was in the file
+    (comments a reviewer added, its quoting) stays exactly as it was.
+    """
+    if is_json_path(path) or not _ITEMS_START.match(text) or not text.endswith("\n" + _VERSION_LINE):
+        return None
+    if _TOP_LEVEL_LINE.findall(text) != ["interactions:", _VERSION_LINE.rstrip("\n")]:
+        return None
+
+    def pieces() -> Iterator[str]:
+        yield text[: -len(_VERSION_LINE)]
+        yield from _yaml_items(data)
+        yield _VERSION_LINE
+
+    return pieces()
 
 
 def dumps(data: list[dict[str, Any]], path: Path) -> str:
