@@ -255,3 +255,12 @@ def test_a_cassette_promptvcr_wrote_is_read_without_the_full_loader(monkeypatch:
     (loaded,) = fileformat.loads(text, Path("c.yaml"))
     assert loaded.request.content == b'{"n":1.5}'
     assert loaded.response.content == response.content
+
+
+def test_a_large_body_in_an_item_pyyaml_writes_is_written_whole(tmp_path: Path) -> None:
+    body = b"line\n" * (LARGE_BODY_BYTES // 5 + 1)
+    item = {"request": {"json": {"k" * 2000: 1}}, "response": {"text": ChunkedText([body])}}
+    path = tmp_path / "c.yaml"
+    storage.write_atomic(path, fileformat.dump_pieces([item], path))
+    document = yaml.load(path.read_text(encoding="utf-8"), Loader=LOADERS[0])
+    assert document["interactions"][0]["response"]["text"] == body.decode()

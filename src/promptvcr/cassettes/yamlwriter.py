@@ -53,7 +53,7 @@ _FallbackDumper.add_representer(str, _represent_str)
 _FallbackDumper.add_representer(
     Flow, lambda dumper, value: dumper.represent_mapping("tag:yaml.org,2002:map", value, flow_style=True)
 )
-_FallbackDumper.add_representer(
+_FallbackDumper.add_multi_representer(  # multi: its subclasses ChunkedText and ChunkedBase64
     ChunkedBody, lambda dumper, value: dumper.represent_scalar("tag:yaml.org,2002:str", str(value))
 )
 
