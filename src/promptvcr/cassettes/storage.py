@@ -117,11 +117,7 @@ def write_atomic(path: Path, text: str | Iterable[str], *, durable: bool = True)
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            if isinstance(text, str):
-                handle.write(text)
-            else:
-                for piece in text:
-                    handle.write(piece)
+            handle.writelines((text,) if isinstance(text, str) else text)
             handle.flush()
             if durable:
                 os.fsync(handle.fileno())
