@@ -12,11 +12,25 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from fake_provider import FakeProvider
 
+from promptvcr.importers import import_vcr
+
+#: The CI subset of the shared corpus: vcrpy cassettes (pydantic-ai, MIT), one folder per provider.
+CORPUS = Path(__file__).resolve().parent / "corpus" / "pydantic-ai"
+
 
 @pytest.fixture
 def provider() -> Iterator[FakeProvider]:
     with FakeProvider() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def converted_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The corpus subset converted to promptvcr cassettes once per run, for the CLI views' tests."""
+    out = tmp_path_factory.mktemp("converted")
+    report = import_vcr([CORPUS], out)
+    assert not report.failed and not report.partial
+    return out
 
 
 @pytest.fixture(autouse=True)

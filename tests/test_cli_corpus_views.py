@@ -17,17 +17,13 @@ import yaml
 from botocore.eventstream import EventStreamBuffer
 
 from promptvcr.cli import main
-from promptvcr.importers import import_vcr
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "pydantic-ai"
 
 
-@pytest.fixture(scope="module")
-def converted(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("converted")
-    report = import_vcr([CORPUS], out)
-    assert not report.failed and not report.partial
-    return out
+@pytest.fixture
+def converted(converted_corpus: Path) -> Path:
+    return converted_corpus
 
 
 @pytest.fixture(autouse=True)

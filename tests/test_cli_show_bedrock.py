@@ -20,11 +20,9 @@ from fake_bedrock import encode_frame
 from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cli import main
-from promptvcr.importers import import_vcr
 
 TESTS = Path(__file__).resolve().parent
 BEDROCK = TESTS / "data" / "bedrock_corpus"
-CORPUS = TESTS / "corpus" / "pydantic-ai" / "bedrock"
 STREAMING = (
     TESTS.parent / "examples/cassettes/test_streaming_assistant/test_answer_streams_piece_by_piece.yaml"
 )
@@ -36,12 +34,9 @@ def _plain(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
 
 
-@pytest.fixture(scope="module")
-def converted(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("bedrock")
-    report = import_vcr([CORPUS], out)
-    assert not report.failed and not report.partial
-    return out
+@pytest.fixture
+def converted(converted_corpus: Path) -> Path:
+    return converted_corpus / "bedrock"
 
 
 def _show(capsys: pytest.CaptureFixture[str], path: Path, *options: str) -> tuple[str, str]:

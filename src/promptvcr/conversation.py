@@ -9,13 +9,12 @@ module does not recognise is shown as its JSON, so nothing recorded is hidden.
 
 from __future__ import annotations
 
-import base64
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .cassettes.eventstream import Frame, decode_frames
+from .cassettes.eventstream import Frame, chunk_event, decode_frames
 from .cassettes.eventstream import is_event_stream as is_aws_event_stream
 from .cassettes.models import Request, Response
 from .cassettes.sse import parse_events
@@ -303,18 +302,6 @@ def _converse_stream(frames: list[Frame]) -> list[Turn]:
     return _merge(_content_turns("assistant", [blocks[i] for i in sorted(blocks)]))
 
 
-def _chunk_event(frame: Frame) -> Any:
-    """The provider's own stream event that an invoke-with-response-stream ``chunk`` frame
-    carries as base64 JSON; ``None`` when it does not decode."""
-    payload = frame.get("json")
-    if not (isinstance(payload, dict) and isinstance(payload.get("bytes"), str)):
-        return None
-    try:
-        return json.loads(base64.b64decode(payload["bytes"], validate=True))
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return None
-
-
 def _frame_error(frame: Frame) -> Turn | None:
     """An exception frame (throttling, validation...) sent instead of the rest of the answer."""
     headers = frame.get("headers") or {}
@@ -330,7 +317,7 @@ def _frames_answer(content: bytes) -> list[Turn]:
     if frames is None:
         return [Turn("events", f"{len(content)} bytes that are not whole AWS event-stream frames")]
     errors = [turn for turn in map(_frame_error, frames) if turn]
-    chunks = [_chunk_event(f) for f in frames if (f.get("headers") or {}).get(":event-type") == "chunk"]
+    chunks = [chunk_event(f) for f in frames if (f.get("headers") or {}).get(":event-type") == "chunk"]
     return [*(_events_answer(chunks) if chunks else _converse_stream(frames)), *errors]
 
 

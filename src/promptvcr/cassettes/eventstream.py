@@ -26,7 +26,7 @@ import uuid
 import zlib
 from typing import Any
 
-__all__ = ["CONTENT_TYPE", "Frame", "decode_frames", "encode_frame", "is_event_stream"]
+__all__ = ["CONTENT_TYPE", "Frame", "chunk_event", "decode_frames", "encode_frame", "is_event_stream"]
 
 CONTENT_TYPE = "application/vnd.amazon.eventstream"
 
@@ -145,6 +145,18 @@ def decode_frames(content: bytes) -> list[Frame] | None:
 
 
 # Encoding -----------------------------------------------------------------------------------
+
+
+def chunk_event(frame: Frame) -> Any:
+    """The provider's own stream event that an invoke-with-response-stream ``chunk`` frame
+    carries as base64 JSON; ``None`` for another frame, or a chunk that does not decode."""
+    payload = frame.get("json")
+    if not (isinstance(payload, dict) and isinstance(payload.get("bytes"), str)):
+        return None
+    try:
+        return json.loads(base64.b64decode(payload["bytes"], validate=True))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
 
 
 def _json_bytes(value: Any) -> bytes:

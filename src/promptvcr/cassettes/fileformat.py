@@ -38,7 +38,6 @@ from .redact import (
 )
 from .timing import timing_from_data, timing_to_data
 from .yamlreader import MAX_YAML_DEPTH, TooDeep
-from .yamlreader import too_deep as yaml_too_deep
 from .yamlwriter import Flow, sequence_items
 
 __all__ = [
@@ -52,7 +51,6 @@ __all__ = [
     "is_json_path",
     "load_document",
     "loads",
-    "yaml_too_deep",
 ]
 
 FORMAT_VERSION = 1

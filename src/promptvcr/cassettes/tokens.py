@@ -18,14 +18,13 @@ seen for each count is the answer's total:
 
 from __future__ import annotations
 
-import base64
 import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..cassettes.eventstream import decode_frames, is_event_stream
 from ..cassettes.models import Response
 from ..cassettes.sse import parse_events
+from .eventstream import chunk_event, decode_frames, is_event_stream
 
 __all__ = ["Tokens", "tokens_of"]
 
@@ -77,15 +76,10 @@ def _usages(value: Any) -> list[dict[str, Any]]:
 
 
 def _frame_body(frame: dict[str, Any]) -> Any:
-    """A frame's JSON payload; for a ``chunk`` frame, the provider event it carries as base64
-    JSON, where that provider's own usage sits. ``None`` when the chunk does not decode."""
-    payload = frame.get("json")
-    if not (isinstance(payload, dict) and isinstance(payload.get("bytes"), str)):
-        return payload
-    try:
-        return json.loads(base64.b64decode(payload["bytes"], validate=True))
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return None
+    """A frame's JSON payload; for a ``chunk`` frame, the provider event it carries, where
+    that provider's own usage sits."""
+    event = chunk_event(frame)
+    return frame.get("json") if event is None else event
 
 
 def _bodies(response: Response) -> list[Any]:
