@@ -10,10 +10,8 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 if _TYPE_CHECKING:
     from . import faults
-    from .cassettes import DEFAULT_RULES, Interaction, KeyParts, Play, Request, Response, Rule
-    from .cassettes.diagnose import FuzzyMatchWarning
-    from .cassettes.normalize import drop_body_fields, drop_query_params
-    from .cassettes.rules import default_rules, drop_seed, edit_rules, for_families, set_default_rules
+    from .cassette import Cassette, use_cassette
+    from .cassettes import Interaction, Play, Request, Response
     from .errors import (
         CassetteError,
         CassetteFormatError,
@@ -22,36 +20,38 @@ if _TYPE_CHECKING:
         CassetteWriteError,
     )
     from .importers import import_vcr
+    from .matching import DEFAULT_RULES, KeyParts, Rule, drop_body_fields, drop_query_params
+    from .matching.diagnose import FuzzyMatchWarning
+    from .matching.rules import default_rules, drop_seed, edit_rules, for_families, set_default_rules
     from .modes import RecordMode
-    from .use import Cassette, use_cassette
 
 #: Public name -> the module that defines it (a submodule, for ``faults``).
 _EXPORTS = {
     "faults": ".faults",
-    "DEFAULT_RULES": ".cassettes",
+    "Cassette": ".cassette",
+    "use_cassette": ".cassette",
     "Interaction": ".cassettes",
-    "KeyParts": ".cassettes",
     "Play": ".cassettes",
     "Request": ".cassettes",
     "Response": ".cassettes",
-    "Rule": ".cassettes",
-    "FuzzyMatchWarning": ".cassettes.diagnose",
-    "drop_body_fields": ".cassettes.normalize",
-    "drop_query_params": ".cassettes.normalize",
-    "default_rules": ".cassettes.rules",
-    "drop_seed": ".cassettes.rules",
-    "edit_rules": ".cassettes.rules",
-    "for_families": ".cassettes.rules",
-    "set_default_rules": ".cassettes.rules",
     "CassetteError": ".errors",
     "CassetteFormatError": ".errors",
     "CassetteMiss": ".errors",
     "CassetteSecretError": ".errors",
     "CassetteWriteError": ".errors",
     "import_vcr": ".importers",
+    "DEFAULT_RULES": ".matching",
+    "KeyParts": ".matching",
+    "Rule": ".matching",
+    "drop_body_fields": ".matching",
+    "drop_query_params": ".matching",
+    "FuzzyMatchWarning": ".matching.diagnose",
+    "default_rules": ".matching.rules",
+    "drop_seed": ".matching.rules",
+    "edit_rules": ".matching.rules",
+    "for_families": ".matching.rules",
+    "set_default_rules": ".matching.rules",
     "RecordMode": ".modes",
-    "Cassette": ".use",
-    "use_cassette": ".use",
 }
 
 __all__ = [
@@ -84,7 +84,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    """The public name on first use; a submodule (``promptvcr.use``) as the eager package gave it."""
+    """The public name on first use; a submodule (``promptvcr.cassette``) as the eager package gave it."""
     module_name = _EXPORTS.get(name)
     if module_name is None:
         try:

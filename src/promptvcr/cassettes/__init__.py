@@ -1,21 +1,13 @@
-"""Requests as data: values, keys, the cassette file format, redaction and SSE streams.
+"""Requests as data: the values, the file formats, storage, redaction and the secret scanner.
 
-Pure Python: nothing here imports an HTTP client library, so every rule about what a
-cassette holds can be tested without one.
+The values (:mod:`.models`, :mod:`.timing`, :mod:`.playback`); bodies as they are stored
+(:mod:`.bodies`, :mod:`.sse`, :mod:`.eventstream`, :mod:`.multipart`, :mod:`.largebody`);
+the file (:mod:`.fileformat`, :mod:`.yamlreader`, :mod:`.yamlwriter`, :mod:`.jsonwriter`,
+:mod:`.storage`, :mod:`.persister`); what never reaches it (:mod:`.redact`, :mod:`.secrets`);
+and what an answer cost (:mod:`.tokens`). Pure Python: nothing here imports an HTTP client,
+an interceptor, pytest or the command line, nor :mod:`promptvcr.matching`.
 """
 
 from .models import Interaction, Play, Request, Response
-from .normalize import DEFAULT_RULES, KeyParts, Rule, drop_body_fields, drop_query_params, request_key
 
-__all__ = [
-    "DEFAULT_RULES",
-    "Interaction",
-    "KeyParts",
-    "Play",
-    "Request",
-    "Response",
-    "Rule",
-    "drop_body_fields",
-    "drop_query_params",
-    "request_key",
-]
+__all__ = ["Interaction", "Play", "Request", "Response"]

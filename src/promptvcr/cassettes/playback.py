@@ -1,17 +1,28 @@
-"""How one replayed response is to be served: when its parts are due, and where it breaks.
+"""How one replayed response is to be served: its pace, when its parts are due, where it breaks.
+
+Pacing lives here: the ``timing=`` option (:func:`pace_factor`), and the recorded timing of
+an answer scaled into a :class:`Playback` (:func:`paced`).
 
 A cassette puts a :class:`Playback` on the response it hands an interceptor only when the
 test asked for recorded timing or a fault fired; otherwise ``Response.playback`` is
 ``None`` and replay takes its fast path. The interceptors carry it out through
-:mod:`promptvcr.interceptors.playback`, the one place that sleeps and breaks streams.
+:mod:`promptvcr.interceptors.pacing`, the one place that sleeps and breaks streams.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-__all__ = ["Breakage", "Playback"]
+if TYPE_CHECKING:
+    from .models import Response
+
+__all__ = ["Breakage", "Pace", "Playback", "pace_factor", "paced"]
+
+#: What ``use_cassette(timing=...)`` accepts: ``"none"``, ``"recorded"`` or a speed factor.
+Pace = str | float | None
 
 #: How a connection fails. Each interceptor raises its own library's exception for it:
 #: ``connect_timeout`` and ``read_timeout`` as the client's timeout errors, ``disconnect``
@@ -36,3 +47,40 @@ class Playback:
     @property
     def breaks_before_headers(self) -> bool:
         return self.breakage is not None and self.break_after is None
+
+
+def pace_factor(timing: Pace) -> float | None:
+    """The factor replay multiplies recorded delays by, or ``None`` to serve without delays.
+
+    ``"none"`` (the default) replays as fast as possible, ``"recorded"`` at the recorded
+    pace, and a number scales it: ``timing=0.1`` is ten times faster than recorded.
+    """
+    if timing is None or timing == "none":
+        return None
+    if timing == "recorded":
+        return 1.0
+    if (
+        isinstance(timing, int | float)
+        and not isinstance(timing, bool)
+        and math.isfinite(timing)
+        and timing > 0
+    ):
+        return float(timing)
+    raise ValueError(
+        f"timing={timing!r} is not a replay pace. Use timing='none' (as fast as possible, the default), "
+        f"timing='recorded' (the recorded gaps) or a positive speed factor such as timing=0.1 "
+        f"(ten times faster than recorded)."
+    )
+
+
+def paced(response: Response, factor: float | None, playback: Playback | None = None) -> Response:
+    """A copy of ``response`` served at ``factor`` times its recorded pace (plus ``playback``'s
+    breakage); the response itself when there is nothing to do."""
+    timing = response.timing
+    if factor is None or timing is None:
+        return response if playback is None else dataclasses.replace(response, playback=playback)
+    scaled = timing.scaled(factor)
+    playback = dataclasses.replace(
+        playback or Playback(), headers_delay=scaled.headers, chunk_times=scaled.chunks or None
+    )
+    return dataclasses.replace(response, playback=playback)

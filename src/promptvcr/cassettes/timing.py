@@ -22,10 +22,8 @@ from typing import Any
 from .sse import event_ends
 
 __all__ = [
-    "Pace",
     "Timing",
     "TimingRecorder",
-    "pace_factor",
     "stored_offsets",
     "timing_from_data",
     "timing_to_data",
@@ -33,9 +31,6 @@ __all__ = [
 
 #: Stored timings are rounded to the millisecond: finer figures are noise, and churn in a diff.
 PRECISION = 3
-
-#: What ``use_cassette(timing=...)`` accepts: ``"none"``, ``"recorded"`` or a speed factor.
-Pace = str | float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,22 +159,3 @@ def timing_from_data(value: Any, chunk_count: int) -> Timing:
             f"(one per event of a stream, else one); an edited body needs its timing removed"
         )
     return Timing(headers, tuple(_seconds(c, f"timing.chunks[{i}]") for i, c in enumerate(chunks)))
-
-
-def pace_factor(timing: Pace) -> float | None:
-    """The factor replay multiplies recorded delays by, or ``None`` to serve without delays.
-
-    ``"none"`` (the default) replays as fast as possible, ``"recorded"`` at the recorded
-    pace, and a number scales it: ``timing=0.1`` is ten times faster than recorded.
-    """
-    if timing is None or timing == "none":
-        return None
-    if timing == "recorded":
-        return 1.0
-    if _is_number(timing) and timing > 0:  # type: ignore[operator]
-        return float(timing)
-    raise ValueError(
-        f"timing={timing!r} is not a replay pace. Use timing='none' (as fast as possible, the default), "
-        f"timing='recorded' (the recorded gaps) or a positive speed factor such as timing=0.1 "
-        f"(ten times faster than recorded)."
-    )

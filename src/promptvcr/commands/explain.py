@@ -8,10 +8,10 @@ from os import PathLike
 from pathlib import Path
 
 from ..cassettes import fileformat, storage
-from ..cassettes.explain import explain_interactions
-from ..cassettes.keyparts import Rule
-from ..cassettes.rules import default_rules
 from ..errors import CassetteError
+from ..matching.diagnose import explain_interactions
+from ..matching.parts import Rule
+from ..matching.rules import default_rules
 
 HELP = "print each interaction's key input, to see why requests match or not"
 

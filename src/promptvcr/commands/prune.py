@@ -16,9 +16,9 @@ from pathlib import Path
 
 from ..cassettes import fileformat, storage
 from ..errors import CassetteError
-from ..inventory import CassetteSummary, find_cassettes
-from ..usage import RECORD_PATH, UsageRecord, read_record
 from . import _output
+from .inventory import CassetteSummary, find_cassettes
+from .run_record import RECORD_PATH, UsageRecord, read_record
 
 HELP = "remove the cassettes and interactions the last test run did not use"
 

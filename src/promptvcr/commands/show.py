@@ -18,10 +18,10 @@ from ..cassettes import fileformat, storage
 from ..cassettes.eventstream import decode_frames, is_event_stream
 from ..cassettes.models import Interaction, Response
 from ..cassettes.sse import parse_events
-from ..conversation import Turn, answer_turns, request_turns
 from ..errors import CassetteError
-from ..inventory import summarize_interaction
 from . import _output
+from .inventory import summarize_interaction
+from .transcript import Turn, answer_turns, request_turns
 
 HELP = "print a cassette's conversation as a person reads it"
 

@@ -5,7 +5,7 @@ answer (an HTTP error, a timeout before the headers) is served without touching 
 cassette, so the recorded answer is still there for the retry that follows. A fault that
 breaks a recorded answer (a cut stream, a malformed event, a read timeout mid-stream) is
 applied to a copy of it, as a :class:`~promptvcr.cassettes.playback.Playback` or changed
-chunks; the interceptors carry it out (see :mod:`promptvcr.interceptors.playback`).
+chunks; the interceptors carry it out (see :mod:`promptvcr.interceptors.pacing`).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from dataclasses import dataclass
 
 from ..cassettes.bodies import json_bytes
 from ..cassettes.models import Request, Response
-from ..cassettes.playback import Breakage, Playback
+from ..cassettes.playback import Breakage, Playback, paced
 from .provider_errors import error_body, error_headers
 from .spec import Fault
 
-__all__ = ["FaultFired", "FaultPlan", "answer_for", "break_answer", "paced"]
+__all__ = ["FaultFired", "FaultPlan", "answer_for", "break_answer"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,19 +82,6 @@ def _malformed(chunk: bytes) -> bytes:
     if chunk.lstrip()[:1] in (b"{", b"["):  # a whole JSON body
         return chunk[: len(chunk) // 2]
     return b'data: {"malformed\n\n'
-
-
-def paced(response: Response, factor: float | None, playback: Playback | None = None) -> Response:
-    """A copy of ``response`` served at ``factor`` times its recorded pace (plus ``playback``'s
-    breakage); the response itself when there is nothing to do."""
-    timing = response.timing
-    if factor is None or timing is None:
-        return response if playback is None else dataclasses.replace(response, playback=playback)
-    scaled = timing.scaled(factor)
-    playback = dataclasses.replace(
-        playback or Playback(), headers_delay=scaled.headers, chunk_times=scaled.chunks or None
-    )
-    return dataclasses.replace(response, playback=playback)
 
 
 def break_answer(fault: Fault, recorded: Response, factor: float | None) -> Response | None:

@@ -18,8 +18,8 @@ from urllib.parse import parse_qsl, urlsplit
 from ..cassettes import fileformat, storage
 from ..cassettes.models import Interaction
 from ..cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS, SECRET_QUERY_PARAMS, is_secret_header
+from ..cassettes.secrets import scan_data
 from ..errors import CassetteWriteError
-from ..secrets_scan import scan_data
 from .vcr_convert import ConversionError, to_interaction
 from .vcr_read import VcrReadError, read_vcr_file
 

@@ -15,7 +15,7 @@ from ..cassettes.models import Request, Response
 from ..cassettes.playback import Breakage
 from ..cassettes.timing import TimingRecorder
 from .base import OnRecorded
-from .playback import Fail, PacedBody, describe
+from .pacing import Fail, PacedBody, describe
 
 __all__ = ["failures", "record_response", "replay_response", "to_request"]
 

@@ -41,7 +41,7 @@ from ..cassettes.timing import TimingRecorder
 from ._compat import AIOHTTP_RESPONSE_PAYLOAD
 from ._forwarding import forwarding, is_forwarding
 from .base import Handler, OnRecorded, Uninstall
-from .playback import PacedBody, describe, wait_for_headers_async
+from .pacing import PacedBody, describe, wait_for_headers_async
 
 __all__ = ["install"]
 

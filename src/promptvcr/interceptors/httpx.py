@@ -22,7 +22,7 @@ from ._compat import CLIENT_TRANSPORT_SEAM, respx_mocker_base
 from ._forwarding import forwarding
 from ._httpx_family import failures, record_response, replay_response, to_request
 from .base import Handler, OnRecorded, Uninstall
-from .playback import wait_for_headers, wait_for_headers_async
+from .pacing import wait_for_headers, wait_for_headers_async
 
 __all__ = ["install"]
 

@@ -33,7 +33,7 @@ from ..cassettes.timing import TimingRecorder
 from ._compat import URLLIB3_ATTEMPT_SEAM
 from ._forwarding import forwarding, is_forwarding
 from .base import Handler, OnRecorded, Uninstall
-from .playback import Fail, PacedBody, describe, wait_for_headers
+from .pacing import Fail, PacedBody, describe, wait_for_headers
 
 __all__ = ["install"]
 

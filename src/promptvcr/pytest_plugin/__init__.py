@@ -24,14 +24,14 @@ import pytest
 from ..errors import CassetteMiss
 from ..modes import RecordMode, resolve_record_mode
 from . import network
+from .credentials import credential_values, find_secrets
 from .failures import failure_text
 from .naming import default_cassette_path
 from .network import NetworkBlocked
 from .report import CassetteUse, summary_lines
-from .secrets import credential_values, find_secrets
 
 if TYPE_CHECKING:
-    from ..use import Cassette
+    from ..cassette import Cassette
 
 __all__ = ["NetworkBlocked", "UnusedInteractionsWarning", "cassette", "promptvcr_config"]
 
@@ -147,7 +147,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _use_cassette_options() -> frozenset[str]:
-    from ..use import use_cassette
+    from ..cassette import use_cassette
 
     return frozenset(inspect.signature(use_cassette).parameters) - {"path", "record_mode"}
 
@@ -241,7 +241,7 @@ def _promptvcr_cassette(
     request: pytest.FixtureRequest, promptvcr_config: Mapping[str, Any]
 ) -> Iterator[Cassette]:
     """The work behind ``cassette``, under a name no test overrides, so the marker always finds it."""
-    from ..use import Cassette
+    from ..cassette import Cassette
 
     item = request.node
     assert isinstance(item, pytest.Item)
@@ -275,7 +275,7 @@ def _promptvcr_cassette(
 
 
 def _record(item: pytest.Item, active: Cassette, shown: str) -> CassetteUse:
-    from .tokens import Tokens, tokens_of
+    from ..cassettes.tokens import Tokens, tokens_of
 
     outcomes: dict[str, int] = {}
     replayed = recorded = Tokens()

@@ -13,11 +13,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..cassettes.diagnose import miss_message
-from ..cassettes.normalize import request_key
+from ..matching.diagnose import miss_message
+from ..matching.key import request_key
 
 if TYPE_CHECKING:
-    from ..use import Cassette
+    from ..cassette import Cassette
 
 __all__ = ["DriftEntry", "drift_entries", "report_text", "write_report"]
 

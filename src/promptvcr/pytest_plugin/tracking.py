@@ -1,6 +1,6 @@
 """What a run did with every cassette: the usage record for ``promptvcr prune``, and the drift report.
 
-Every cassette is seen as it exits (:func:`promptvcr._exits.watch`), whether a test opened it
+Every cassette is seen as it exits (:func:`promptvcr.activation.watch_exits`), whether a test opened it
 through the marker, the ``cassette`` fixture or ``use_cassette`` itself, so a cassette a
 test uses directly is never mistaken for an unused one. Under pytest-xdist each worker
 sends what it saw to the controller, which writes one record and one report.
@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .. import _exits
-from ..usage import RECORD_PATH, CassetteUsage, UsageRecord
+from ..activation import watch_exits
+from ..commands.run_record import RECORD_PATH, CassetteUsage, UsageRecord
 from .naming import default_cassette_path
 
 if TYPE_CHECKING:
-    from ..use import Cassette
+    from ..cassette import Cassette
     from .drift import DriftEntry
 
 __all__ = ["Tracker"]
@@ -46,7 +46,7 @@ class Tracker:
         self._item: pytest.Item | None = None
         self._item_passed = True
         self._item_cassettes: list[str] = []
-        self._stop_watching = _exits.watch(self._seen)
+        self._stop_watching = watch_exits(self._seen)
         self._check_selection()
 
     # What the run covers ----------------------------------------------------------------

@@ -1,0 +1,416 @@
+"""``use_cassette``: one object that is a context manager (sync and async) and a decorator.
+
+Entering loads the cassette file and routes every HTTP request of the supported clients
+to it; exiting restores the clients and, in the recording modes, writes the file once,
+atomically. When the body raised, exit stays quiet so that the real error is what shows.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+import warnings
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from os import PathLike
+from pathlib import Path
+from types import TracebackType
+from typing import Any, ParamSpec, TypeVar, overload
+
+from . import activation as _stack
+from .cassettes import fileformat, storage
+from .cassettes.models import Interaction, Play, Request, Response
+from .cassettes.playback import Pace, pace_factor, paced
+from .cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS
+from .cassettes.secrets import scan_data, secret_message
+from .errors import CassetteMiss, CassetteSecretError, CassetteWriteError
+from .faults.plan import FaultFired, FaultPlan, answer_for, break_answer
+from .faults.spec import Fault
+from .interceptors import OnRecorded
+from .matching.background import DEFAULT_IGNORE_HOSTS, DEFAULT_PASSTHROUGH_HOSTS, BackgroundHosts
+from .matching.diagnose import FuzzyMatchWarning, fuzzy_match, fuzzy_threshold, miss_message
+from .matching.parts import Rule
+from .matching.rules import default_rules
+from .matching.tape import Tape
+from .modes import RecordMode, resolve_record_mode
+
+__all__ = ["Cassette", "use_cassette"]
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class Cassette:
+    """A cassette in use: what it holds, and what the code under test did with it.
+
+    ``played`` lists every request sent while the cassette was active, in order, each
+    with its outcome (``replayed``, ``recorded`` or ``passthrough``), so a test can
+    assert on the calls its code made. ``missed`` lists the requests that raised
+    :class:`CassetteMiss`, kept even when the code under test swallowed the error.
+    ``faults_fired`` lists the declared faults that fired (see :mod:`promptvcr.faults`).
+    """
+
+    def __init__(
+        self,
+        path: str | PathLike[str],
+        *,
+        record_mode: RecordMode | str | None = None,
+        allow_playback_repeats: bool = False,
+        rules: Sequence[Rule] | None = None,
+        fuzzy: bool | float = False,
+        request_headers: Iterable[str] = REQUEST_HEADERS,
+        response_headers: Iterable[str] = RESPONSE_HEADERS,
+        ignore_hosts: Iterable[str] = DEFAULT_IGNORE_HOSTS,
+        passthrough_hosts: Iterable[str] = DEFAULT_PASSTHROUGH_HOSTS,
+        timing: Pace = "none",
+        faults: Sequence[Fault] = (),
+    ) -> None:
+        # The arguments as given, so that each call of a decorated function gets a fresh
+        # cassette with exactly these options (captured first, before any other local).
+        self._options = {name: value for name, value in locals().items() if name not in ("self", "path")}
+        self.background = BackgroundHosts(ignore_hosts, passthrough_hosts)
+        self.timing = timing
+        self._pace = pace_factor(timing)
+        self.faults = tuple(faults)
+        self.faults_fired: list[FaultFired] = []
+        self._fault_plan: FaultPlan | None = None
+        self.path = Path(path)
+        self._requested_mode = record_mode
+        self.record_mode = RecordMode.REPLAY
+        self.allow_playback_repeats = allow_playback_repeats
+        self.rules = tuple(rules) if rules is not None else default_rules()
+        self.fuzzy = fuzzy_threshold(fuzzy)
+        self.request_headers = frozenset(h.lower() for h in request_headers)
+        self.response_headers = frozenset(h.lower() for h in response_headers)
+        self.played: list[Play] = []
+        self.missed: list[Request] = []
+        #: Background hosts (see :mod:`promptvcr.background`) the code under test sent to,
+        #: each with what was done: ``"ignored"`` or ``"passthrough"``.
+        self.background_hosts: dict[str, str] = {}
+        self._tape = Tape(rules=self.rules)
+        self._file_exists = False
+        self._loaded_text: tuple[int, int] | None = None  # (length, hash) of the text loaded
+        self._recorded: list[Interaction] = []
+        self._unfinished: dict[int, Request] = {}  # sent to record, response not complete yet
+        self._lock = threading.Lock()
+        self._active = False
+
+    def __repr__(self) -> str:
+        return f"<Cassette {self.path} mode={self.record_mode.value} played={len(self.played)}>"
+
+    # What the cassette holds and what was played -------------------------------------------
+
+    @property
+    def interactions(self) -> list[Interaction]:
+        """Every interaction the cassette holds now: loaded from the file, then recorded."""
+        return list(self._tape.interactions)
+
+    @property
+    def requests(self) -> list[Request]:
+        return [play.request for play in self.played]
+
+    @property
+    def unplayed(self) -> list[Interaction]:
+        """Interactions in the cassette that no request played (stale recordings)."""
+        return self._tape.unplayed
+
+    @property
+    def all_played(self) -> bool:
+        return not self.unplayed
+
+    # The path of each request --------------------------------------------------------------
+
+    def handle(self, request: Request) -> Response | OnRecorded | None:
+        """Decide one request: serve it, record it, or let it through (see ``RecordMode``)."""
+        mode = self.record_mode
+        if (background := self.background.treatment(request.url)) is not None:
+            host, treatment = background
+            with self._lock:
+                self.background_hosts.setdefault(host, treatment)
+                self.played.append(Play(request, treatment))
+            return self.background.answer() if treatment == "ignored" else None
+        fired = None
+        if self._fault_plan is not None:
+            with self._lock:
+                fired = self._fault_plan.pick(request)
+            if fired is not None and not fired.fault.breaks_recorded_answer:
+                return self._fire(fired, answer_for(fired.fault, request))
+        if mode is RecordMode.PASSTHROUGH:
+            with self._lock:
+                self.played.append(Play(request, "passthrough"))
+            return None
+        with self._lock:
+            key = self._tape.key(request)
+            if mode.reads_cassette:
+                if fired is not None and (broken := self._break(fired, key)) is not None:
+                    return broken
+                interaction = self._tape.play(key, allow_repeats=self.allow_playback_repeats)
+                if interaction is None and self.fuzzy and mode is RecordMode.REPLAY:
+                    interaction = self._fuzzy(request)
+                if interaction is not None:
+                    self.played.append(Play(request, "replayed", interaction.response))
+                    if self._pace is None:
+                        return interaction.response
+                    return paced(interaction.response, self._pace)
+            if mode is RecordMode.REPLAY:
+                self.missed.append(request)
+                raise self._miss(request, key)
+
+        return _Recording(self, request, key)
+
+    def _add_recorded(self, request: Request, key: str, response: Response) -> None:
+        interaction = Interaction(request, response)
+        with self._lock:
+            self._unfinished.pop(id(request), None)
+            self._tape.append(key, interaction)
+            self._recorded.append(interaction)
+            self.played.append(Play(request, "recorded", response))
+
+    def _fire(self, fired: FaultFired, response: Response) -> Response:
+        """Serve a fault that replaces the answer (an HTTP error, a timeout)."""
+        playback = response.playback
+        with self._lock:
+            self.faults_fired.append(fired)
+            shown = None if playback is not None and playback.breaks_before_headers else response
+            self.played.append(Play(fired.request, "fault", shown))
+        return response
+
+    def _break(self, fired: FaultFired, key: str) -> Response | None:
+        """The recorded answer broken by ``fired``, borrowed rather than used up; ``None``
+        when there is none to break (the request then goes the ordinary way). Under the lock."""
+        interaction = self._tape.peek(key, allow_repeats=self.allow_playback_repeats)
+        broken = None if interaction is None else break_answer(fired.fault, interaction.response, self._pace)
+        if broken is not None:
+            self.faults_fired.append(fired)
+            self.played.append(Play(fired.request, "fault", broken))
+        return broken
+
+    def _fuzzy(self, request: Request) -> Interaction | None:
+        """Under the lock: the unplayed interaction whose message text is close enough, after
+        a warning that lists the diff; ``None`` when none is (the request then misses)."""
+        match = fuzzy_match(
+            request, self._tape.interactions, self.rules, self.fuzzy, skip=self._tape.played_positions
+        )
+        if match is None:
+            return None
+        warnings.warn(FuzzyMatchWarning(match.warning(self.path, request)), stacklevel=2)
+        return self._tape.play_position(match.position)
+
+    def _miss(self, request: Request, key: str) -> CassetteMiss:
+        message = miss_message(
+            path=self.path,
+            request=request,
+            interactions=self._tape.interactions,
+            rules=self.rules,
+            file_exists=self._file_exists,
+            times_recorded=self._tape.times_recorded(key),
+        )
+        return CassetteMiss(message, cassette=self.path)
+
+    # Entering and leaving -----------------------------------------------------------------
+
+    def _start(self) -> None:
+        if self._active:
+            raise RuntimeError(
+                f"Cassette {self.path} is already in use; a use_cassette object does not nest in itself."
+            )
+        self.record_mode = resolve_record_mode(self._requested_mode)
+        self.played = []
+        self.missed = []
+        self.faults_fired = []
+        self._fault_plan = FaultPlan(self.faults) if self.faults else None
+        self.background_hosts = {}
+        self._recorded = []
+        self._unfinished = {}
+        interactions: list[Interaction] = []
+        self._file_exists = False
+        self._loaded_text = None
+        if self.record_mode.reads_cassette or self.record_mode is RecordMode.REWRITE:
+            # rewrite reads too: a corrupt file must stop the run rather than be replaced silently.
+            text = storage.read_text(self.path)
+            if text is not None:
+                self._file_exists = True
+                loaded = fileformat.loads(text, self.path)
+                self._loaded_text = (len(text), hash(text))
+                if self.record_mode.reads_cassette:
+                    interactions = loaded
+        self._tape = Tape(interactions, rules=self.rules)
+        if self._pace is not None and any(i.response.timing is None for i in interactions):
+            warnings.warn(
+                f"Cassette {self.path} has interactions recorded without timing; timing={self.timing!r} "
+                f"replays them without delays. Record them again to keep their timing "
+                f"(PROMPTVCR_RECORD_MODE=rewrite).",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+        _stack.activate(self)
+        self._active = True
+
+    def _stop(self, body_raised: bool) -> None:
+        self._active = False
+        _stack.deactivate(self)
+        if self._unfinished and not body_raised:
+            self._warn_unfinished()
+        try:
+            self._save(body_raised)
+        except CassetteWriteError as error:
+            if not body_raised:
+                raise
+            warnings.warn(str(error), RuntimeWarning, stacklevel=3)
+
+    def _warn_unfinished(self) -> None:
+        """A response the code neither read to the end nor closed cannot be recorded whole."""
+        requests = "\n".join(f"  {r.method} {r.url}" for r in self._unfinished.values())
+        warnings.warn(
+            f"promptvcr: {len(self._unfinished)} response(s) recorded into {self.path} did not arrive whole "
+            f"before the cassette exited, so they were not written:\n{requests}\n"
+            f"Read each response to the end or close it (use the SDK's stream as a context manager), "
+            f"and keep its client open until then.",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+
+    def _save(self, body_raised: bool) -> None:
+        mode = self.record_mode
+        if mode is RecordMode.RECORD and self._recorded:
+            recorded = self._checked_data()
+            # Appending under the lock to what is on disk now: other processes may have
+            # recorded into the same cassette meanwhile, and nothing they wrote is lost.
+            with storage.cassette_lock(self.path):
+                text = storage.read_text(self.path)
+                pieces = None
+                if text is not None and (len(text), hash(text)) == self._loaded_text:
+                    # Unchanged since it was loaded, so valid: append without parsing it again.
+                    pieces = fileformat.appended_pieces(text, recorded, self.path)
+                if pieces is None:
+                    stored = fileformat.load_document(text, self.path) if text is not None else []
+                    stored.extend(recorded)
+                    pieces = fileformat.dump_pieces(stored, self.path)
+                storage.write_atomic(self.path, pieces)
+        elif mode is RecordMode.REWRITE and not body_raised:
+            # A body that failed half-way would replace a full cassette with part of one.
+            data = self._checked_data()
+            with storage.cassette_lock(self.path):
+                storage.write_atomic(self.path, fileformat.dump_pieces(data, self.path))
+
+    def _checked_data(self) -> list[dict[str, Any]]:
+        """The stored form of what was recorded, refused whole if any field looks like a secret."""
+        data = [self._to_data(i) for i in self._recorded]
+        findings = [f for index, item in enumerate(data) for f in scan_data(item, f"recorded[{index}]")]
+        if findings:
+            raise CassetteSecretError(secret_message(self.path, findings), path=self.path)
+        return data
+
+    def _to_data(self, interaction: Interaction) -> dict[str, Any]:
+        return fileformat.interaction_to_data(
+            interaction, request_headers=self.request_headers, response_headers=self.response_headers
+        )
+
+    def __enter__(self) -> Cassette:
+        self._start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._stop(body_raised=exc_type is not None)
+
+    async def __aenter__(self) -> Cassette:
+        return self.__enter__()
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.__exit__(exc_type, exc, tb)
+
+    # As a decorator ------------------------------------------------------------------------
+
+    def _fresh(self) -> Cassette:
+        """A new cassette with the same settings: each call of a decorated function starts clean."""
+        return Cassette(self.path, **self._options)
+
+    @overload
+    def __call__(self, func: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]: ...
+    @overload
+    def __call__(self, func: Callable[P, T]) -> Callable[P, T]: ...
+    def __call__(self, func: Callable[P, Any]) -> Callable[P, Any]:
+        if inspect.iscoroutinefunction(func):
+
+            @functools.wraps(func)
+            async def async_wrapper(*args: P.args, **kwargs: P.kwargs) -> Any:
+                async with self._fresh():
+                    return await func(*args, **kwargs)
+
+            return async_wrapper
+
+        @functools.wraps(func)
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> Any:
+            with self._fresh():
+                return func(*args, **kwargs)
+
+        return wrapper
+
+
+class _Recording:
+    """The recording of one response, from its headers (``started``) to its last byte (call)."""
+
+    __slots__ = ("_cassette", "_key", "_request")
+
+    def __init__(self, cassette: Cassette, request: Request, key: str) -> None:
+        self._cassette, self._request, self._key = cassette, request, key
+
+    def started(self) -> None:
+        with self._cassette._lock:
+            self._cassette._unfinished[id(self._request)] = self._request
+
+    def __call__(self, response: Response) -> None:
+        self._cassette._add_recorded(self._request, self._key, response)
+
+
+def use_cassette(
+    path: str | PathLike[str],
+    *,
+    record_mode: RecordMode | str | None = None,
+    allow_playback_repeats: bool = False,
+    rules: Sequence[Rule] | None = None,
+    fuzzy: bool | float = False,
+    request_headers: Iterable[str] = REQUEST_HEADERS,
+    response_headers: Iterable[str] = RESPONSE_HEADERS,
+    ignore_hosts: Iterable[str] = DEFAULT_IGNORE_HOSTS,
+    passthrough_hosts: Iterable[str] = DEFAULT_PASSTHROUGH_HOSTS,
+    timing: Pace = "none",
+    faults: Sequence[Fault] = (),
+) -> Cassette:
+    """Replay (or record) the HTTP traffic of a block, a function or a test from ``path``.
+
+    ``record_mode`` defaults to ``$PROMPTVCR_RECORD_MODE``, else ``replay``. A path
+    ending in ``.json`` is written as JSON, any other as YAML. ``rules`` decide what makes
+    two requests the same (default: :func:`~promptvcr.default_rules`, which is
+    :data:`DEFAULT_RULES` unless changed with :func:`~promptvcr.set_default_rules`). ``fuzzy``
+    (off by default; ``True`` for a similarity of 0.8, or a threshold from 0 to 1) replays, with
+    a :class:`FuzzyMatchWarning` listing the diff, a recorded request that differs from a
+    missing one only in message text that similar. ``request_headers`` and
+    ``response_headers`` are the headers written to the file (credentials never are).
+    Requests to ``ignore_hosts`` (telemetry exporters by default) are answered locally with
+    an empty ``204``; requests to ``passthrough_hosts`` (OAuth token endpoints by default)
+    go to the network and are never recorded; both in every mode, and both are listed in
+    ``Cassette.background_hosts``. Pass ``()`` to treat them as ordinary traffic.
+
+    ``timing`` paces replay: ``"none"`` (as fast as possible), ``"recorded"`` (the
+    recorded time to headers and gaps between events, on the real clock) or a speed
+    factor (``0.1`` is ten times faster than recorded). ``faults`` inject provider
+    failures (see :mod:`promptvcr.faults`); ``Cassette.faults_fired`` lists those that fired.
+    """
+    return Cassette(
+        path,
+        record_mode=record_mode,
+        allow_playback_repeats=allow_playback_repeats,
+        rules=rules,
+        fuzzy=fuzzy,
+        request_headers=request_headers,
+        response_headers=response_headers,
+        ignore_hosts=ignore_hosts,
+        passthrough_hosts=passthrough_hosts,
+        timing=timing,
+        faults=faults,
+    )

@@ -1,0 +1,258 @@
+"""Finding credentials in cassettes: the shapes of real keys, wherever they hide.
+
+Redaction removes the credentials promptvcr knows the place of (headers, ``key=``
+query parameters, ``api_key`` body fields). This scanner is the net under it: a key
+pasted into a prompt, echoed back by a proxy, put in a URL path or in a header a new
+provider invented. It looks for the *shape* of each kind of key, so it needs no
+configuration and runs the same in ``promptvcr scan`` and on the record path.
+
+A finding never carries the secret itself, only its kind, its place and a masked
+preview: the log of a CI run must not leak the key either.
+
+Bodies stored as ``base64`` (images, audio, files) are not scanned on the record path:
+random bytes take every shape now and then, and a key pasted by a person is text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .largebody import ChunkedBody
+
+__all__ = ["SECRET_KINDS", "Finding", "scan_data", "scan_paths", "scan_text", "secret_message"]
+
+_B64 = r"A-Za-z0-9+/"
+_URLSAFE = r"A-Za-z0-9_\-"
+
+#: Kind of secret -> the shape of its values. Prefixes come from the providers' own
+#: documentation; lengths are the lower bounds seen in real keys, so that a test key
+#: such as ``sk-test`` or ``AIza-test`` is not a finding while a realistic fake one is.
+SECRET_KINDS: dict[str, str] = {
+    "Anthropic API key": rf"sk-ant-(?:api|admin|oat|sid)\d\d-[{_URLSAFE}]{{32,}}",
+    "OpenAI API key": rf"sk-(?:proj|svcacct|admin|None)-[{_URLSAFE}]{{40,}}"
+    r"|sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}",
+    "OpenRouter API key": r"sk-or-v1-[0-9a-f]{64}",
+    "sk- style API key (OpenAI, DeepSeek, Moonshot...)": r"sk-[A-Za-z0-9]{32,}(?![A-Za-z0-9_\-])",
+    "Google API key": rf"AIza[{_URLSAFE}]{{35}}",
+    "Google OAuth access token": rf"ya29\.[{_URLSAFE}]{{30,}}",
+    "Groq API key": r"gsk_[A-Za-z0-9]{48,}",
+    "xAI API key": r"xai-[A-Za-z0-9]{60,}",
+    "Perplexity API key": r"pplx-[A-Za-z0-9]{40,}",
+    "Hugging Face token": r"hf_[A-Za-z0-9]{34,}",
+    "Replicate API token": r"r8_[A-Za-z0-9]{37,}",
+    "GitHub token": r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{60,})",
+    "Slack token": r"xox[abpors]-[A-Za-z0-9-]{20,}",
+    "Stripe secret key": r"(?:sk|rk)_live_[A-Za-z0-9]{24,}",
+    "AWS access key id": r"(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[A-Z2-7]{16}(?![A-Za-z0-9])",
+    "AWS secret access key": r"(?i:aws_?secret_?access_?key|secretaccesskey)[\"']?\s*[:=]\s*[\"']?"
+    rf"[{_B64}]{{40}}(?![{_B64}])",
+    "AWS session token": rf"(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdzE|FQoGZXIvYXdzE)[{_B64}=]{{60,}}"
+    rf"|(?i:aws_?session_?token|x-amz-security-token|sessiontoken)[\"']?\s*[:=]\s*[\"']?[{_B64}=]{{100,}}",
+    "JSON Web Token": rf"eyJ[{_URLSAFE}]{{8,}}\.eyJ[{_URLSAFE}]{{8,}}\.[{_URLSAFE}]{{8,}}",
+    "private key": r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
+    "bearer token": rf"(?i:bearer)\s+[{_URLSAFE}.~+/]{{20,}}=*",
+}
+
+#: Text every value of some kind holds, lower-cased: text without any of them holds no
+#: secret, and finding that takes a few substring searches instead of the regex below,
+#: which tries every kind at every position (megabytes per second, not gigabytes). A kind
+#: added to SECRET_KINDS needs its clue here: tests/test_scan_secrets.py fails without it.
+_CLUES = (
+    *("sk-", "sk_live_", "rk_live_", "aiza", "ya29.", "gsk_", "xai-", "pplx-", "hf_", "r8_", "xox"),
+    *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "eyj", "-----begin", "bearer"),
+    *("akia", "asia", "abia", "acca", "aroa", "aida", "secret", "session", "security-token"),
+    *("iqojb3jpz2lux2vj", "fwogzxivyxdze", "fqogzxivyxdze"),
+)
+
+
+def _has_clue(text: str) -> bool:
+    lowered = text.lower()
+    return any(clue in lowered for clue in _CLUES)
+
+
+_GROUP_OF_KIND = {f"k{index}": kind for index, kind in enumerate(SECRET_KINDS)}
+#: One pattern with a group per kind: a single pass over the text however many kinds there
+#: are. Each kind must start at a boundary, so a key inside a longer token is not split.
+_PATTERN = re.compile(
+    "|".join(
+        rf"(?P<{group}>(?<![A-Za-z0-9_])(?:{SECRET_KINDS[kind]}))" for group, kind in _GROUP_OF_KIND.items()
+    )
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One secret-shaped value: its kind, where it is, and a masked preview (never the value)."""
+
+    kind: str
+    preview: str
+    line: int = 0
+    column: int = 0
+    field: str = ""
+    path: Path | None = None
+
+    def where(self) -> str:
+        place = str(self.path) if self.path is not None else "<text>"
+        if self.line:
+            place += f":{self.line}:{self.column}"
+        if self.field:
+            place += f" ({self.field})"
+        return place
+
+    def __str__(self) -> str:
+        return f"{self.where()}: {self.kind} {self.preview}"
+
+
+def _mask(value: str) -> str:
+    """Enough to recognise which key it is, never enough to use it."""
+    return f"{value[:6]}… ({len(value)} characters)"
+
+
+def _matches(text: str) -> Iterator[tuple[str, re.Match[str]]]:
+    for match in _PATTERN.finditer(text):
+        group = match.lastgroup
+        if group is not None:
+            yield _GROUP_OF_KIND[group], match
+
+
+def scan_text(text: str, *, path: Path | None = None) -> list[Finding]:
+    """Every secret-shaped value in ``text``, with its line and column (1-based)."""
+    findings = []
+    line, line_start = 1, 0
+    for kind, match in _matches(text):
+        start = match.start()
+        line += text.count("\n", line_start, start)
+        line_start = text.rfind("\n", 0, start) + 1
+        findings.append(Finding(kind, _mask(match.group()), line, start - line_start + 1, path=path))
+    return findings
+
+
+def _field(parent: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{parent}[{key}]"
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", key):
+        return f"{parent}.{key}" if parent else key
+    return f"{parent}[{key!r}]"
+
+
+#: How much of the text before a slice is scanned again with it, so that a key cut in two
+#: by the slicing of a large body is still found (every key shape is far shorter).
+_OVERLAP = 4096
+
+
+def _piece_matches(pieces: Iterable[str]) -> Iterator[tuple[str, str]]:
+    """(kind, value) for each secret-shaped value in text that comes in pieces."""
+    tail = ""
+    for piece in pieces:
+        text = tail + piece
+        if _has_clue(text):
+            for kind, match in _matches(text):
+                if match.end() > len(tail):  # one that ends in the tail was found with the slice before
+                    yield kind, match.group()
+        tail = text[-_OVERLAP:]
+
+
+def _strings(data: Any) -> tuple[list[str], list[ChunkedBody]]:
+    """Every key and string in ``data`` (not ``base64`` bodies), and its large bodies apart."""
+    strings: list[str] = []
+    large: list[ChunkedBody] = []
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            strings.append(value)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if key != "base64":
+                    strings.append(str(key))
+                    stack.append(item)
+        elif isinstance(value, (list, tuple)):
+            stack.extend(value)
+        elif isinstance(value, ChunkedBody):
+            large.append(value)
+    return strings, large
+
+
+def _has_secret(data: Any) -> bool:
+    """One regex pass over all of ``data``'s text: the common answer (none) without building
+    a field name per value, which is what the full walk below spends its time on. Before
+    that, the clues are looked for in ``data`` as JSON (written in C): JSON escapes none of
+    their characters, so text without a clue there holds no secret either."""
+    try:
+        if not _has_clue(json.dumps(data)):
+            return False
+    except (TypeError, ValueError, RecursionError):  # a large body, or data JSON cannot hold
+        pass
+    strings, large = _strings(data)
+    text = "\n".join(strings)
+    if _has_clue(text) and _PATTERN.search(text):
+        return True
+    return any(True for body in large for _ in _piece_matches(body.pieces()))
+
+
+def scan_data(data: Any, field: str = "") -> list[Finding]:
+    """Every secret-shaped string in stored cassette data, each named by its field
+    (``request.json.messages[0].content``); ``base64`` bodies are skipped (see above)."""
+    if not _has_secret(data):
+        return []
+    findings: list[Finding] = []
+    stack: list[tuple[str, Any]] = [(field, data)]
+    while stack:  # iterative: deeply nested JSON must not hit the recursion limit
+        where, value = stack.pop()
+        if isinstance(value, str):
+            findings.extend(Finding(kind, _mask(m.group()), field=where) for kind, m in _matches(value))
+        elif isinstance(value, ChunkedBody):
+            findings.extend(
+                Finding(kind, _mask(found), field=where) for kind, found in _piece_matches(value.pieces())
+            )
+        elif isinstance(value, dict):
+            for key, item in reversed(list(value.items())):
+                if key == "base64":
+                    continue
+                if isinstance(key, str):
+                    findings.extend(Finding(kind, _mask(m.group()), field=where) for kind, m in _matches(key))
+                stack.append((_field(where, str(key)), item))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((_field(where, index), item) for index, item in reversed(list(enumerate(value))))
+    return findings
+
+
+_CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def _files(paths: Iterable[Path]) -> Iterator[Path]:
+    for path in paths:
+        if path.is_dir():
+            found = (p for p in path.rglob("*") if p.suffix.lower() in _CASSETTE_SUFFIXES and p.is_file())
+            yield from sorted(found)
+        else:
+            yield path
+
+
+def scan_paths(paths: Iterable[Path]) -> list[Finding]:
+    """Findings in every cassette file under ``paths`` (files, or folders searched for
+    ``*.yaml``/``*.yml``/``*.json``). Unreadable files raise ``OSError``; text that is not
+    UTF-8 is read with replacement so that a key next to a bad byte is still found."""
+    findings: list[Finding] = []
+    for path in _files(paths):
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        findings.extend(scan_text(text, path=path))
+    return findings
+
+
+def secret_message(path: Path, findings: list[Finding]) -> str:
+    """The record path's refusal: which fields, what kind, and what to do; never the value."""
+    lines = [f"  {f.field}: {f.kind} {f.preview}" for f in findings]
+    return (
+        f"promptvcr: refusing to write cassette {path}: what was just recorded holds "
+        f"{len(findings)} value(s) shaped like a secret (recorded[N] is the N-th request recorded "
+        f"in this run, counting from 0):\n" + "\n".join(lines) + "\n"
+        "Nothing was written. Find where the code under test puts this value into the request "
+        "(a prompt, a URL, a header) and use a fake value while recording; "
+        "if it is a fake key already, make it obviously fake (e.g. sk-test-...)."
+    )

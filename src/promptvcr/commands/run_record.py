@@ -1,0 +1,113 @@
+"""The usage record: which cassettes, and which of their interactions, one whole test run played.
+
+The pytest plugin writes it at the end of every run (``.promptvcr/usage.json`` under the
+rootdir); ``promptvcr prune`` reads it. It is the only evidence prune deletes on, so it
+says as much about what the run did *not* see as about what it saw:
+
+* ``incomplete``: why the run cannot vouch for the whole suite (tests deselected or failed,
+  only some paths run, the run interrupted); prune refuses to delete anything then;
+* ``test_dirs``: the folders of the tests that ran; a cassette outside them was out of the
+  run's reach, so its absence from the record proves nothing;
+* ``protected``, ``protected_modules``: cassettes (or folders of cassettes) of skipped tests,
+  which may still need them.
+
+A test that did not pass (skipped, xfailed) may have stopped before playing everything, so
+its cassettes count as wholly used.
+
+Plain JSON data, so that pytest-xdist workers send theirs to the controller to merge.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import CassetteError
+
+__all__ = ["RECORD_PATH", "CassetteUsage", "UsageRecord", "read_record"]
+
+#: Where the record lives, relative to the pytest rootdir.
+RECORD_PATH = Path(".promptvcr") / "usage.json"
+_VERSION = 1
+
+
+@dataclass
+class CassetteUsage:
+    """What a run did with one cassette, over every test that used it."""
+
+    interactions: int
+    """How many interactions it held when used; ``-1`` when uses disagreed (it changed meanwhile)."""
+    unplayed: list[int] = field(default_factory=list)
+    """Positions of the interactions that no use played."""
+
+    def merge(self, other: CassetteUsage) -> CassetteUsage:
+        if self.interactions != other.interactions:
+            return CassetteUsage(-1, [])  # the file changed during the run: keep all of it
+        return CassetteUsage(self.interactions, sorted(set(self.unplayed) & set(other.unplayed)))
+
+
+@dataclass
+class UsageRecord:
+    finished: float = 0.0
+    """Seconds since the epoch when the run ended."""
+    incomplete: list[str] = field(default_factory=list)
+    test_dirs: list[str] = field(default_factory=list)
+    protected: list[str] = field(default_factory=list)
+    protected_modules: list[str] = field(default_factory=list)
+    """Test modules with skipped tests: cassettes in a folder of that name are theirs."""
+    cassettes: dict[str, CassetteUsage] = field(default_factory=dict)
+    """Resolved cassette path -> its usage."""
+
+    def use(self, path: str, usage: CassetteUsage) -> None:
+        known = self.cassettes.get(path)
+        self.cassettes[path] = usage if known is None else known.merge(usage)
+
+    def merge(self, other: UsageRecord) -> None:
+        """Add a pytest-xdist worker's record to the controller's."""
+        self.incomplete = sorted({*self.incomplete, *other.incomplete})
+        self.test_dirs = sorted({*self.test_dirs, *other.test_dirs})
+        self.protected = sorted({*self.protected, *other.protected})
+        self.protected_modules = sorted({*self.protected_modules, *other.protected_modules})
+        for path, usage in other.cassettes.items():
+            self.use(path, usage)
+
+    def to_data(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["version"] = _VERSION
+        return data
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> UsageRecord:
+        cassettes = {path: CassetteUsage(**usage) for path, usage in data.get("cassettes", {}).items()}
+        return cls(
+            finished=float(data["finished"]),
+            incomplete=list(data.get("incomplete", [])),
+            test_dirs=list(data.get("test_dirs", [])),
+            protected=list(data.get("protected", [])),
+            protected_modules=list(data.get("protected_modules", [])),
+            cassettes=cassettes,
+        )
+
+    def write(self, path: Path) -> None:
+        from ..cassettes.storage import write_atomic
+
+        write_atomic(path, json.dumps(self.to_data(), indent=1, sort_keys=True) + "\n")
+
+
+def read_record(path: Path) -> UsageRecord:
+    """The record at ``path``; a :class:`CassetteError` that says how to make one when there is none."""
+    how = "Run the whole test suite once (pytest, with no -k, -m or paths); it writes the record."
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CassetteError(f"There is no usage record at {path}. {how}", path=path) from None
+    except (OSError, ValueError) as error:
+        raise CassetteError(f"The usage record {path} cannot be read ({error}). {how}", path=path) from None
+    if not isinstance(data, dict) or data.get("version") != _VERSION or "finished" not in data:
+        raise CassetteError(f"The usage record {path} is not one this promptvcr writes. {how}", path=path)
+    try:
+        return UsageRecord.from_data(data)
+    except (TypeError, ValueError, KeyError) as error:
+        raise CassetteError(f"The usage record {path} is damaged ({error}). {how}", path=path) from None

@@ -1,0 +1,154 @@
+"""A request taken apart into what its key is made of: method, path, query, parsed body.
+
+Bodies are parsed by meaning: JSON by value (``1`` and ``1.0`` are the same number),
+forms as sorted pairs, multipart as its parts without the random boundary, text as text,
+anything else by digest. Rules (:mod:`.rules`) then work on these parts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+import string
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from ..cassettes.models import Request
+from ..cassettes.multipart import parse_multipart
+
+__all__ = ["KeyParts", "Rule", "key_parts", "parse_body"]
+
+
+@dataclass(frozen=True, slots=True)
+class KeyParts:
+    """The parts of a request that its key is made of, before hashing.
+
+    ``body`` is the parsed JSON value, the sorted pairs of a form, ``{"multipart": [...]}``
+    for a multipart body, the text of a text body, ``{"sha256": ...}`` for a binary one,
+    or ``None`` when there is no body.
+    """
+
+    method: str
+    path: str
+    query: tuple[tuple[str, str], ...]
+    body: Any
+    #: The body bytes as sent, before any rule; never part of the key. A rule may read it
+    #: to skip its walk when the bytes cannot hold what it looks for (no ``tool_call_id``,
+    #: no non-ASCII text): the hot path then costs a substring search, not a tree walk.
+    #: Empty when the parts were built by hand, and rules then always walk.
+    raw: bytes = field(default=b"", compare=False, repr=False)
+
+    def canonical(self) -> str:
+        return _CANONICAL.encode([self.method, self.path, self.query, self.body])
+
+
+#: A rule: a plain function from the parts of a key to the parts of a key.
+Rule = Callable[[KeyParts], KeyParts]
+
+
+def _number(text: str) -> int | float:
+    """JSON numbers by value: ``1``, ``1.0`` and ``1e0`` are the same number."""
+    value = float(text)
+    return int(value) if value.is_integer() and abs(value) < 2**63 else value
+
+
+# Built once: json.loads/dumps with options build a new decoder/encoder on every call, and
+# these run for every replayed request.
+_DECODER = json.JSONDecoder(parse_float=_number)
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=repr)
+
+
+def _json(content: bytes) -> Any:
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError:  # UTF-16/32 JSON: let json detect the encoding
+        return json.loads(content, parse_float=_number)
+    return _DECODER.decode(text.removeprefix("\ufeff"))
+
+
+def _digest(content: bytes) -> dict[str, str]:
+    return {"sha256": hashlib.sha256(content).hexdigest()}
+
+
+def _multipart(content: bytes, content_type: str) -> Any:
+    """The parts of a multipart body in order, each by name, filename, type and content.
+
+    The boundary is chosen at random per request (``httpx`` and ``requests`` both do), so
+    it never takes part in the key; file contents are keyed by digest.
+    """
+    parts = parse_multipart(content, content_type)
+    if parts is None:
+        return None
+    entries = []
+    for part in parts:
+        value: Any = _digest(part.content)
+        if part.filename is None:
+            with contextlib.suppress(UnicodeDecodeError):
+                value = part.content.decode("utf-8")
+            # JSON text by meaning, whether the part says application/json or is a plain
+            # field: SDKs send OpenAI's realtime "session" either way.
+            if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+                with contextlib.suppress(ValueError, RecursionError):
+                    value = json.loads(value, parse_float=_number)
+        entry: dict[str, Any] = {"name": part.name, "value": value}
+        if part.filename is not None:
+            entry["filename"] = part.filename
+            entry["content-type"] = part.content_type
+        entries.append(entry)
+    return {"multipart": entries}
+
+
+def parse_body(request: Request) -> Any:
+    content = request.content
+    if not content:
+        return None
+    content_type = request.content_type
+    if "json" in content_type or content.lstrip()[:1] in (b"{", b"["):
+        try:
+            return _json(content)
+        except (ValueError, RecursionError):
+            pass
+    if content_type == "application/x-www-form-urlencoded":
+        try:
+            return sorted(parse_qsl(content.decode("utf-8"), keep_blank_values=True))
+        except UnicodeDecodeError:
+            pass
+    if content_type.startswith("multipart/"):
+        parts = _multipart(content, request.headers.get("content-type", ""))
+        if parts is not None:
+            return parts
+    try:
+        return content.decode("utf-8")
+    except UnicodeDecodeError:
+        return _digest(content)
+
+
+#: Characters a path segment may hold as they are, whose escapes name the same path: RFC
+#: 3986's unreserved ones, and ``:`` and ``@``. botocore escapes the ``:`` of a Bedrock model
+#: id (``...-v1%3A0``), the anthropic SDK's Bedrock client does not. Sub-delimiters (``;``,
+#: ``=``, ``,``...) stay escaped: some servers split a segment on them.
+_SAME_AS_ESCAPED = frozenset(string.ascii_letters + string.digits + "-._~:@")
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+
+
+def _unescape(match: re.Match[str]) -> str:
+    char = chr(int(match.group(1), 16))
+    return char if char in _SAME_AS_ESCAPED else "%" + match.group(1).upper()
+
+
+def _path(path: str) -> str:
+    """The path with escapes that change nothing undone, the others in upper-case hex."""
+    return _ESCAPE.sub(_unescape, path) if "%" in path else path
+
+
+def key_parts(request: Request) -> KeyParts:
+    """The raw parts of a request's key, before any rule."""
+    url = urlsplit(request.url)
+    query = tuple(sorted(parse_qsl(url.query, keep_blank_values=True)))
+    return KeyParts(
+        request.method.upper(), _path(url.path) or "/", query, parse_body(request), request.content
+    )

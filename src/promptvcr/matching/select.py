@@ -1,0 +1,87 @@
+"""Which rules apply to a request, and the public ways to change the rules.
+
+A rule applies to every request unless it is marked for some provider families with
+:func:`for_families`; the family comes from the host (or, behind a proxy or a loopback
+test server, from the path). The choice is cached per (rules, host, path), so the hot
+path pays one dictionary look-up for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import TypeVar
+
+from .parts import Rule
+
+__all__ = [
+    "family_of",
+    "for_families",
+    "rule_name",
+    "rules_for",
+]
+
+R = TypeVar("R", bound=Callable[..., object])
+
+_HOST_FAMILIES = (
+    ("anthropic.com", "anthropic"),
+    ("googleapis.com", "google"),
+    ("mistral.ai", "mistral"),
+    ("openai.com", "openai"),
+    ("openai.azure.com", "openai"),
+    ("amazonaws.com", "bedrock"),
+    ("groq.com", "groq"),
+    ("cohere.com", "cohere"),
+)
+_PATH_FAMILIES = (
+    ("/anthropic/", "anthropic"),
+    ("/v1/messages", "anthropic"),
+    ("/google-vertex/", "google"),
+    (":generateContent", "google"),
+    (":streamGenerateContent", "google"),
+    ("/publishers/google/", "google"),
+    ("/bedrock/", "bedrock"),
+    ("/model/", "bedrock"),
+)
+
+
+def for_families(*families: str) -> Callable[[R], R]:
+    """Mark a rule as applying only to requests of these provider families."""
+
+    def mark(rule: R) -> R:
+        rule.families = frozenset(families)  # type: ignore[attr-defined]
+        return rule
+
+    return mark
+
+
+@lru_cache(maxsize=1024)
+def family_of(host: str, path: str) -> str:
+    """``anthropic``, ``google``, ``mistral``, ``openai``, ``bedrock``, ... or ``""``."""
+    host = host.lower()
+    for suffix, family in _HOST_FAMILIES:
+        if host.endswith(suffix):
+            return family
+    for marker, family in _PATH_FAMILIES:
+        if marker in path:
+            return family
+    return ""
+
+
+@lru_cache(maxsize=4096)
+def _select(rules: tuple[Rule, ...], family: str) -> tuple[Rule, ...]:
+    return tuple(r for r in rules if family in getattr(r, "families", (family,)))
+
+
+def rules_for(rules: Sequence[Rule], host: str, path: str) -> tuple[Rule, ...]:
+    """The rules of ``rules`` that apply to a request to ``host`` and ``path``."""
+    chosen = rules if isinstance(rules, tuple) else tuple(rules)
+    try:
+        return _select(chosen, family_of(host, path))
+    except TypeError:  # an unhashable rule object: choose without the cache
+        family = family_of(host, path)
+        return tuple(r for r in chosen if family in getattr(r, "families", (family,)))
+
+
+def rule_name(rule: Rule) -> str:
+    return str(getattr(rule, "__name__", type(rule).__name__))
