@@ -37,7 +37,11 @@ class _Dispatcher:
     def handle(self, request: Request) -> Decision:
         with _lock:
             current = _stack[-1] if _stack else None
-        return None if current is None else current.handle(request)
+        if current is None:
+            from .interceptors import PASS_THROUGH
+
+            return PASS_THROUGH
+        return current.handle(request)
 
 
 def activate(cassette: _Active) -> None:

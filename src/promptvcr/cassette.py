@@ -26,7 +26,7 @@ from .cassettes.secrets import scan_data, secret_message
 from .errors import CassetteMiss, CassetteSecretError, CassetteWriteError
 from .faults.plan import FaultFired, FaultPlan, answer_for, break_answer
 from .faults.spec import Fault
-from .interceptors import OnRecorded
+from .interceptors.decision import PASS_THROUGH, Decision, Record, Replay
 from .matching.background import DEFAULT_IGNORE_HOSTS, DEFAULT_PASSTHROUGH_HOSTS, BackgroundHosts
 from .matching.diagnose import FuzzyMatchWarning, fuzzy_match, fuzzy_threshold, miss_message
 from .matching.parts import Rule
@@ -120,7 +120,7 @@ class Cassette:
 
     # The path of each request --------------------------------------------------------------
 
-    def handle(self, request: Request) -> Response | OnRecorded | None:
+    def handle(self, request: Request) -> Decision:
         """Decide one request: serve it, record it, or let it through (see ``RecordMode``)."""
         mode = self.record_mode
         if (background := self.background.treatment(request.url)) is not None:
@@ -128,35 +128,35 @@ class Cassette:
             with self._lock:
                 self.background_hosts.setdefault(host, treatment)
                 self.played.append(Play(request, treatment))
-            return self.background.answer() if treatment == "ignored" else None
+            return Replay(self.background.answer()) if treatment == "ignored" else PASS_THROUGH
         fired = None
         if self._fault_plan is not None:
             with self._lock:
                 fired = self._fault_plan.pick(request)
             if fired is not None and not fired.fault.breaks_recorded_answer:
-                return self._fire(fired, answer_for(fired.fault, request))
+                return Replay(self._fire(fired, answer_for(fired.fault, request)))
         if mode is RecordMode.PASSTHROUGH:
             with self._lock:
                 self.played.append(Play(request, "passthrough"))
-            return None
+            return PASS_THROUGH
         with self._lock:
             key = self._tape.key(request)
             if mode.reads_cassette:
                 if fired is not None and (broken := self._break(fired, key)) is not None:
-                    return broken
+                    return Replay(broken)
                 interaction = self._tape.play(key, allow_repeats=self.allow_playback_repeats)
                 if interaction is None and self.fuzzy and mode is RecordMode.REPLAY:
                     interaction = self._fuzzy(request)
                 if interaction is not None:
                     self.played.append(Play(request, "replayed", interaction.response))
                     if self._pace is None:
-                        return interaction.response
-                    return paced(interaction.response, self._pace)
+                        return Replay(interaction.response)
+                    return Replay(paced(interaction.response, self._pace))
             if mode is RecordMode.REPLAY:
                 self.missed.append(request)
                 raise self._miss(request, key)
 
-        return _Recording(self, request, key)
+        return Record(_Recording(self, request, key))
 
     def _add_recorded(self, request: Request, key: str, response: Response) -> None:
         interaction = Interaction(request, response)

@@ -52,7 +52,7 @@ def _plain(value: str) -> Any:
     claims and are strings without a regex being tried."""
     if value and value[0] not in _FIRST_CHARS:
         return value
-    tag = _resolver.resolve(yaml.ScalarNode, value, (True, False))
+    tag = _resolver.resolve(yaml.ScalarNode, value, (True, False))  # type: ignore[no-untyped-call]
     if tag == "tag:yaml.org,2002:str":
         return value
     construct = _SCALARS.get(tag)
@@ -86,6 +86,7 @@ def _build(text: str) -> Any:
     stack: list[tuple[Any, Any]] = []  # each open container, and the key awaiting its value
     document: Any = None
     documents = 0
+    event: Any  # the event classes' fields are not in PyYAML's stubs
     for event in yaml.parse(text, Loader=_Loader):
         kind = type(event)
         if kind is yaml.ScalarEvent:

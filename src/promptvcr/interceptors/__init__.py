@@ -1,7 +1,7 @@
 """One small module per HTTP library; each is active when its library can be imported.
 
 Nothing provider-specific lives here: an interceptor only converts its library's request
-and response to promptvcr's values and asks a :class:`~.base.Handler` what to do.
+and response to promptvcr's values and asks a :class:`~.decision.Handler` what to do.
 """
 
 from __future__ import annotations
@@ -10,9 +10,20 @@ import importlib
 import importlib.util
 from collections.abc import Callable
 
-from .base import Handler, OnRecorded, Uninstall
+from .decision import PASS_THROUGH, Decision, Handler, PassThrough, Record, Recorder, Replay, Uninstall
 
-__all__ = ["INTERCEPTORS", "Handler", "OnRecorded", "Uninstall", "install_all"]
+__all__ = [
+    "INTERCEPTORS",
+    "PASS_THROUGH",
+    "Decision",
+    "Handler",
+    "PassThrough",
+    "Record",
+    "Recorder",
+    "Replay",
+    "Uninstall",
+    "install_all",
+]
 
 #: Interceptor modules and what each needs: the HTTP library first, then its helpers.
 INTERCEPTORS = {

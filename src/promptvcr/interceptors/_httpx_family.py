@@ -14,7 +14,7 @@ from typing import Any
 from ..cassettes.models import Request, Response
 from ..cassettes.playback import Breakage
 from ..cassettes.timing import TimingRecorder
-from .base import OnRecorded
+from .decision import Recorder
 from .pacing import Fail, PacedBody, describe
 
 __all__ = ["failures", "record_response", "replay_response", "to_request"]
@@ -70,7 +70,7 @@ def _stream_classes(module: ModuleType) -> tuple[type, type, type]:
         the response early, the rest is read so that the cassette holds the whole answer.
         """
 
-        def __init__(self, real: Any, on_recorded: OnRecorded, watch: TimingRecorder | None) -> None:
+        def __init__(self, real: Any, on_recorded: Recorder, watch: TimingRecorder | None) -> None:
             self._real = real
             self._on_recorded = on_recorded
             self._watch = watch
@@ -175,7 +175,7 @@ def replay_response(module: ModuleType, response: Response, request: Any = None)
 
 
 def record_response(
-    module: ModuleType, real: Any, on_recorded: OnRecorded, watch: TimingRecorder | None = None
+    module: ModuleType, real: Any, on_recorded: Recorder, watch: TimingRecorder | None = None
 ) -> Any:
     """A response that streams ``real`` to the application, decoded, while recording it.
 

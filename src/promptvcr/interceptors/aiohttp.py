@@ -40,7 +40,7 @@ from ..cassettes.playback import Breakage
 from ..cassettes.timing import TimingRecorder
 from ._compat import AIOHTTP_RESPONSE_PAYLOAD
 from ._forwarding import forwarding, is_forwarding
-from .base import Handler, OnRecorded, Uninstall
+from .decision import Handler, Record, Recorder, Replay, Uninstall
 from .pacing import PacedBody, describe, wait_for_headers_async
 
 __all__ = ["install"]
@@ -201,7 +201,7 @@ class _Live:
         self,
         session: aiohttp.ClientSession,
         real: aiohttp.ClientResponse,
-        on_recorded: OnRecorded,
+        on_recorded: Recorder,
         watch: TimingRecorder,
     ) -> None:
         self._session = session
@@ -347,20 +347,21 @@ def install(handler: Handler) -> Uninstall:
         request = Request(method=req.method, url=str(req.url), headers=_headers(req), content=content)
         decision = handler.handle(request)
         loop = asyncio.get_running_loop()
-        if isinstance(decision, Response):
-            playback = decision.playback
+        if isinstance(decision, Replay):
+            stored = decision.response
+            playback = stored.playback
             if playback is None:
-                protocol = _Protocol(loop, _stored_bytes(req.method, decision), None)
+                protocol = _Protocol(loop, _stored_bytes(req.method, stored), None)
             elif playback.breaks_before_headers and playback.breakage == "connect_timeout":
                 raise _fail("connect_timeout")
             else:
-                protocol = _Protocol(loop, None, _Paced(req.method, decision))
-        elif decision is None:
-            return await original(connector, req, *args, **kwargs)
-        else:
+                protocol = _Protocol(loop, None, _Paced(req.method, stored))
+        elif isinstance(decision, Record):
             timeout = kwargs.get("timeout", args[1] if len(args) > 1 else None)
             session, real, watch = await _send_real(connector, req, content, timeout)
-            protocol = _Protocol(loop, None, _Live(session, real, decision, watch))
+            protocol = _Protocol(loop, None, _Live(session, real, decision.recorder, watch))
+        else:
+            return await original(connector, req, *args, **kwargs)
         protocol.connection_made(_Transport())
         return _Connection(connector, req.connection_key, protocol, loop)
 

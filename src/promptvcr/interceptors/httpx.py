@@ -16,17 +16,16 @@ import httpx
 import respx
 from respx.models import PassThrough
 
-from ..cassettes.models import Response
 from ..cassettes.timing import TimingRecorder
 from ._compat import CLIENT_TRANSPORT_SEAM, respx_mocker_base
 from ._forwarding import forwarding
 from ._httpx_family import failures, record_response, replay_response, to_request
-from .base import Handler, OnRecorded, Uninstall
+from .decision import Decision, Handler, Record, Replay, Uninstall
 from .pacing import wait_for_headers, wait_for_headers_async
 
 __all__ = ["install"]
 
-_ON_RECORDED = "promptvcr.on_recorded"
+_DECISION = "promptvcr.decision"
 #: respx registers Mockers by name for the life of the process. A name of this module's own
 #: lets a second import of it (pytester runs, ``importlib.reload``) register its Mocker
 #: instead of failing on the first import's.
@@ -41,10 +40,10 @@ class _Transport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         self._real = real
 
     @staticmethod
-    def _decision(request: httpx.Request) -> OnRecorded | Response | None:
+    def _decision(request: httpx.Request) -> Decision | None:
         """What the handler decided for a request respx passed through: record it, or
         serve a response with a playback (its delays must be slept here, sync or async)."""
-        decision: OnRecorded | Response | None = request.extensions.pop(_ON_RECORDED, None)
+        decision: Decision | None = request.extensions.pop(_DECISION, None)
         return decision
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
@@ -53,13 +52,15 @@ class _Transport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         except PassThrough:
             pass
         decision = self._decision(request)
-        if isinstance(decision, Response) and decision.playback is not None:
-            wait_for_headers(decision.playback, failures(httpx, request))
-            return replay_response(httpx, decision, request)  # type: ignore[no-any-return]
+        if isinstance(decision, Replay) and decision.response.playback is not None:
+            wait_for_headers(decision.response.playback, failures(httpx, request))
+            return replay_response(httpx, decision.response, request)  # type: ignore[no-any-return]
         watch = TimingRecorder()
         with forwarding():  # an aiohttp-backed transport (litellm's) must not intercept it again
             real = self._real.handle_request(request)
-        return real if decision is None else record_response(httpx, real, decision, watch)  # type: ignore[arg-type, no-any-return]
+        if isinstance(decision, Record):
+            return record_response(httpx, real, decision.recorder, watch)  # type: ignore[no-any-return]
+        return real  # type: ignore[no-any-return]
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         try:
@@ -67,13 +68,15 @@ class _Transport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         except PassThrough:
             pass
         decision = self._decision(request)
-        if isinstance(decision, Response) and decision.playback is not None:
-            await wait_for_headers_async(decision.playback, failures(httpx, request))
-            return replay_response(httpx, decision, request)  # type: ignore[no-any-return]
+        if isinstance(decision, Replay) and decision.response.playback is not None:
+            await wait_for_headers_async(decision.response.playback, failures(httpx, request))
+            return replay_response(httpx, decision.response, request)  # type: ignore[no-any-return]
         watch = TimingRecorder()
         with forwarding():
             real = await self._real.handle_async_request(request)
-        return real if decision is None else record_response(httpx, real, decision, watch)  # type: ignore[arg-type, no-any-return]
+        if isinstance(decision, Record):
+            return record_response(httpx, real, decision.recorder, watch)  # type: ignore[no-any-return]
+        return real  # type: ignore[no-any-return]
 
 
 @functools.cache
@@ -101,10 +104,9 @@ def install(handler: Handler) -> Uninstall:
 
     def side_effect(request: httpx.Request) -> httpx.Response | httpx.Request:
         decision = handler.handle(to_request(request))
-        if isinstance(decision, Response) and decision.playback is None:
-            return replay_response(httpx, decision)  # type: ignore[no-any-return]
-        if decision is not None:
-            request.extensions[_ON_RECORDED] = decision
+        if isinstance(decision, Replay) and decision.response.playback is None:
+            return replay_response(httpx, decision.response)  # type: ignore[no-any-return]
+        request.extensions[_DECISION] = decision
         return request  # respx: pass it through to the real transport
 
     router = respx.MockRouter(using=_MOCKER_NAME, assert_all_called=False, assert_all_mocked=False)

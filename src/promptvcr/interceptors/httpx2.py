@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import httpx2
 
-from ..cassettes.models import Response
 from ..cassettes.timing import TimingRecorder
 from ._compat import CLIENT_TRANSPORT_SEAM
 from ._forwarding import forwarding
 from ._httpx_family import failures, record_response, replay_response, to_request
-from .base import Handler, Uninstall
+from .decision import Handler, Record, Replay, Uninstall
 from .pacing import wait_for_headers, wait_for_headers_async
 
 __all__ = ["install"]
@@ -28,14 +27,16 @@ class _Transport(httpx2.BaseTransport):
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         request.read()
         decision = self._handler.handle(to_request(request))
-        if isinstance(decision, Response):
-            if decision.playback is not None:
-                wait_for_headers(decision.playback, failures(httpx2, request))
-            return replay_response(httpx2, decision, request)  # type: ignore[no-any-return]
+        if isinstance(decision, Replay):
+            if decision.response.playback is not None:
+                wait_for_headers(decision.response.playback, failures(httpx2, request))
+            return replay_response(httpx2, decision.response, request)  # type: ignore[no-any-return]
         watch = TimingRecorder()
         with forwarding():  # an aiohttp-backed transport must not intercept it again
             real = self._inner.handle_request(request)
-        return real if decision is None else record_response(httpx2, real, decision, watch)
+        if isinstance(decision, Record):
+            return record_response(httpx2, real, decision.recorder, watch)  # type: ignore[no-any-return]
+        return real
 
 
 class _AsyncTransport(httpx2.AsyncBaseTransport):
@@ -46,14 +47,16 @@ class _AsyncTransport(httpx2.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         await request.aread()
         decision = self._handler.handle(to_request(request))
-        if isinstance(decision, Response):
-            if decision.playback is not None:
-                await wait_for_headers_async(decision.playback, failures(httpx2, request))
-            return replay_response(httpx2, decision, request)  # type: ignore[no-any-return]
+        if isinstance(decision, Replay):
+            if decision.response.playback is not None:
+                await wait_for_headers_async(decision.response.playback, failures(httpx2, request))
+            return replay_response(httpx2, decision.response, request)  # type: ignore[no-any-return]
         watch = TimingRecorder()
         with forwarding():
             real = await self._inner.handle_async_request(request)
-        return real if decision is None else record_response(httpx2, real, decision, watch)
+        if isinstance(decision, Record):
+            return record_response(httpx2, real, decision.recorder, watch)  # type: ignore[no-any-return]
+        return real
 
 
 def install(handler: Handler) -> Uninstall:

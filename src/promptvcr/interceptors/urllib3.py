@@ -32,7 +32,7 @@ from ..cassettes.playback import Breakage
 from ..cassettes.timing import TimingRecorder
 from ._compat import URLLIB3_ATTEMPT_SEAM
 from ._forwarding import forwarding, is_forwarding
-from .base import Handler, OnRecorded, Uninstall
+from .decision import Handler, Record, Recorder, Replay, Uninstall
 from .pacing import Fail, PacedBody, describe, wait_for_headers
 
 __all__ = ["install"]
@@ -140,7 +140,7 @@ class _Recorder:
     early is read to its end, so that the cassette holds the whole answer.
     """
 
-    def __init__(self, real: Any, on_recorded: OnRecorded, watch: TimingRecorder) -> None:
+    def __init__(self, real: Any, on_recorded: Recorder, watch: TimingRecorder) -> None:
         self._real = real
         self._on_recorded = on_recorded
         self._watch = watch
@@ -236,17 +236,18 @@ def install(handler: Handler) -> Uninstall:
             method=call["method"], url=_url(pool, call["url"]), headers=headers, content=content
         )
         decision = handler.handle(request)
-        if isinstance(decision, Response):
-            length = str(sum(len(chunk) for chunk in decision.chunks))
-            stored = [(k, v) for k, v in decision.headers.items() if k not in _WIRE_HEADERS]
-            playback = decision.playback
+        if isinstance(decision, Replay):
+            answer = decision.response
+            length = str(sum(len(chunk) for chunk in answer.chunks))
+            stored = [(k, v) for k, v in answer.headers.items() if k not in _WIRE_HEADERS]
+            playback = answer.playback
             if playback is None:
-                source = _replayed(decision.chunks)
+                source = _replayed(answer.chunks)
             else:
                 fail = _failures(pool, call["conn"], call["url"])
                 wait_for_headers(playback, fail)
-                source = _replayed(PacedBody(decision.chunks, playback, fail))
-            return _response(source, decision.status, [*stored, ("content-length", length)], call, pool, None)
+                source = _replayed(PacedBody(answer.chunks, playback, fail))
+            return _response(source, answer.status, [*stored, ("content-length", length)], call, pool, None)
         # The body is read here, decoded, whatever the caller asked: the wrapper below
         # applies the caller's preload_content to what it hands on.
         call["preload_content"], wanted = False, call["preload_content"]
@@ -255,9 +256,9 @@ def install(handler: Handler) -> Uninstall:
             real = original(*bound.args, **bound.kwargs)
         watch.headers_arrived()
         call["preload_content"] = wanted
-        if decision is None:
+        if not isinstance(decision, Record):
             return real
-        recorder = _Recorder(real, decision, watch)
+        recorder = _Recorder(real, decision.recorder, watch)
         plain = [(k, v) for k, v in real.headers.items() if k.lower() not in _WIRE_HEADERS]
         response = _response(
             _Chunks(recorder.next_chunk, recorder.close), real.status, plain, call, pool, None

@@ -1,0 +1,68 @@
+"""The one interface between an HTTP library's patch and promptvcr's core: a decision.
+
+An interceptor converts its library's request into a :class:`Request` and asks the
+:class:`Handler` what to do. The answer is one of three small values, matched by type:
+
+- :class:`Replay`: serve the stored response, never touching the network;
+- :class:`Record`: send the request and hand the complete response to its recorder;
+- :data:`PASS_THROUGH`: send it and keep nothing.
+
+A miss raises :class:`~promptvcr.CassetteMiss` instead of returning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..cassettes.models import Request, Response
+
+__all__ = ["PASS_THROUGH", "Decision", "Handler", "PassThrough", "Record", "Recorder", "Replay", "Uninstall"]
+
+
+class Recorder(Protocol):
+    """Takes the complete response of a request that went to the network, once.
+
+    ``started()`` says the headers arrived and the body is on its way, so that a response the
+    application then neither reads to the end nor closes is reported when the cassette exits,
+    not silently dropped. An interceptor that always reads bodies to the end may skip it.
+    """
+
+    def __call__(self, response: Response) -> None: ...
+
+    def started(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """Serve ``response``; when its ``playback`` is set, pace and break it as it says."""
+
+    response: Response
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """Send the request to the network and give ``recorder`` the response as it arrives."""
+
+    recorder: Recorder
+
+
+@dataclass(frozen=True, slots=True)
+class PassThrough:
+    """Send the request to the network and keep nothing."""
+
+
+#: The one :class:`PassThrough` value.
+PASS_THROUGH = PassThrough()
+
+Decision = Replay | Record | PassThrough
+
+#: Undoes an interceptor's patches.
+Uninstall = Callable[[], None]
+
+
+class Handler(Protocol):
+    def handle(self, request: Request) -> Decision:
+        """What to do with ``request``; raises :class:`~promptvcr.CassetteMiss` on a miss."""
+        ...
