@@ -1,4 +1,4 @@
-"""The token pass that runs before json_repair (``promptvcr.repair.normalize``)."""
+"""The token pass that runs before json_repair (``promptvcr.repair.token_pass``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from promptvcr.repair.normalize import normalize, restore
+from promptvcr.repair.token_pass import normalize, restore
 from promptvcr.repair.strings import decode_body
 
 

@@ -7,8 +7,9 @@ text; both raise ``RepairError``. The work is done by ``DEFAULT_STEPS``, a tuple
 
 from __future__ import annotations
 
+from . import upstream  # first: a missing json_repair fails here, saying how to install it
 from .choose import choose
-from .errors import RepairError
+from .failure import RepairError
 from .extract import extract
 from .fastpath import decode_valid
 from .job import NOTHING, Candidate, Job, Step

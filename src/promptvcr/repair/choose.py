@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from .errors import RepairError
+from .failure import RepairError
 from .job import Candidate, Job, JSONValue, Schema
 from .keys import fix_keys
 from .schema import conforms, declared_types, resolve

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import RepairError
+from .failure import RepairError
 from .fences import fenced_blocks
 from .job import Candidate, Job
 from .spans import json_spans

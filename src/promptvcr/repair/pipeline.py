@@ -11,10 +11,11 @@ import json
 from collections.abc import Sequence
 
 from .choose import choose
-from .errors import RepairError
+from .failure import RepairError
 from .extract import extract
 from .fastpath import decode_valid
 from .job import Job, JSONValue, Step, TagPair
+from .no_loss import keep_upstream_data
 from .schema import load_schema
 from .schema_steps import coerce_types, repair_keys
 from .syntax import repair_syntax
@@ -25,6 +26,7 @@ DEFAULT_STEPS: tuple[Step, ...] = (
     extract,
     repair_syntax,
     choose,
+    keep_upstream_data,
     repair_keys,
     coerce_types,
 )

@@ -10,11 +10,10 @@ from __future__ import annotations
 import contextlib
 import json
 
-import json_repair
-
-from .errors import RepairError
+from .failure import RepairError
 from .job import NOTHING, Candidate, Job, JSONValue
-from .normalize import normalize, restore
+from .token_pass import normalize, restore
+from .upstream import upstream_loads, upstream_value
 
 
 class _NoValue(Exception):
@@ -41,7 +40,7 @@ def repair_text(text: str, known_broken: bool = False) -> JSONValue:
         with contextlib.suppress(ValueError):
             value = json.loads(normalized.text)
     if value is NOTHING:
-        value = json_repair.loads(normalized.text, skip_json_loads=True)
+        value = upstream_loads(normalized.text)
         if value == "" and '""' not in normalized.text:
             raise _NoValue(normalized.stopped_at)
     return restore(value, normalized.strings)
@@ -61,6 +60,10 @@ def repair_syntax(job: Job) -> Job:
         except (ValueError, RecursionError, IndexError, TypeError):
             failure = failure or (candidate, 0)
     if not parsed:
+        whole = Candidate(job.text, 0, len(job.text), "upstream")
+        theirs = upstream_value(job.text)
+        if theirs is not NOTHING:  # nothing of ours parsed: json_repair's value stands
+            return job._replace(candidates=(whole,), parsed=((whole, theirs),))
         candidate, offset = failure or (Candidate(job.text, 0, len(job.text), "text"), 0)
         raise RepairError(
             "syntax",

@@ -1,0 +1,68 @@
+"""Step 5: never return less of the input's data than json_repair alone returns.
+
+Our extraction and token pass are right more often than json_repair, but a heuristic that
+misreads a text can drop a member. So when there is any sign that data was left behind (a
+candidate whose value holds fewer letters and digits than its text, a candidate that did not
+parse, or JSON punctuation outside every candidate) json_repair reads the whole text too, and
+its value stands when it holds more data than every value we extracted put together. Choosing
+one of several values (a correction, a later block) is a judgement, not a loss.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .job import NOTHING, Candidate, Job
+from .measure import text_size, value_size
+from .upstream import upstream_value
+
+_CONTINUES_AFTER = re.compile(r"""\s*[,"'\]}:]""")
+_CONTINUES_BEFORE = re.compile(r"""["'\]}][\s]*[:,]?\s*\Z""")
+
+
+def _continued(text: str, candidates: tuple[Candidate, ...]) -> bool:
+    """Whether JSON punctuation touches a candidate from outside (``{"a": 1}, "b": 2}``)."""
+    covered = sorted(candidates, key=lambda c: c.start)
+    for index, candidate in enumerate(covered):
+        after = covered[index + 1].start if index + 1 < len(covered) else len(text)
+        if after > candidate.end and _CONTINUES_AFTER.match(text, candidate.end, after):
+            return True
+        before = covered[index - 1].end if index else 0
+        if 0 <= before < candidate.start and _CONTINUES_BEFORE.search(text, before, candidate.start):
+            return True
+    return False
+
+
+def _tagged(job: Job) -> bool:
+    return any(candidate.origin == "tag" for candidate in job.candidates)
+
+
+def may_have_lost(job: Job) -> bool:
+    """Whether anything suggests data was left behind (cheap: no parsing)."""
+    if any(candidate.origin == "upstream" for candidate in job.candidates):
+        return False  # the value already is json_repair's
+    if len(job.parsed) < len(job.candidates):
+        return True
+    if any(value_size(value) < text_size(candidate.text) for candidate, value in job.parsed):
+        return True
+    # With tags, the prompt said where the answer is: text outside them is prose.
+    return not _tagged(job) and _continued(job.text, job.candidates)
+
+
+def keep_upstream_data(job: Job) -> Job:
+    """Replace ``job.value`` with json_repair's when ours would lose data it keeps."""
+    if not job.parsed or not may_have_lost(job):
+        return job
+    if _tagged(job):  # json_repair reads what the tags hold, not the prose around them
+        if len(job.parsed) != 1:
+            return job
+        candidate, value = job.parsed[0]
+        theirs = upstream_value(candidate.text)
+    else:
+        theirs = upstream_value(job.text)
+    if theirs is NOTHING:
+        return job
+    ours = sum(value_size(value) for _, value in job.parsed)
+    if value_size(theirs) > ours:
+        return job._replace(value=theirs)
+    return job

@@ -1,0 +1,34 @@
+"""The one door to json_repair, the library this package builds on (an optional extra).
+
+Importing it here, once, turns a missing install into an ``ImportError`` that says how to get
+it, and gives the rest of the package a ``loads`` that never raises.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+try:
+    import json_repair
+except ImportError as error:  # pragma: no cover - exercised in a subprocess by the tests
+    raise ImportError(
+        "promptvcr.repair needs the json_repair library: pip install 'promptvcr[repair]'"
+    ) from error
+
+from .job import NOTHING, JSONValue
+
+
+def upstream_loads(text: str, *, skip_json_loads: bool = True) -> Any:
+    """``json_repair.loads(text)``; raises what it raises."""
+    return json_repair.loads(text, skip_json_loads=skip_json_loads)
+
+
+def upstream_value(text: str) -> JSONValue:
+    """What json_repair alone makes of ``text``, or ``NOTHING`` when it fails or finds nothing."""
+    try:
+        value = json_repair.loads(text, skip_json_loads=True)
+    except (ValueError, RecursionError, IndexError, TypeError, KeyError):
+        return NOTHING
+    if value == "" and '""' not in text and "''" not in text:
+        return NOTHING  # json_repair's way of saying "no JSON here"
+    return value
