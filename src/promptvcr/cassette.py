@@ -1,8 +1,12 @@
 """``use_cassette``: one object that is a context manager (sync and async) and a decorator.
 
-Entering loads the cassette file and routes every HTTP request of the supported clients
-to it; exiting restores the clients and, in the recording modes, writes the file once,
+Entering loads the cassette file (:mod:`.cassettes.persister`) and routes every HTTP
+request of the supported clients to it (:mod:`.activation`); each request is then decided
+here, by the record mode: replayed from the :class:`~.matching.tape.Tape`, recorded, or let
+through. Exiting restores the clients and, in the recording modes, writes the file once,
 atomically. When the body raised, exit stays quiet so that the real error is what shows.
+
+``use_cassette`` is the :class:`Cassette` class itself, so its signature is written once.
 """
 
 from __future__ import annotations
@@ -17,13 +21,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, ParamSpec, TypeVar, overload
 
-from . import activation as _stack
-from .cassettes import fileformat, storage
+from . import activation
+from .cassettes import persister
 from .cassettes.models import Interaction, Play, Request, Response
 from .cassettes.playback import Pace, pace_factor, paced
 from .cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS
-from .cassettes.secrets import scan_data, secret_message
-from .errors import CassetteMiss, CassetteSecretError, CassetteWriteError
+from .errors import CassetteMiss, CassetteWriteError
 from .faults.plan import FaultFired, FaultPlan, answer_for, break_answer
 from .faults.spec import Fault
 from .interceptors.decision import PASS_THROUGH, Decision, Record, Replay
@@ -41,10 +44,28 @@ T = TypeVar("T")
 
 
 class Cassette:
-    """A cassette in use: what it holds, and what the code under test did with it.
+    """Replay (or record) the HTTP traffic of a block, a function or a test from ``path``.
 
-    ``played`` lists every request sent while the cassette was active, in order, each
-    with its outcome (``replayed``, ``recorded`` or ``passthrough``), so a test can
+    ``record_mode`` defaults to ``$PROMPTVCR_RECORD_MODE``, else ``replay``. A path
+    ending in ``.json`` is written as JSON, any other as YAML. ``rules`` decide what makes
+    two requests the same (default: :func:`~promptvcr.default_rules`, which is
+    :data:`DEFAULT_RULES` unless changed with :func:`~promptvcr.set_default_rules`). ``fuzzy``
+    (off by default; ``True`` for a similarity of 0.8, or a threshold from 0 to 1) replays, with
+    a :class:`FuzzyMatchWarning` listing the diff, a recorded request that differs from a
+    missing one only in message text that similar. ``request_headers`` and
+    ``response_headers`` are the headers written to the file (credentials never are).
+    Requests to ``ignore_hosts`` (telemetry exporters by default) are answered locally with
+    an empty ``204``; requests to ``passthrough_hosts`` (OAuth token endpoints by default)
+    go to the network and are never recorded; both in every mode, and both are listed in
+    ``Cassette.background_hosts``. Pass ``()`` to treat them as ordinary traffic.
+
+    ``timing`` paces replay: ``"none"`` (as fast as possible), ``"recorded"`` (the
+    recorded time to headers and gaps between events, on the real clock) or a speed
+    factor (``0.1`` is ten times faster than recorded). ``faults`` inject provider
+    failures (see :mod:`promptvcr.faults`); ``Cassette.faults_fired`` lists those that fired.
+
+    What the code under test did with it: ``played`` lists every request sent while the
+    cassette was active, in order, each with its outcome (``replayed``, ``recorded`` or ``passthrough``), so a test can
     assert on the calls its code made. ``missed`` lists the requests that raised
     :class:`CassetteMiss`, kept even when the code under test swallowed the error.
     ``faults_fired`` lists the declared faults that fired (see :mod:`promptvcr.faults`).
@@ -84,12 +105,11 @@ class Cassette:
         self.response_headers = frozenset(h.lower() for h in response_headers)
         self.played: list[Play] = []
         self.missed: list[Request] = []
-        #: Background hosts (see :mod:`promptvcr.background`) the code under test sent to,
+        #: Background hosts (see :mod:`promptvcr.matching.background`) the code under test sent to,
         #: each with what was done: ``"ignored"`` or ``"passthrough"``.
         self.background_hosts: dict[str, str] = {}
         self._tape = Tape(rules=self.rules)
-        self._file_exists = False
-        self._loaded_text: tuple[int, int] | None = None  # (length, hash) of the text loaded
+        self._loaded = persister.Loaded([], exists=False)
         self._recorded: list[Interaction] = []
         self._unfinished: dict[int, Request] = {}  # sent to record, response not complete yet
         self._lock = threading.Lock()
@@ -202,7 +222,7 @@ class Cassette:
             request=request,
             interactions=self._tape.interactions,
             rules=self.rules,
-            file_exists=self._file_exists,
+            file_exists=self._loaded.exists,
             times_recorded=self._tape.times_recorded(key),
         )
         return CassetteMiss(message, cassette=self.path)
@@ -222,18 +242,11 @@ class Cassette:
         self.background_hosts = {}
         self._recorded = []
         self._unfinished = {}
-        interactions: list[Interaction] = []
-        self._file_exists = False
-        self._loaded_text = None
+        self._loaded = persister.Loaded([], exists=False)
         if self.record_mode.reads_cassette or self.record_mode is RecordMode.REWRITE:
             # rewrite reads too: a corrupt file must stop the run rather than be replaced silently.
-            text = storage.read_text(self.path)
-            if text is not None:
-                self._file_exists = True
-                loaded = fileformat.loads(text, self.path)
-                self._loaded_text = (len(text), hash(text))
-                if self.record_mode.reads_cassette:
-                    interactions = loaded
+            self._loaded = persister.load(self.path)
+        interactions = self._loaded.interactions if self.record_mode.reads_cassette else []
         self._tape = Tape(interactions, rules=self.rules)
         if self._pace is not None and any(i.response.timing is None for i in interactions):
             warnings.warn(
@@ -243,12 +256,12 @@ class Cassette:
                 RuntimeWarning,
                 stacklevel=3,
             )
-        _stack.activate(self)
+        activation.activate(self)
         self._active = True
 
     def _stop(self, body_raised: bool) -> None:
         self._active = False
-        _stack.deactivate(self)
+        activation.deactivate(self)
         if self._unfinished and not body_raised:
             self._warn_unfinished()
         try:
@@ -273,37 +286,17 @@ class Cassette:
     def _save(self, body_raised: bool) -> None:
         mode = self.record_mode
         if mode is RecordMode.RECORD and self._recorded:
-            recorded = self._checked_data()
-            # Appending under the lock to what is on disk now: other processes may have
-            # recorded into the same cassette meanwhile, and nothing they wrote is lost.
-            with storage.cassette_lock(self.path):
-                text = storage.read_text(self.path)
-                pieces = None
-                if text is not None and (len(text), hash(text)) == self._loaded_text:
-                    # Unchanged since it was loaded, so valid: append without parsing it again.
-                    pieces = fileformat.appended_pieces(text, recorded, self.path)
-                if pieces is None:
-                    stored = fileformat.load_document(text, self.path) if text is not None else []
-                    stored.extend(recorded)
-                    pieces = fileformat.dump_pieces(stored, self.path)
-                storage.write_atomic(self.path, pieces)
+            persister.append(self.path, self._stored_form(), self._loaded)
         elif mode is RecordMode.REWRITE and not body_raised:
             # A body that failed half-way would replace a full cassette with part of one.
-            data = self._checked_data()
-            with storage.cassette_lock(self.path):
-                storage.write_atomic(self.path, fileformat.dump_pieces(data, self.path))
+            persister.replace(self.path, self._stored_form())
 
-    def _checked_data(self) -> list[dict[str, Any]]:
-        """The stored form of what was recorded, refused whole if any field looks like a secret."""
-        data = [self._to_data(i) for i in self._recorded]
-        findings = [f for index, item in enumerate(data) for f in scan_data(item, f"recorded[{index}]")]
-        if findings:
-            raise CassetteSecretError(secret_message(self.path, findings), path=self.path)
-        return data
-
-    def _to_data(self, interaction: Interaction) -> dict[str, Any]:
-        return fileformat.interaction_to_data(
-            interaction, request_headers=self.request_headers, response_headers=self.response_headers
+    def _stored_form(self) -> list[dict[str, Any]]:
+        return persister.stored_form(
+            self.path,
+            self._recorded,
+            request_headers=self.request_headers,
+            response_headers=self.response_headers,
         )
 
     def __enter__(self) -> Cassette:
@@ -367,50 +360,6 @@ class _Recording:
         self._cassette._add_recorded(self._request, self._key, response)
 
 
-def use_cassette(
-    path: str | PathLike[str],
-    *,
-    record_mode: RecordMode | str | None = None,
-    allow_playback_repeats: bool = False,
-    rules: Sequence[Rule] | None = None,
-    fuzzy: bool | float = False,
-    request_headers: Iterable[str] = REQUEST_HEADERS,
-    response_headers: Iterable[str] = RESPONSE_HEADERS,
-    ignore_hosts: Iterable[str] = DEFAULT_IGNORE_HOSTS,
-    passthrough_hosts: Iterable[str] = DEFAULT_PASSTHROUGH_HOSTS,
-    timing: Pace = "none",
-    faults: Sequence[Fault] = (),
-) -> Cassette:
-    """Replay (or record) the HTTP traffic of a block, a function or a test from ``path``.
-
-    ``record_mode`` defaults to ``$PROMPTVCR_RECORD_MODE``, else ``replay``. A path
-    ending in ``.json`` is written as JSON, any other as YAML. ``rules`` decide what makes
-    two requests the same (default: :func:`~promptvcr.default_rules`, which is
-    :data:`DEFAULT_RULES` unless changed with :func:`~promptvcr.set_default_rules`). ``fuzzy``
-    (off by default; ``True`` for a similarity of 0.8, or a threshold from 0 to 1) replays, with
-    a :class:`FuzzyMatchWarning` listing the diff, a recorded request that differs from a
-    missing one only in message text that similar. ``request_headers`` and
-    ``response_headers`` are the headers written to the file (credentials never are).
-    Requests to ``ignore_hosts`` (telemetry exporters by default) are answered locally with
-    an empty ``204``; requests to ``passthrough_hosts`` (OAuth token endpoints by default)
-    go to the network and are never recorded; both in every mode, and both are listed in
-    ``Cassette.background_hosts``. Pass ``()`` to treat them as ordinary traffic.
-
-    ``timing`` paces replay: ``"none"`` (as fast as possible), ``"recorded"`` (the
-    recorded time to headers and gaps between events, on the real clock) or a speed
-    factor (``0.1`` is ten times faster than recorded). ``faults`` inject provider
-    failures (see :mod:`promptvcr.faults`); ``Cassette.faults_fired`` lists those that fired.
-    """
-    return Cassette(
-        path,
-        record_mode=record_mode,
-        allow_playback_repeats=allow_playback_repeats,
-        rules=rules,
-        fuzzy=fuzzy,
-        request_headers=request_headers,
-        response_headers=response_headers,
-        ignore_hosts=ignore_hosts,
-        passthrough_hosts=passthrough_hosts,
-        timing=timing,
-        faults=faults,
-    )
+#: ``use_cassette(path, **options)``: the :class:`Cassette` class itself, so that its
+#: signature and its documentation are written once.
+use_cassette = Cassette

@@ -1,0 +1,83 @@
+"""A cassette file for one use: read it on entry, write back what was recorded on exit.
+
+The cassette object decides *whether* to read and write (its record mode); this module
+knows *how*: a corrupt file stops the run before anything is replaced, a recording is
+checked for secrets before it touches the disk, appends happen under the file's lock onto
+what is on disk now (another process may have recorded meanwhile), and every write is
+atomic. Record mode appends to a file unchanged since it was loaded without parsing it
+again, so a reviewer's comments and the stored text stay byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import CassetteSecretError
+from . import fileformat, storage
+from .models import Interaction
+from .secrets import scan_data, secret_message
+
+__all__ = ["Loaded", "append", "load", "replace", "stored_form"]
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """What a cassette file held when it was entered."""
+
+    interactions: list[Interaction]
+    exists: bool
+    #: Length and hash of the text read, to recognise an unchanged file when appending.
+    signature: tuple[int, int] | None = None
+
+
+def load(path: Path) -> Loaded:
+    """The file's interactions; an empty cassette when there is no file yet.
+
+    Raises :class:`~promptvcr.CassetteFormatError` for a file that cannot be read.
+    """
+    text = storage.read_text(path)
+    if text is None:
+        return Loaded([], exists=False)
+    return Loaded(fileformat.loads(text, path), exists=True, signature=(len(text), hash(text)))
+
+
+def stored_form(
+    path: Path,
+    interactions: Sequence[Interaction],
+    *,
+    request_headers: frozenset[str],
+    response_headers: frozenset[str],
+) -> list[dict[str, Any]]:
+    """The stored form of recorded interactions, refused whole if any field looks like a secret."""
+    data = [
+        fileformat.interaction_to_data(i, request_headers=request_headers, response_headers=response_headers)
+        for i in interactions
+    ]
+    findings = [f for index, item in enumerate(data) for f in scan_data(item, f"recorded[{index}]")]
+    if findings:
+        raise CassetteSecretError(secret_message(path, findings), path=path)
+    return data
+
+
+def append(path: Path, recorded: list[dict[str, Any]], loaded: Loaded) -> None:
+    """Add ``recorded`` (in stored form) to the cassette as it is on disk now."""
+    with storage.cassette_lock(path):
+        text = storage.read_text(path)
+        pieces = None
+        if text is not None and (len(text), hash(text)) == loaded.signature:
+            # Unchanged since it was loaded, so valid: append without parsing it again.
+            pieces = fileformat.appended_pieces(text, recorded, path)
+        if pieces is None:
+            stored = fileformat.load_document(text, path) if text is not None else []
+            stored.extend(recorded)
+            pieces = fileformat.dump_pieces(stored, path)
+        storage.write_atomic(path, pieces)
+
+
+def replace(path: Path, data: list[dict[str, Any]]) -> None:
+    """Write the cassette anew with exactly ``data`` (in stored form)."""
+    with storage.cassette_lock(path):
+        storage.write_atomic(path, fileformat.dump_pieces(data, path))
