@@ -42,6 +42,19 @@ def _distinct(parsed: tuple[tuple[Candidate, JSONValue], ...]) -> list[tuple[Can
     return kept
 
 
+def _empty(value: JSONValue) -> bool:
+    return isinstance(value, (dict, list)) and not value
+
+
+def _shape(value: JSONValue) -> tuple[str, frozenset[str]]:
+    """A value's structure: an object's keys, or those of an array's first object."""
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        return "objects", frozenset(value[0])
+    if isinstance(value, dict):
+        return "object", frozenset(value)
+    return "scalar", frozenset()
+
+
 def _fits(value: JSONValue, node: Any, root: Schema) -> bool:
     return conforms(fix_keys(value, node, root), node, root)
 
@@ -57,6 +70,13 @@ def choose_value(
     if len(parsed) == 1:
         return parsed[0][1]
     options = _distinct(parsed)
+    filled = [option for option in options if not _empty(option[1])]
+    if not filled:
+        return options[0][1]  # '[]{}'
+    if len(filled) < len(options):
+        options = filled  # '{"a": 1}, []': an empty container next to data is noise
+        if len(options) == 1:
+            return options[0][1]
     if len(options) == 1:
         return options[0][1]
     if schema is not None:
@@ -75,6 +95,11 @@ def choose_value(
     gaps = _gaps(text, options)
     if any(_CORRECTION.search(gap) for gap in gaps):
         return options[-1][1]
+    shapes = [_shape(value) for _, value in options]
+    if shapes[0][0] != "scalar" and all(shape == shapes[0] for shape in shapes) and all(not gap for gap in gaps):
+        return options[-1][1]  # '[{"k": 1}][{"k": 2}]': the same structure rewritten at once
+    if len(options) == 2 and shapes[0][0] == shapes[1][0] != "scalar" and shapes[0][1] < shapes[1][1]:
+        return options[-1][1]  # the later block is a more complete version of the first
     if all(_ONLY_SEPARATORS.match(gap) for gap in _gaps(text, list(parsed))):
         return [value for _, value in parsed]
     return options[0][1]

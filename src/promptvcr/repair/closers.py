@@ -12,7 +12,7 @@ import re
 _QUOTE_OR_ESCAPE = re.compile(r'["\\]')
 
 
-def _inside_string(text: str, start: int, stop: int) -> bool:
+def inside_string(text: str, start: int, stop: int) -> bool:
     """Whether ``stop`` falls inside a double-quoted string, scanning from ``start``."""
     inside = False
     index = start
@@ -48,6 +48,6 @@ def pick_closer(text: str, start: int, closers: list[tuple[int, int]]) -> tuple[
         if _parses(text[start:begin]):
             return begin, end
     for begin, end in closers:
-        if not _inside_string(text, start, begin):
+        if not inside_string(text, start, begin):
             return begin, end
     return closers[-1]

@@ -12,10 +12,11 @@ import re
 from .failure import RepairError
 from .fences import fenced_blocks
 from .job import Candidate, Job
-from .spans import json_spans
+from .spans import Span, json_spans
 from .tags import Region, any_opener, has_json, tagged_regions
 
 _MEMBER_BEFORE = re.compile(r"""["'\u201d\u2019]\s*[:\uff1a]\s*\Z""")
+_SEPARATORS = re.compile(r"[\s,]*")
 _LOOSE_VALUE = re.compile(
     r"""[\[{(]|\A\s*(?:["'\u201c\u2018]|[-+]?\.?\d|true\b|false\b|null\b|none\b)|["'\u201d\u2019]\s*[:\uff1a]""",
     re.I,
@@ -26,13 +27,27 @@ def _looks_like_json(text: str) -> bool:
     return _LOOSE_VALUE.search(text) is not None
 
 
+def _valid_and_adjacent(text: str, found: list[Span]) -> list[Span]:
+    """The valid spans, and broken ones that touch them (``{"a": 1}[1, True]``): prose braces go."""
+    kept = []
+    for index, span in enumerate(found):
+        before = found[index - 1] if index else None
+        after = found[index + 1] if index + 1 < len(found) else None
+        touches = (before is not None and before.valid and _SEPARATORS.fullmatch(text, before.end, span.start)) or (
+            after is not None and after.valid and _SEPARATORS.fullmatch(text, span.end, after.start)
+        )
+        if span.valid or touches:
+            kept.append(span)
+    return kept
+
+
 def _spans(region: Region, origin: str) -> list[Candidate]:
     """Candidates inside one region: its bracketed values, or the region itself."""
     found = json_spans(region.text)
     if found and _MEMBER_BEFORE.search(region.text, 0, found[0].start):
         found = []  # '"a": [1], "b": 2': the bracket is a member's value, the braces are missing
     if found and any(span.valid for span in found):
-        found = [span for span in found if span.valid]
+        found = _valid_and_adjacent(region.text, found)
     if not found:
         if not _looks_like_json(region.text):
             return []

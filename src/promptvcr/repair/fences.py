@@ -1,18 +1,26 @@
 """Find the bodies of Markdown code fences (```` ``` ```` or ``~~~``), opened or not.
 
 Fences can be inline (```` ```json {"a": 1} ``` ````), unclosed (output cut off), or contain
-a fence inside a JSON string; the closing fence is chosen by ``closers.pick_closer``.
+a fence inside a JSON string; the closing fence is chosen by ``closers.pick_closer``. A fence
+*opening* inside a JSON string (``{"a": "```json"``) is part of the string, not Markdown.
 """
 
 from __future__ import annotations
 
 import re
 
-from .closers import pick_closer
+from .closers import inside_string, pick_closer
 from .tags import Region
 
 _OPENING = re.compile(r"(`{3,}|~{3,})[ \t]*([A-Za-z][\w+.-]*)?")
 _LABEL_ONLY = re.compile(r"[ \t]*(?=\r?\n|\Z)")
+_BRACKET = re.compile(r"[{\[]")
+
+
+def _in_json_string(text: str, position: int, at: int) -> bool:
+    """Whether ``at`` lies inside a string of a JSON value that opened after ``position``."""
+    bracket = _BRACKET.search(text, position, at)
+    return bracket is not None and inside_string(text, bracket.start(), at)
 
 
 def fenced_blocks(text: str) -> list[Region]:
@@ -21,10 +29,14 @@ def fenced_blocks(text: str) -> list[Region]:
         return []
     blocks: list[Region] = []
     position = 0
+    scan_from = 0  # where the JSON string state is known: after the last real block
     while True:
         opening = _OPENING.search(text, position)
         if opening is None:
             return blocks
+        if _in_json_string(text, scan_from, opening.start()):
+            position = opening.end()  # {"a": "```"}: a fence only outside JSON strings
+            continue
         fence = opening.group(1)[0] * 3
         start = opening.end()
         label = opening.group(2)
@@ -35,4 +47,4 @@ def fenced_blocks(text: str) -> list[Region]:
         closers = [(begin + start, end + start) for begin, end in closers]
         content_end, resume = pick_closer(text, start, closers)
         blocks.append(Region(text[start:content_end], start, content_end))
-        position = max(resume, start + 1)
+        position = scan_from = max(resume, start + 1)
