@@ -5,20 +5,19 @@ one exits. Requests go to the innermost active cassette whatever thread or task 
 them: a worker thread started inside a ``with use_cassette(...)`` block is intercepted
 too, instead of reaching the network unseen (a context variable would miss it).
 
-Exit watchers (the pytest plugin's run record) are kept here too; the module imports the
-interceptors only when a cassette is first entered, so the plugin can listen from the
-start of a run without loading them before a test needs them.
+Exit watchers (the pytest plugin's run record) are kept here too. Importing this module
+loads no HTTP library: :func:`~promptvcr.interceptors.install_all` imports each
+interceptor (and its library) only when the first cassette is entered.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from .cassettes.models import Request
-    from .interceptors import Decision, Uninstall
+from .cassettes.models import Request
+from .interceptors import PASS_THROUGH, Decision, Uninstall, install_all
 
 __all__ = ["activate", "deactivate", "watch_exits"]
 
@@ -37,17 +36,11 @@ class _Dispatcher:
     def handle(self, request: Request) -> Decision:
         with _lock:
             current = _stack[-1] if _stack else None
-        if current is None:
-            from .interceptors import PASS_THROUGH
-
-            return PASS_THROUGH
-        return current.handle(request)
+        return PASS_THROUGH if current is None else current.handle(request)
 
 
 def activate(cassette: _Active) -> None:
     global _uninstall
-    from .interceptors import install_all
-
     with _lock:
         if _uninstall is None:
             _uninstall = install_all(_Dispatcher())
