@@ -82,7 +82,7 @@ def test_a_stray_bracket_line_after_an_unclosed_multiline_string() -> None:
         '{"a": "He said "hi" twice"}',  # unescaped quotes: json_repair knows these best
         '{"a": [1, 2}',  # mismatched bracket
         "{key: value, other: thing}",  # unquoted values
-        '{"a": .5}',
+        '{"a": 2e3.4}',  # not a number, whatever it is
         "(1, 2) and (3, 4)",
     ],
 )
@@ -120,3 +120,24 @@ def test_inputs_containing_the_placeholder_marker_do_not_use_placeholders() -> N
 )
 def test_string_bodies_keep_what_the_model_meant(body: str, expected: str) -> None:
     assert decode_body(body) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"a": .5, "b": 2., "c": -, "d": 2e}', {"a": 0.5, "b": 2, "c": 0, "d": 2}),
+        ('{"zip": 0789}', {"zip": "0789"}),
+        ("(1)", 1),
+        ("(1, 2)", [1, 2]),
+        ('{"a": 2, "b": 3, ... }', {"a": 2, "b": 3}),
+        ('{"a" 2, "b" "x"}', {"a": 2, "b": "x"}),
+        ('{"a":, "b":}', {"a": None, "b": None}),
+        ('{"id": ObjectId("12"), "n": undefined}', {"id": "12", "n": None}),
+        ("callback(2);", 2),
+        ("1, 2, 3,", [1, 2, 3]),
+        ("4,", 4),
+        ('{"a": "x\\u00', {"a": "x"}),
+    ],
+)
+def test_reads_what_models_write_loosely(text: str, expected: object) -> None:
+    assert value_of(text) == expected

@@ -22,7 +22,7 @@ def _rewrite(match: re.Match[str]) -> str:
         return '\\"'
     if len(escaped) == 5 or escaped in _JSON_ESCAPES:
         return match.group()
-    if escaped in "'`":
+    if escaped in "'`\u201c\u201d\u201e\u2018\u2019\xab\xbb":
         return escaped
     return "\\\\" + escaped
 

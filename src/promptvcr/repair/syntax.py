@@ -41,7 +41,7 @@ def repair_text(text: str, known_broken: bool = False) -> JSONValue:
             value = json.loads(normalized.text)
     if value is NOTHING:
         value = upstream_loads(normalized.text)
-        if value == "" and '""' not in normalized.text:
+        if value == "" and '""' not in text and "''" not in text:
             raise _NoValue(normalized.stopped_at)
     return restore(value, normalized.strings)
 

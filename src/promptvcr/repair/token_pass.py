@@ -20,7 +20,9 @@ from collections.abc import Callable
 from json.encoder import encode_basestring
 from typing import NamedTuple
 
+from .bare_tokens import END, call_name_end, lax_number
 from .job import JSONValue
+from .string_tokens import read_string
 from .strings import decode_body
 
 # Placeholders use private-use characters; inputs containing them skip placeholders.
@@ -31,17 +33,16 @@ _PLACEHOLDER = re.compile(_MARK_OPEN + r"(\d+)" + _MARK_CLOSE)
 _SPACE_OR_NOTHING = re.compile(r"[\s\ufeff\u200b\u200c\u200d\u2060]*")
 _LINE_COMMENT = re.compile(r"(?://|#)[^\n]*")
 _BLOCK_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)", re.S)
-_DOUBLE_BODY = re.compile(r'(?:[^"\\]|\\.)*', re.S)
-# A number or literal ends at punctuation, or at whitespace before the next value ([1 2 3]).
-_END = r"""(?=[\s\ufeff\u200b\xa0]*(?:[,:}\])\uff0c\uff1a/#]|\Z)|\s+[-.\d"'{\[tfnTFN])"""
+_END = END
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?" + _END)
-_LITERAL = re.compile(r"(?:true|false|null|none)" + _END, re.I)
+_LITERAL = re.compile(r"(?:true|false|null|none|undefined)" + _END, re.I)
 _PARTIAL_LITERAL = re.compile(r"([A-Za-z]{1,4})\s*\Z")
 _BARE_KEY = re.compile(r"((?:[^\W\d]|\$)[\w$.-]*|\d+)\s*(?=[:\uff1a])")
 _SP = r"[\s\ufeff\u200b\xa0]*"
 _THEN_QUOTE = r"|[\s\ufeff\u200b\xa0]+[\"'\u201c\u2018]"  # a missing comma before the next string
-_LITERALS = {"true": "true", "false": "false", "null": "null", "none": "null"}
-_SMART_CLOSE = {"\u201c": "\u201d", "\u2018": "\u2019"}
+_LITERALS = {"true": "true", "false": "false", "null": "null", "none": "null", "undefined": "null"}
+_PARTIAL_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{0,3}\Z")
+_MEMBER_INSIDE = re.compile(r""",\s*["'`]?\w+["'`]?\s*:""")
 
 # Container kinds on the stack: the closer the model should write, and the one we emit.
 # "(" is a Python tuple and "{," a Python set; both become JSON arrays.
@@ -49,14 +50,12 @@ _CLOSERS = {"{": ("}", "}"), "[": ("]", "]"), "(": (")", "]"), "{,": ("}", "]")}
 
 # What may follow a string's closing quote, by where the string stands. Being strict here is
 # what lets the pass notice an unescaped quote inside a string and leave it to json_repair.
-_KEY_END = re.compile(_SP + r"[:\uff1a,}]")
+_KEY_END = re.compile(_SP + r"""(?:[:\uff1a,}]|(?=["'\u201c\u2018\d\[{-]))""")  # or a value: ':' forgotten
 _TOP_END = re.compile(_SP + r"(?:[:\uff1a]|\Z)")
 _VALUE_END = {
     kind: re.compile(_SP + r"(?:[,\uff0c" + re.escape(closer) + r"]|/[/*]|#|\Z)" + _THEN_QUOTE)
     for kind, (closer, _) in _CLOSERS.items()
 }
-_STRAY_CLOSER_LINE = re.compile(r"\n[ \t]*[}\]][ \t]*,?[ \t]*\n\s*\Z")
-_KEY_AHEAD = re.compile(r'"[^"\n]*"[ \t]*:')
 _TRAILING_CLOSERS = re.compile(r"[\s\]})]*\Z")
 
 # What the pass expects next.
@@ -78,56 +77,6 @@ class _Bail(Exception):
     """Raised inside the pass when the structure stops being certain."""
 
 
-class _Read(NamedTuple):
-    body: str  # the raw text between the quotes
-    end: int  # where reading resumes
-    closed: bool  # False when the text ended inside the string
-
-
-def _read_string(text: str, start: int, ends: re.Pattern[str]) -> _Read | None:
-    """Read the string literal at ``start``, or return ``None`` when unsure where it ends.
-
-    ``ends`` says what may follow the closing quote.
-    """
-    quote = text[start]
-    if text.startswith(quote * 3, start) and quote in "\"'":
-        close = text.find(quote * 3, start + 3)
-        if close < 0:
-            return None
-        return _Read(text[start + 3 : close], close + 3, True)
-    if quote == '"':
-        end = _DOUBLE_BODY.match(text, start + 1).end()  # type: ignore[union-attr]
-        if end >= len(text) or text[end] != '"':
-            return _Read(text[start + 1 :], len(text), False)
-        if ends.match(text, end + 1):
-            return _Read(text[start + 1 : end], end + 1, True)
-        return _before_stray_closer(text, start, end)
-    closing = _SMART_CLOSE.get(quote, quote)
-    search = start + 1
-    while True:
-        end = text.find(closing, search)
-        if end < 0:
-            if closing in text[start + 1 :] or "\n" in text[start + 1 :]:
-                return None
-            return _Read(text[start + 1 :], len(text), False)
-        if text[end - 1] != "\\" and ends.match(text, end + 1):
-            return _Read(text[start + 1 : end], end + 1, True)
-        search = end + 1
-
-
-def _before_stray_closer(text: str, start: int, quote_at: int) -> _Read | None:
-    r"""A multi-line value whose closing quote is missing, followed by a stray bracket line.
-
-    ``"spec": "line\n  more\n}\n"next": 1``: the quote at ``quote_at`` opens the next key, so
-    the value ended before the line holding only ``}``, and that bracket is noise. Anything
-    else is left to json_repair.
-    """
-    stray = _STRAY_CLOSER_LINE.search(text, start + 1, quote_at)
-    if stray is None or not _KEY_AHEAD.match(text, quote_at):
-        return None
-    return _Read(text[start + 1 : stray.start() + 1], quote_at, True)
-
-
 class _Pass:
     """State of one normalisation pass; a class only to share a dozen locals between helpers."""
 
@@ -138,6 +87,7 @@ class _Pass:
         self.use_placeholders = _MARK_OPEN not in text
         self.stack: list[str] = []  # container kinds, see _CLOSERS
         self.opened_at: list[int] = []  # index in out of each open container's bracket
+        self.commas: list[int] = []  # commas seen in each open container
         self.expect = _ITEM
         self.member_start = 0  # index in out where the current object member began
         self.last_comma = -1  # index in out of a comma that a closer would make trailing
@@ -164,15 +114,19 @@ class _Pass:
         return bool(self.stack) and self.stack[-1] == "{"
 
     def begin_value(self) -> None:
-        """Insert the comma a model forgot between two items of a container."""
+        """Insert the comma a model forgot between two items, or the colon after a key."""
         if self.expect == _AFTER_KEY:
-            raise _Bail
+            self.out.append(":")
+            self.expect = _VALUE
+            return
         if self.expect == _AFTER_VALUE:
             if not self.stack:
                 raise _Bail
             self.separate()
 
     def separate(self) -> None:
+        if self.commas:
+            self.commas[-1] += 1
         if self.in_object():
             self.member_start = len(self.out)
         self.last_comma = len(self.out)
@@ -215,6 +169,14 @@ class _Pass:
         return comment.end()
 
     def comma(self, text: str, index: int) -> int:
+        if self.expect == _VALUE and self.in_object():
+            self.out.append("null")  # '{"a":,': the value is missing
+            self.finish_value()
+        if self.expect == _AFTER_VALUE and not self.stack and self.top_level_values == 1:
+            if not text[index + 1 :].strip():
+                return len(text)  # '4,': a trailing comma after the only value
+            if self.top_level_scalar():
+                self.wrap_items()  # '1,2,3': an array that lost its brackets
         if self.expect == _AFTER_VALUE and self.stack:
             self.separate()
         elif self.expect != _ITEM or not self.stack:
@@ -237,6 +199,7 @@ class _Pass:
         if char == "(" and self.in_object() and self.expect == _ITEM:
             raise _Bail
         self.stack.append(char)
+        self.commas.append(0)
         self.opened_at.append(len(self.out))
         self.out.append("[" if char == "(" else char)
         self.expect = _ITEM
@@ -247,12 +210,19 @@ class _Pass:
 
     def close(self, text: str, index: int) -> int:
         char = text[index]
+        if self.expect == _VALUE and self.in_object() and char == "}":
+            self.out.append("null")  # '{"a":}': the value is missing
+            self.finish_value()
         if not self.stack or _CLOSERS[self.stack[-1]][0] != char or self.expect in (_VALUE, _AFTER_KEY):
             raise _Bail
         if self.expect == _ITEM and self.last_comma >= 0:
             self.out[self.last_comma] = ""
-        self.out.append(_CLOSERS[self.stack.pop()][1])
-        self.opened_at.pop()
+        kind = self.stack.pop()
+        opened = self.opened_at.pop()
+        if kind == "(" and not self.commas.pop() and self.expect == _AFTER_VALUE:
+            self.out[opened] = ""  # '(1)' is 1: a tuple needs a comma
+        else:
+            self.out.append(_CLOSERS[kind][1])
         self.finish_value()
         return index + 1
 
@@ -265,11 +235,29 @@ class _Pass:
         first = next(i for i, piece in enumerate(self.out) if piece.strip())
         self.out.insert(first, "{")
         self.stack.append("{")
+        self.commas.append(0)
         self.opened_at.append(first)
         self.member_start = first + 1
         self.top_level_values = 0
         self.out.append(":")
         self.expect = _VALUE
+
+    def top_level_scalar(self) -> bool:
+        pieces = [piece for piece in self.out if piece.strip()]
+        return len(pieces) == 1 and pieces[0][:1] not in ("[", "{")
+
+    def wrap_items(self) -> None:
+        first = next(i for i, piece in enumerate(self.out) if piece.strip())
+        self.out.insert(first, "[")
+        self.stack.append("[")
+        self.commas.append(0)
+        self.opened_at.append(first)
+        self.top_level_values = 0
+
+    def semicolon(self, text: str, index: int) -> int:
+        if self.stack or self.expect != _AFTER_VALUE:
+            raise _Bail
+        return index + 1  # 'callback(2);'
 
     def object_is_empty(self) -> bool:
         return not "".join(self.out[self.opened_at[-1] + 1 :]).strip()
@@ -278,7 +266,7 @@ class _Pass:
         self.begin_value()
         is_key = self.expect == _ITEM and self.in_object()
         ends = _KEY_END if is_key else _VALUE_END[self.stack[-1]] if self.stack else _TOP_END
-        read = _read_string(text, index, ends)
+        read = read_string(text, index, ends)
         if read is None:
             raise _Bail
         body, end, closed = read
@@ -286,11 +274,13 @@ class _Pass:
             if is_key:
                 del self.out[self.member_start :]  # cut off inside a key: drop the member
                 return end
-            body = self.unclosed_body(body)
+            if self.stack and _MEMBER_INSIDE.search(body):
+                raise _Bail  # '{"a": "first, b: 1}': where it ends is json_repair's call
+            body = _PARTIAL_ESCAPE.sub("", self.unclosed_body(body))
         value = decode_body(body)
         if is_key:
             follower = _KEY_END.match(text, end)
-            if follower and follower.group()[-1] in ",}":
+            if follower and follower.group()[-1:] in (",", "}"):
                 if not self.object_is_empty():
                     raise _Bail
                 self.stack[-1] = "{,"  # {'a', 'b'}: a Python set
@@ -319,6 +309,8 @@ class _Pass:
         return body
 
     def read_bare(self, text: str, index: int) -> int:
+        if text.startswith("...", index) and self.stack and self.expect == _ITEM:
+            return index + 3  # '[1, 2, ...]': an ellipsis stands for items left out
         if self.expect == _ITEM and self.in_object():
             key = _BARE_KEY.match(text, index)
             if key is None:
@@ -332,6 +324,14 @@ class _Pass:
             self.out.append(number.group())
             self.finish_value()
             return number.end()
+        lax = lax_number(text, index)
+        if lax:
+            self.out.append(lax[0])
+            self.finish_value()
+            return lax[1]
+        call = call_name_end(text, index)
+        if call > 0:
+            return call  # 'ObjectId("1")': the parentheses hold the value
         literal = _LITERAL.match(text, index)
         if literal:
             self.out.append(_LITERALS[literal.group().lower()])
@@ -366,6 +366,7 @@ _HANDLERS: dict[str, _Handler] = {
     **dict.fromkeys(":\uff1a", _Pass.colon),
     **dict.fromkeys("\"'\u201c\u2018", _Pass.read_string),
     **dict.fromkeys("/#", _Pass.comment),
+    ";": _Pass.semicolon,
 }
 """What to do at each character that starts a token; anything else is a bare word."""
 

@@ -1,0 +1,44 @@
+"""Bare tokens of the token pass: numbers as models write them, and function-call wrappers.
+
+``2.``, ``.5``, ``-``, ``2e`` (cut off) and ``+5`` are numbers a model meant; ``0789`` is not
+a number JSON can hold (the leading zero matters: a zip code, an id), so it stays a string.
+``NumberLong("2")``, ``ObjectId("1")`` and JSONP's ``callback(...)`` wrap a value: the name
+is dropped and the parentheses hold the value.
+"""
+
+from __future__ import annotations
+
+import re
+from json.encoder import encode_basestring
+
+# A number or literal ends at punctuation, or at whitespace before the next value ([1 2 3]).
+END = r"""(?=[\s\ufeff\u200b\xa0]*(?:[,:}\])\uff0c\uff1a/#;]|\Z)|\s+[-.\d"'{\[tfnTFN])"""
+_LAX_NUMBER = re.compile(r"([-+]?)(\d*)(\.\d*)?([eE][-+]?(\d*))?" + END)
+_CALL = re.compile(r"[A-Za-z_$][\w$.]*(?=\()")
+
+
+def lax_number(text: str, index: int) -> tuple[str, int] | None:
+    """JSON for the loosely written number at ``index`` and where it ends, or ``None``."""
+    match = _LAX_NUMBER.match(text, index)
+    if match is None:
+        return None
+    sign, whole, fraction, exponent, exponent_digits = match.groups()
+    fraction = fraction or ""
+    if not whole and len(fraction) < 2:
+        if sign == "-" and not fraction and not exponent:
+            return "0", match.end()  # '-' cut off before its digits
+        return None
+    if len(whole) > 1 and whole.startswith("0"):
+        return encode_basestring(match.group()), match.end()
+    number = ("-" if sign == "-" else "") + (whole or "0")
+    if len(fraction) > 1:
+        number += fraction
+    if exponent_digits:
+        number += exponent[: len(exponent) - len(exponent_digits)] + exponent_digits
+    return number, match.end()
+
+
+def call_name_end(text: str, index: int) -> int:
+    """End of a function name wrapping a value (``ObjectId(``), or -1."""
+    match = _CALL.match(text, index)
+    return match.end() if match else -1

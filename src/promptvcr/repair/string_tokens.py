@@ -1,0 +1,66 @@
+"""Read one string literal of any quote kind, and say where it ends.
+
+Split from the token pass: deciding where a string ends is the one judgement call the pass
+makes, so it lives on its own. ``ends`` (a pattern for what may follow the closing quote) is
+how the caller says whether the string is a key, a value or a top-level value.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+_DOUBLE_BODY = re.compile(r'(?:[^"\\]|\\.)*', re.S)
+_SMART_CLOSE = {"\u201c": "\u201d", "\u2018": "\u2019"}
+_STRAY_CLOSER_LINE = re.compile(r"\n[ \t]*[}\]][ \t]*,?[ \t]*\n\s*\Z")
+_KEY_AHEAD = re.compile(r'"[^"\n]*"[ \t]*:')
+
+
+class Read(NamedTuple):
+    body: str  # the raw text between the quotes
+    end: int  # where reading resumes
+    closed: bool  # False when the text ended inside the string
+
+
+def read_string(text: str, start: int, ends: re.Pattern[str]) -> Read | None:
+    """Read the string literal at ``start``, or return ``None`` when unsure where it ends.
+
+    ``ends`` says what may follow the closing quote.
+    """
+    quote = text[start]
+    if text.startswith(quote * 3, start) and quote in "\"'":
+        close = text.find(quote * 3, start + 3)
+        if close < 0:
+            return None
+        return Read(text[start + 3 : close], close + 3, True)
+    if quote == '"':
+        end = _DOUBLE_BODY.match(text, start + 1).end()  # type: ignore[union-attr]
+        if end >= len(text) or text[end] != '"':
+            return Read(text[start + 1 :], len(text), False)
+        if ends.match(text, end + 1):
+            return Read(text[start + 1 : end], end + 1, True)
+        return before_stray_closer(text, start, end)
+    closing = _SMART_CLOSE.get(quote, quote)
+    search = start + 1
+    while True:
+        end = text.find(closing, search)
+        if end < 0:
+            if closing in text[start + 1 :] or "\n" in text[start + 1 :]:
+                return None
+            return Read(text[start + 1 :], len(text), False)
+        if text[end - 1] != "\\" and ends.match(text, end + 1):
+            return Read(text[start + 1 : end], end + 1, True)
+        search = end + 1
+
+
+def before_stray_closer(text: str, start: int, quote_at: int) -> Read | None:
+    r"""A multi-line value whose closing quote is missing, followed by a stray bracket line.
+
+    ``"spec": "line\n  more\n}\n"next": 1``: the quote at ``quote_at`` opens the next key, so
+    the value ended before the line holding only ``}``, and that bracket is noise. Anything
+    else is left to json_repair.
+    """
+    stray = _STRAY_CLOSER_LINE.search(text, start + 1, quote_at)
+    if stray is None or not _KEY_AHEAD.match(text, quote_at):
+        return None
+    return Read(text[start + 1 : stray.start() + 1], quote_at, True)
