@@ -39,9 +39,9 @@ import math
 import re
 from http import HTTPStatus
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 from ..cassettes.models import Request
+from ..cassettes.providers import provider_of
 
 __all__ = ["Family", "error_body", "error_headers", "family_of"]
 
@@ -131,30 +131,14 @@ OPENROUTER_429: dict[str, Any] = {
 }
 
 _GEMINI_PATH = re.compile(r"/models/(?P<model>[^/:]+):\w+$")
-_ANTHROPIC_PATH = re.compile(r"/v1/messages(/count_tokens|/batches.*)?$")
+
+#: The error shape each provider sends; every other provider answers like OpenAI.
+_SHAPES: dict[str, Family] = {"anthropic": "anthropic", "google": "gemini", "openrouter": "openrouter"}
 
 
 def family_of(request: Request) -> Family:
-    """Which provider's error shape a request expects: host, then SDK headers, then path."""
-    host = (urlsplit(request.url).hostname or "").lower()
-    if host.endswith("anthropic.com"):
-        return "anthropic"
-    if host.endswith("openrouter.ai"):
-        return "openrouter"
-    if host.endswith("googleapis.com"):
-        return "gemini"
-    if host.endswith("openai.com") or host.endswith("openai.azure.com"):
-        return "openai"
-    headers = request.headers
-    if "anthropic-version" in headers:
-        return "anthropic"
-    if "x-goog-api-client" in headers or "x-goog-api-key" in headers:
-        return "gemini"
-    if _ANTHROPIC_PATH.search(request.path):
-        return "anthropic"
-    if _GEMINI_PATH.search(request.path):
-        return "gemini"
-    return "openai"
+    """Which provider's error shape a request expects (``gemini`` for Google's APIs)."""
+    return _SHAPES.get(provider_of(request.url, request.headers), "openai")
 
 
 def _model(request: Request) -> str:

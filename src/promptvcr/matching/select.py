@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import TypeVar
 
+from ..cassettes.providers import provider_of_url
 from .parts import Rule
 
 __all__ = [
@@ -23,28 +24,6 @@ __all__ = [
 
 R = TypeVar("R", bound=Callable[..., object])
 
-_HOST_FAMILIES = (
-    ("anthropic.com", "anthropic"),
-    ("googleapis.com", "google"),
-    ("mistral.ai", "mistral"),
-    ("openai.com", "openai"),
-    ("openai.azure.com", "openai"),
-    ("amazonaws.com", "bedrock"),
-    ("groq.com", "groq"),
-    ("cohere.com", "cohere"),
-)
-_PATH_FAMILIES = (
-    ("/anthropic/", "anthropic"),
-    ("/v1/messages", "anthropic"),
-    ("/google-vertex/", "google"),
-    (":generateContent", "google"),
-    (":streamGenerateContent", "google"),
-    ("/publishers/google/", "google"),
-    ("/bedrock/", "bedrock"),
-    ("/model/", "bedrock"),
-)
-
-
 def for_families(*families: str) -> Callable[[R], R]:
     """Mark a rule as applying only to requests of these provider families."""
 
@@ -55,17 +34,9 @@ def for_families(*families: str) -> Callable[[R], R]:
     return mark
 
 
-@lru_cache(maxsize=1024)
 def family_of(host: str, path: str) -> str:
-    """``anthropic``, ``google``, ``mistral``, ``openai``, ``bedrock``, ... or ``""``."""
-    host = host.lower()
-    for suffix, family in _HOST_FAMILIES:
-        if host.endswith(suffix):
-            return family
-    for marker, family in _PATH_FAMILIES:
-        if marker in path:
-            return family
-    return ""
+    """The provider family rules are chosen by (see :mod:`promptvcr.cassettes.providers`)."""
+    return provider_of_url(host, path)
 
 
 @lru_cache(maxsize=4096)
