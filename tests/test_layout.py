@@ -1,0 +1,204 @@
+"""The house rules of the package, checked: where each idea lives and which way imports point.
+
+A newcomer should find every idea in one place (see the README's "How it works"): few
+modules at the top, none over 400 lines, no import cycle, ``cassettes/`` and ``matching/``
+free of HTTP clients, interceptors, pytest and the command line, ``repair`` on its own, and
+the public API exactly what ``promptvcr.__all__`` promises.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+import promptvcr
+
+PACKAGE = Path(promptvcr.__file__).parent
+ROOM_IMPORTS_FORBIDDEN = (
+    "httpx",
+    "httpx2",
+    "httpcore",
+    "httpcore2",
+    "respx",
+    "aiohttp",
+    "requests",
+    "urllib3",
+    "botocore",
+    "websockets",
+    "pytest",
+    "_pytest",
+    "promptvcr.interceptors",
+    "promptvcr.pytest_plugin",
+    "promptvcr.commands",
+    "promptvcr.cli",
+    "promptvcr.cassette",
+    "promptvcr.activation",
+)
+
+PUBLIC_API = [
+    "DEFAULT_RULES",
+    "Cassette",
+    "CassetteError",
+    "CassetteFormatError",
+    "CassetteMiss",
+    "CassetteSecretError",
+    "CassetteWriteError",
+    "FuzzyMatchWarning",
+    "Interaction",
+    "KeyParts",
+    "Play",
+    "RecordMode",
+    "Request",
+    "Response",
+    "Rule",
+    "default_rules",
+    "drop_body_fields",
+    "drop_query_params",
+    "drop_seed",
+    "edit_rules",
+    "faults",
+    "for_families",
+    "import_vcr",
+    "set_default_rules",
+    "use_cassette",
+]
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id.endswith("TYPE_CHECKING")) or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """Every module ``name`` imports at run time (inside functions too; not for type checking)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            found.add(target)
+            found.update(f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in modules)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    return found
+
+
+MODULES = _modules()
+GRAPH = {name: _imports(name, path, MODULES) for name, path in MODULES.items()}
+
+
+def test_the_public_api_is_what_all_promises() -> None:
+    assert promptvcr.__all__ == PUBLIC_API
+    for name in PUBLIC_API:
+        assert getattr(promptvcr, name) is not None, name
+    assert promptvcr.use_cassette is promptvcr.Cassette  # one signature, written once
+
+
+def test_few_modules_at_the_top_and_none_too_long() -> None:
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(top) <= 8, top
+    too_long = {name: n for name, path in MODULES.items() if (n := len(path.read_text().splitlines())) > 400}
+    assert not too_long
+
+
+def test_the_conformance_runner_is_not_installed() -> None:
+    assert not any(name.startswith("promptvcr.conformance") for name in MODULES)
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("promptvcr.conformance")
+
+
+def test_no_module_name_repeats_across_packages() -> None:
+    leaves: dict[str, list[str]] = {}
+    for name, path in MODULES.items():
+        if path.name != "__init__.py":
+            leaves.setdefault(name.rpartition(".")[2], []).append(name)
+    assert {leaf: names for leaf, names in leaves.items() if len(names) > 1 and leaf != "__main__"} == {}
+
+
+@pytest.mark.parametrize("room", ["promptvcr.cassettes", "promptvcr.matching"])
+def test_cassettes_and_matching_import_no_client_interceptor_pytest_or_cli(room: str) -> None:
+    offending = {
+        name: sorted(t for t in targets if any(t == f or t.startswith(f + ".") for f in ROOM_IMPORTS_FORBIDDEN))
+        for name, targets in GRAPH.items()
+        if name == room or name.startswith(room + ".")
+    }
+    assert {name: targets for name, targets in offending.items() if targets} == {}
+
+
+def test_cassettes_do_not_reach_up_into_matching() -> None:
+    assert {
+        name: sorted(t for t in targets if t.startswith("promptvcr.matching"))
+        for name, targets in GRAPH.items()
+        if name.startswith("promptvcr.cassettes") and any(t.startswith("promptvcr.matching") for t in targets)
+    } == {}
+
+
+def test_repair_imports_nothing_else_of_promptvcr() -> None:
+    assert {
+        name: sorted(t for t in targets if t.startswith("promptvcr") and not t.startswith("promptvcr.repair"))
+        for name, targets in GRAPH.items()
+        if name.startswith("promptvcr.repair")
+        and any(t.startswith("promptvcr") and not t.startswith("promptvcr.repair") for t in targets)
+    } == {}
+
+
+def test_no_import_cycle_between_modules() -> None:
+    """Imports of the package's own modules, each with its parent packages (which Python runs
+    first), form no cycle. The top-level package is left out: it imports everything lazily."""
+
+    def edges(name: str) -> set[str]:
+        out = set()
+        for target in GRAPH[name]:
+            while target.startswith("promptvcr.") and target not in MODULES:
+                target = target.rpartition(".")[0]  # an imported name, not a module
+            while target.startswith("promptvcr."):
+                if target != name and not name.startswith(target + "."):
+                    out.add(target)
+                target = target.rpartition(".")[0]
+        return out
+
+    graph = {name: edges(name) for name in MODULES if name != "promptvcr"}
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def walk(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append([*trail[trail.index(nxt) :], nxt] if nxt in trail else [node, nxt])
+            elif nxt not in state:
+                walk(nxt, [*trail, nxt])
+        state[node] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            walk(name, [name])
+    assert cycles == []
