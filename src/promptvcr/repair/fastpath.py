@@ -7,8 +7,17 @@ call and never meets a heuristic that could change it.
 from __future__ import annotations
 
 import json
+import math
+import re
 
-from .job import Job
+from .job import Job, JSONValue
+
+DECODER = json.JSONDecoder(parse_constant=lambda _: None)
+"""``json.loads`` except that ``NaN``/``Infinity``, which are not JSON, become ``null``."""
+LAX_DECODER = json.JSONDecoder(parse_constant=lambda _: None, strict=False)
+"""The same, with raw control characters allowed inside strings (they are kept)."""
+
+_NON_FINITE = re.compile(r"nan|inf", re.I)
 
 
 def decode_valid(job: Job) -> Job:
@@ -16,7 +25,24 @@ def decode_valid(job: Job) -> Job:
     if job.done:
         return job
     try:
-        value = json.loads(job.text)
+        value = DECODER.decode(job.text)
     except ValueError:
         return job
     return job._replace(value=value)
+
+
+def finite(value: JSONValue, text: str) -> JSONValue:
+    """``value`` with any ``NaN``/``Infinity`` (json_repair keeps them) turned into ``null``."""
+    if _NON_FINITE.search(text) is None:
+        return value
+    return _finite(value)
+
+
+def _finite(value: JSONValue) -> JSONValue:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_finite(item) for item in value]
+    return value

@@ -12,6 +12,7 @@ import re
 from .job import JSONValue
 
 _NOT_DATA = re.compile(r"[\W_]+")
+_NON_FINITE = frozenset(("NaN", "Infinity", "-Infinity"))  # json_repair's spelling of our null
 _LITERAL_SIZE = {None: 4, True: 4, False: 5}
 
 
@@ -29,7 +30,7 @@ def _member_size(key: str, item: JSONValue) -> int:
 def value_size(value: JSONValue) -> int:
     """Letters and digits that ``value`` holds, keys included."""
     if isinstance(value, str):
-        return text_size(value)
+        return 4 if value in _NON_FINITE else text_size(value)
     if isinstance(value, dict):
         return sum(_member_size(str(key), item) for key, item in value.items())
     if isinstance(value, list):

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from .choose import choose
 from .failure import RepairError
 from .extract import extract
-from .fastpath import decode_valid
+from .fastpath import DECODER, decode_valid, finite
 from .job import Job, JSONValue, Step, TagPair
 from .no_loss import keep_upstream_data
 from .schema import load_schema
@@ -31,6 +31,8 @@ DEFAULT_STEPS: tuple[Step, ...] = (
     coerce_types,
 )
 """The steps ``parse`` runs unless told otherwise, in order."""
+
+_AFTER_FAST_PATH = DEFAULT_STEPS[1:]
 
 
 def run(job: Job, steps: Sequence[Step] = DEFAULT_STEPS) -> Job:
@@ -71,8 +73,15 @@ def parse(
         pairs = ((tags[0], tags[1]),)
     else:
         raise TypeError(f"tags must be an (opening, closing) pair of strings, got {tags!r}")
+    if steps is DEFAULT_STEPS:
+        if schema is None:
+            try:  # valid JSON, the common case: one json.loads and no Job at all
+                return DECODER.decode(text)
+            except ValueError:
+                pass
+        steps = _AFTER_FAST_PATH if schema is None else steps
     job = Job(text=text, schema=load_schema(schema), tags=pairs)
-    return run(job, steps).value
+    return finite(run(job, steps).value, text)
 
 
 def repair(
@@ -83,6 +92,12 @@ def repair(
     steps: Sequence[Step] = DEFAULT_STEPS,
     indent: int | None = None,
 ) -> str:
-    """Like ``parse`` but return canonical JSON text (UTF-8 characters kept, not escaped)."""
+    """Like ``parse`` but return canonical JSON text (UTF-8 characters kept, not escaped).
+
+    The text is always valid JSON: ``NaN`` and ``Infinity`` become ``null``.
+    """
     value = parse(text, schema=schema, tags=tags, steps=steps)
-    return json.dumps(value, ensure_ascii=False, indent=indent)
+    try:
+        return json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)
+    except ValueError:  # a custom step let a NaN through
+        return json.dumps(finite(value, "nan"), ensure_ascii=False, indent=indent, allow_nan=False)

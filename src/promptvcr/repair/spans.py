@@ -21,7 +21,7 @@ _PLAUSIBLE_ARRAY = re.compile(
     r"""\[\s*(?:["'\u201c\u2018\[\]{(]|[-+.]?\d|(?:true|false|null|none)\b|\Z)""",
     re.I,
 )
-_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"?|[{}\[\]]', re.S)
+_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"?|//[^\n]*|/\*.*?(?:\*/|\Z)|[{}\[\]]', re.S)
 _MORE_MEMBERS = re.compile(r"""\s*,\s*["'\u201c]?[\w $-]*["'\u201d]?\s*[:\uff1a]""")
 _CONTINUES = re.compile(r"\s*[,:}\]]")
 
@@ -39,6 +39,8 @@ def _matching_end(text: str, start: int) -> int:
     depth = 0
     for match in _STRING_OR_BRACKET.finditer(text, start):
         char = match.group()
+        if len(char) > 1:
+            continue  # a string or a comment
         if char in "{[":
             depth += 1
         elif char in "}]":

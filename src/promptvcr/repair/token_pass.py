@@ -169,9 +169,6 @@ class _Pass:
         return comment.end()
 
     def comma(self, text: str, index: int) -> int:
-        if self.expect == _VALUE and self.in_object():
-            self.out.append("null")  # '{"a":,': the value is missing
-            self.finish_value()
         if self.expect == _AFTER_VALUE and not self.stack and self.top_level_values == 1:
             if not text[index + 1 :].strip():
                 return len(text)  # '4,': a trailing comma after the only value
@@ -210,9 +207,6 @@ class _Pass:
 
     def close(self, text: str, index: int) -> int:
         char = text[index]
-        if self.expect == _VALUE and self.in_object() and char == "}":
-            self.out.append("null")  # '{"a":}': the value is missing
-            self.finish_value()
         if not self.stack or _CLOSERS[self.stack[-1]][0] != char or self.expect in (_VALUE, _AFTER_KEY):
             raise _Bail
         if self.expect == _ITEM and self.last_comma >= 0:
