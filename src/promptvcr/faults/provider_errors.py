@@ -37,11 +37,11 @@ from __future__ import annotations
 import json
 import math
 import re
-from http import HTTPStatus
 from typing import Any, Literal
 
 from ..cassettes.models import Request
 from ..cassettes.providers import provider_of
+from ..cassettes.wire import reason_phrase
 
 __all__ = ["Family", "error_body", "error_headers", "family_of"]
 
@@ -153,10 +153,7 @@ def _model(request: Request) -> str:
 
 
 def _reason(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return "Overloaded" if status == 529 else "Error"
+    return reason_phrase(status, "Overloaded" if status == 529 else "Error")
 
 
 def error_body(request: Request, status: int, retry_after: float | None) -> dict[str, Any]:

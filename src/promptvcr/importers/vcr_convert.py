@@ -16,10 +16,9 @@ import zlib
 from typing import Any
 
 from ..cassettes.models import Interaction, Request, Response
+from ..cassettes.wire import WIRE_HEADERS
 
 __all__ = ["ConversionError", "to_interaction"]
-
-_WIRE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 
 
 class ConversionError(Exception):
@@ -133,12 +132,12 @@ def to_interaction(request: Any, response: Any, index: int) -> Interaction:
         Request(
             method=method.upper(),
             url=uri,
-            headers={k: v for k, v in request_headers.items() if k not in _WIRE_HEADERS},
+            headers={k: v for k, v in request_headers.items() if k not in WIRE_HEADERS},
             content=request_content,
         ),
         Response(
             status=_status(response.get("status"), f"{where}.response"),
-            headers={k: v for k, v in response_headers.items() if k not in _WIRE_HEADERS},
+            headers={k: v for k, v in response_headers.items() if k not in WIRE_HEADERS},
             chunks=[response_content] if response_content else [],
         ),
     )

@@ -1,11 +1,34 @@
 """Every private name of another library that promptvcr touches, in one place.
 
-When httpx2, httpx or respx rename one of these, this is the only file to change.
+When httpx2, httpx, respx, urllib3 or aiohttp rename one of these, this is the only file
+to change. Each library is optional, so a class of one is imported on first use.
 """
 
 from __future__ import annotations
 
-__all__ = ["AIOHTTP_RESPONSE_PAYLOAD", "CLIENT_TRANSPORT_SEAM", "URLLIB3_ATTEMPT_SEAM", "respx_mocker_base"]
+import asyncio
+import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from aiohttp import BaseConnector, ClientRequest
+    from aiohttp.client_proto import ResponseHandler
+    from aiohttp.connector import Connection
+
+__all__ = [
+    "AIOHTTP_CONNECT_SEAM",
+    "AIOHTTP_RESPONSE_PAYLOAD",
+    "CLIENT_TRANSPORT_SEAM",
+    "URLLIB3_ATTEMPT_SEAM",
+    "aiohttp_connect_timeout",
+    "aiohttp_response_handler",
+    "aiohttp_socketless_connection",
+    "respx_mocker",
+    "respx_pass_through",
+]
+
+# --- httpx2 and httpx ------------------------------------------------------------------
 
 #: ``Client._transport_for_url(url)`` picks the transport for each request after the
 #: client has applied auth, cookies and redirects. Wrapping what it returns sees every
@@ -14,14 +37,48 @@ __all__ = ["AIOHTTP_RESPONSE_PAYLOAD", "CLIENT_TRANSPORT_SEAM", "URLLIB3_ATTEMPT
 #: share it; respx patches the same seam for httpx.
 CLIENT_TRANSPORT_SEAM = "_transport_for_url"
 
+# --- respx -----------------------------------------------------------------------------
 
-def respx_mocker_base() -> type:
-    """respx's ``Mocker`` base class: subclasses register themselves under their ``name``
-    and a ``MockRouter(using=name)`` then patches through them."""
+
+def respx_mocker(mocker_name: str, wrap: Callable[[Callable[..., Any], Any], Any]) -> type:
+    """A respx ``Mocker`` (``respx.mocks``) registered under ``mocker_name``, for
+    ``MockRouter(using=mocker_name)``: it patches httpx's clients at
+    :data:`CLIENT_TRANSPORT_SEAM`, and each transport the seam picks becomes
+    ``wrap(route, transport)``.
+
+    ``route`` is respx's own ``Mocker.handler`` or ``Mocker.async_handler`` (as the client is
+    sync or async): given to ``httpx.MockTransport``, it answers a request as the router's
+    routes say, or raises :func:`respx_pass_through`. respx registers a Mocker by its name
+    for the life of the process when it is defined, so define one once per name.
+    """
+    import httpx
     from respx.mocks import Mocker
 
-    return Mocker
+    class PromptvcrMocker(Mocker):
+        name = mocker_name
+        targets = ["httpx._client.Client", "httpx._client.AsyncClient"]  # noqa: RUF012 (respx's API)
+        target_methods = [CLIENT_TRANSPORT_SEAM]  # noqa: RUF012
 
+        @classmethod
+        def mock(cls, spec: Callable[..., Any]) -> Callable[..., Any]:
+            def seam(client: Any, url: httpx.URL) -> Any:
+                route = cls.async_handler if isinstance(client, httpx.AsyncClient) else cls.handler
+                return wrap(route, spec(client, url))
+
+            return seam
+
+    return PromptvcrMocker
+
+
+def respx_pass_through() -> type[Exception]:
+    """``respx.models.PassThrough``: raised by a route that passes its request on to the
+    real transport; respx's ``MockRouter`` side effect returns the request to do so."""
+    from respx.models import PassThrough
+
+    return PassThrough
+
+
+# --- urllib3 ---------------------------------------------------------------------------
 
 #: ``HTTPConnectionPool._make_request(conn, method, url, body=, headers=, ...)`` (urllib3 2.x)
 #: sends one attempt of a request and returns its response. ``urlopen`` wraps it with
@@ -29,8 +86,58 @@ def respx_mocker_base() -> type:
 #: ``urlopen``: patching the attempt sees every request of all three exactly once.
 URLLIB3_ATTEMPT_SEAM = "_make_request"
 
+# --- aiohttp ---------------------------------------------------------------------------
+
+#: ``BaseConnector.connect(req, traces, timeout)`` returns a connection for one request on
+#: the wire (redirects and aiohttp's own retries included), after the session has applied
+#: cookies, auth and middlewares. The method is documented; its arguments are not.
+AIOHTTP_CONNECT_SEAM = "connect"
 
 #: ``ResponseHandler._payload``: the body reader of the response being parsed. aiohttp's
 #: own read timeout (``ResponseHandler._on_read_timeout``) fails it along with the
 #: protocol; an injected read timeout in mid-body does the same.
 AIOHTTP_RESPONSE_PAYLOAD = "_payload"
+
+
+def aiohttp_connect_timeout(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The ``timeout`` passed to :data:`AIOHTTP_CONNECT_SEAM` after ``req``: the session's
+    ``ClientTimeout`` for this request, or ``None`` if not given."""
+    return kwargs.get("timeout", args[1] if len(args) > 1 else None)
+
+
+def aiohttp_response_handler() -> type[ResponseHandler]:
+    """``aiohttp.client_proto.ResponseHandler``: the protocol of a connection, built with
+    the event loop. It parses a response from the bytes given to ``data_received``;
+    ``set_response_params(**params)`` is called once the request is written, to configure
+    the parser (the moment a response can be fed). It also keeps the session's
+    ``read_timeout`` and ``is_connected()``."""
+    from aiohttp.client_proto import ResponseHandler
+
+    return ResponseHandler
+
+
+def aiohttp_socketless_connection(
+    connector: BaseConnector, req: ClientRequest, protocol: ResponseHandler, loop: asyncio.AbstractEventLoop
+) -> Connection:
+    """A ``Connection`` (``aiohttp.connector``) of ``req`` whose ``protocol`` has no socket
+    behind it: released or closed, it closes the protocol instead of returning it to the
+    connector's pool (``Connection(connector, key, protocol, loop)``, ``_notify_release``,
+    ``_protocol``)."""
+    return _socketless_connection_class()(connector, req.connection_key, protocol, loop)
+
+
+@functools.cache
+def _socketless_connection_class() -> type[Connection]:
+    from aiohttp.connector import Connection
+
+    class SocketlessConnection(Connection):
+        def release(self) -> None:
+            self.close()
+
+        def close(self) -> None:
+            self._notify_release()
+            protocol, self._protocol = self._protocol, None
+            if protocol is not None:
+                protocol.close()
+
+    return SocketlessConnection

@@ -13,14 +13,11 @@ from typing import Any
 
 from ..cassettes.models import Request, Response
 from ..cassettes.playback import Breakage
-from ..cassettes.timing import TimingRecorder
-from .decision import Recorder
+from ..cassettes.wire import WIRE_HEADERS
 from .pacing import Fail, PacedBody, describe
+from .recording import Recording
 
 __all__ = ["failures", "record_response", "replay_response", "to_request"]
-
-#: Headers that describe the bytes on the wire, not the decoded body promptvcr hands on.
-_WIRE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 
 
 def to_request(request: Any) -> Request:
@@ -64,77 +61,53 @@ def _stream_classes(module: ModuleType) -> tuple[type, type, type]:
                 yield chunk
 
     class RecordingStream(module.SyncByteStream, module.AsyncByteStream):  # type: ignore[misc, name-defined]
-        """Passes each decoded chunk on as it arrives and keeps a copy for the cassette.
+        """Passes each decoded chunk on as it arrives and to the :class:`Recording`."""
 
-        Nothing is buffered before the application sees it. When the application closes
-        the response early, the rest is read so that the cassette holds the whole answer.
-        """
-
-        def __init__(self, real: Any, on_recorded: Recorder, watch: TimingRecorder | None) -> None:
+        def __init__(self, real: Any, recording: Recording) -> None:
             self._real = real
-            self._on_recorded = on_recorded
-            self._watch = watch
-            self._chunks: list[bytes] = []
+            self._recording = recording
             self._sync: Iterator[bytes] | None = None
             self._async: AsyncIterator[bytes] | None = None
-            self._complete = False
-            self._failed = False
-
-        def _finish(self) -> None:
-            self._on_recorded(
-                Response(
-                    status=self._real.status_code,
-                    headers={k: v for k, v in self._real.headers.items() if k not in _WIRE_HEADERS},
-                    chunks=self._chunks,
-                    timing=self._watch.timing() if self._watch is not None else None,
-                )
-            )
 
         def __iter__(self) -> Iterator[bytes]:
             self._sync = self._sync or self._real.iter_bytes()
             try:
                 for chunk in self._sync:
-                    self._chunks.append(chunk)
-                    if self._watch is not None:
-                        self._watch.chunk_arrived()
+                    self._recording.add(chunk)
                     yield chunk
             except Exception:
-                self._failed = True
+                self._recording.fail()
                 raise
-            self._complete = True
+            self._recording.complete()
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             self._async = self._async or self._real.aiter_bytes()
             try:
                 async for chunk in self._async:
-                    self._chunks.append(chunk)
-                    if self._watch is not None:
-                        self._watch.chunk_arrived()
+                    self._recording.add(chunk)
                     yield chunk
             except Exception:
-                self._failed = True
+                self._recording.fail()
                 raise
-            self._complete = True
+            self._recording.complete()
 
         def close(self) -> None:
             try:
-                if not self._complete and not self._failed:
+                if self._recording.reads_rest():
                     for _ in self:
                         pass
             finally:
                 self._real.close()
-            if self._complete:
-                self._finish()
+            self._recording.hand_over()
 
         async def aclose(self) -> None:
             try:
-                if not self._complete and not self._failed:
+                if self._recording.reads_rest():
                     async for _ in self:
                         pass
             finally:
                 await self._real.aclose()
-            if self._complete:
-                self._finish()
+            self._recording.hand_over()
 
     class PacedStream(module.SyncByteStream, module.AsyncByteStream):  # type: ignore[misc, name-defined]
         """Serves a response whose ``playback`` is set: delays and breakages (see :mod:`.playback`)."""
@@ -174,21 +147,17 @@ def replay_response(module: ModuleType, response: Response, request: Any = None)
     )
 
 
-def record_response(
-    module: ModuleType, real: Any, on_recorded: Recorder, watch: TimingRecorder | None = None
-) -> Any:
-    """A response that streams ``real`` to the application, decoded, while recording it.
+def record_response(module: ModuleType, real: Any, recording: Recording) -> Any:
+    """A response that streams ``real`` to the application, decoded, while ``recording`` it.
 
-    ``watch``, started when the request was sent, records when the headers (now) and
-    each chunk arrived.
+    ``recording`` was created when the request was sent; its headers arrive now.
     """
     _, recording_stream, _ = _stream_classes(module)
-    if watch is not None:
-        watch.headers_arrived()
-    on_recorded.started()
+    recording.headers_arrived(real.status_code, real.headers.items())
+    recording.started()
     return module.Response(
         real.status_code,
-        headers=[(k, v) for k, v in real.headers.multi_items() if k not in _WIRE_HEADERS],
-        stream=recording_stream(real, on_recorded, watch),
+        headers=[(k, v) for k, v in real.headers.multi_items() if k not in WIRE_HEADERS],
+        stream=recording_stream(real, recording),
         extensions=real.extensions,
     )

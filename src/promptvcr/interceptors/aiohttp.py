@@ -27,26 +27,29 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Iterator
-from http import HTTPStatus
 from typing import Any
 
 import aiohttp
-from aiohttp.client_proto import ResponseHandler
-from aiohttp.connector import BaseConnector, Connection
+from aiohttp import BaseConnector
 from multidict import CIMultiDict
 
 from ..cassettes.models import Request, Response
 from ..cassettes.playback import Breakage
-from ..cassettes.timing import TimingRecorder
-from ._compat import AIOHTTP_RESPONSE_PAYLOAD
+from ..cassettes.wire import CONNECTION_HEADERS, FRAMING_HEADERS, reason_phrase
+from ._compat import (
+    AIOHTTP_CONNECT_SEAM,
+    AIOHTTP_RESPONSE_PAYLOAD,
+    aiohttp_connect_timeout,
+    aiohttp_response_handler,
+    aiohttp_socketless_connection,
+)
 from ._forwarding import forwarding, is_forwarding
 from .decision import Handler, Record, Recorder, Replay, Uninstall
 from .pacing import PacedBody, describe, wait_for_headers_async
+from .recording import Recording
 
 __all__ = ["install"]
 
-#: Headers that describe the bytes on the wire; promptvcr frames the body itself.
-_WIRE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding", "connection"})
 _NO_BODY_STATUSES = frozenset({204, 304})
 
 #: Seconds of silence before an injected read timeout in mid-body, for a session without
@@ -57,12 +60,9 @@ _tasks: set[asyncio.Task[None]] = set()  # recording pumps, kept alive until the
 
 
 def _head(status: int, headers: Iterable[tuple[str, str]], framing: tuple[str, str] | None) -> bytes:
-    try:
-        reason = HTTPStatus(status).phrase
-    except ValueError:
-        reason = "Unknown"
-    lines = [f"HTTP/1.1 {status} {reason}"]
-    lines += [f"{name}: {value}" for name, value in headers if name.lower() not in _WIRE_HEADERS]
+    lines = [f"HTTP/1.1 {status} {reason_phrase(status, 'Unknown')}"]
+    # promptvcr frames the body itself, on a connection of its own
+    lines += [f"{name}: {value}" for name, value in headers if name.lower() not in CONNECTION_HEADERS]
     if framing is not None:
         lines.append(f"{framing[0]}: {framing[1]}")
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", errors="replace")
@@ -140,11 +140,12 @@ class _Transport(asyncio.Transport):
         return default
 
 
-class _Protocol(ResponseHandler):
+class _Protocol(aiohttp_response_handler()):  # type: ignore[misc]
     """aiohttp's response parser, fed by promptvcr once aiohttp has configured it."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, stored: Iterator[bytes] | None, live: Any) -> None:
         super().__init__(loop)
+        self._pump_loop = loop
         self._stored = stored
         self._live = live
 
@@ -154,14 +155,16 @@ class _Protocol(ResponseHandler):
             for data in self._stored:
                 self.data_received(data)
         elif self._live is not None:
-            task = self._loop.create_task(self._live.pump(self))
+            task = self._pump_loop.create_task(self._live.pump(self))
             _tasks.add(task)
             task.add_done_callback(_tasks.discard)
 
-    def feed(self, data: bytes) -> None:
-        """Hand bytes to the parser unless the application has already let go of it."""
+    def feed(self, data: bytes) -> bool:
+        """Hand bytes to the parser unless the application has already let go of it (False)."""
         if self.transport is not None and not self.transport.is_closing():
             self.data_received(data)
+            return True
+        return False
 
     def hang_up(self) -> None:
         """End the connection here, as a server that goes away does: an incomplete body
@@ -179,57 +182,38 @@ class _Protocol(ResponseHandler):
             payload.set_exception(error)
 
 
-class _Connection(Connection):
-    """Never returned to the connector's pool: there is no socket behind it."""
-
-    def release(self) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self._notify_release()
-        protocol, self._protocol = self._protocol, None
-        if protocol is not None:
-            protocol.close()
-
-
 class _Live:
     """A real response being recorded: its decoded body goes to the application chunk by
-    chunk as it arrives, and to the cassette once complete. A response the application
-    drops early is still read to its end, so that the cassette holds the whole answer."""
+    chunk as it arrives, and to its :class:`Recording`."""
 
     def __init__(
-        self,
-        session: aiohttp.ClientSession,
-        real: aiohttp.ClientResponse,
-        on_recorded: Recorder,
-        watch: TimingRecorder,
+        self, session: aiohttp.ClientSession, real: aiohttp.ClientResponse, recording: Recording
     ) -> None:
         self._session = session
         self._real = real
-        self._on_recorded = on_recorded
-        self._watch = watch
+        self._recording = recording
 
     async def pump(self, protocol: _Protocol) -> None:
-        real, chunks = self._real, []
-        self._on_recorded.started()  # reported at exit if the body never completes
-        headers = [(k, v) for k, v in real.headers.items() if k.lower() not in _WIRE_HEADERS]
+        real, recording = self._real, self._recording
+        recording.started()  # reported at exit if the body never completes
+        headers = [(k, v) for k, v in real.headers.items() if k.lower() not in CONNECTION_HEADERS]
         try:
             if not _has_body(real.method, real.status):
                 protocol.feed(_head(real.status, headers, None))
             else:
                 protocol.feed(_head(real.status, headers, ("Transfer-Encoding", "chunked")))
                 async for data in real.content.iter_any():
-                    chunks.append(data)
-                    self._watch.chunk_arrived()
-                    protocol.feed(_chunk(data))
+                    recording.add(data)
+                    if not protocol.feed(_chunk(data)) and not recording.reads_rest():
+                        return  # the application let go of the response
+            recording.complete()
             # Recorded before the application can see the end of the body: once it has, it
             # may close the event loop, and this task with it.
-            stored = {k.lower(): v for k, v in headers}
-            timing = self._watch.timing()
-            self._on_recorded(Response(status=real.status, headers=stored, chunks=chunks, timing=timing))
+            recording.hand_over()
             if _has_body(real.method, real.status):
                 protocol.feed(b"0\r\n\r\n")
         except (TimeoutError, aiohttp.ClientError, OSError) as error:
+            recording.fail()
             if protocol.transport is not None:
                 protocol.connection_lost(error)  # the application sees the payload cut short
         finally:
@@ -298,8 +282,8 @@ def _headers(req: aiohttp.ClientRequest) -> dict[str, str]:
 
 
 async def _send_real(
-    connector: BaseConnector, req: aiohttp.ClientRequest, content: bytes, timeout: Any
-) -> tuple[aiohttp.ClientSession, aiohttp.ClientResponse, TimingRecorder]:
+    connector: BaseConnector, req: aiohttp.ClientRequest, content: bytes, timeout: Any, recorder: Recorder
+) -> tuple[aiohttp.ClientSession, aiohttp.ClientResponse, Recording]:
     """Send the request for real through a private session on the application's connector.
 
     Its headers are the ones the application's session computed (no defaults are added
@@ -308,10 +292,8 @@ async def _send_real(
     session = aiohttp.ClientSession(
         connector=connector, connector_owner=False, cookie_jar=aiohttp.DummyCookieJar(), trust_env=False
     )
-    headers = [
-        (k, v) for k, v in req.headers.items() if k.lower() not in ("content-length", "transfer-encoding")
-    ]
-    watch = TimingRecorder()
+    headers = [(k, v) for k, v in req.headers.items() if k.lower() not in FRAMING_HEADERS]
+    recording = Recording(recorder)
     try:
         with forwarding():
             real = await session.request(
@@ -328,19 +310,17 @@ async def _send_real(
                 timeout=timeout if isinstance(timeout, aiohttp.ClientTimeout) else session.timeout,
                 skip_auto_headers=("User-Agent", "Content-Type", "Accept", "Accept-Encoding"),
             )
-            watch.headers_arrived()
+            recording.headers_arrived(real.status, real.headers.items(), CONNECTION_HEADERS)
     except BaseException:
         await session.close()
         raise
-    return session, real, watch
+    return session, real, recording
 
 
 def install(handler: Handler) -> Uninstall:
-    original = BaseConnector.connect
+    original = getattr(BaseConnector, AIOHTTP_CONNECT_SEAM)
 
-    async def connect(
-        connector: BaseConnector, req: aiohttp.ClientRequest, *args: Any, **kwargs: Any
-    ) -> Connection:
+    async def connect(connector: BaseConnector, req: aiohttp.ClientRequest, *args: Any, **kwargs: Any) -> Any:
         if is_forwarding():
             return await original(connector, req, *args, **kwargs)
         content = await _body(req)
@@ -357,17 +337,17 @@ def install(handler: Handler) -> Uninstall:
             else:
                 protocol = _Protocol(loop, None, _Paced(req.method, stored))
         elif isinstance(decision, Record):
-            timeout = kwargs.get("timeout", args[1] if len(args) > 1 else None)
-            session, real, watch = await _send_real(connector, req, content, timeout)
-            protocol = _Protocol(loop, None, _Live(session, real, decision.recorder, watch))
+            timeout = aiohttp_connect_timeout(args, kwargs)
+            session, real, recording = await _send_real(connector, req, content, timeout, decision.recorder)
+            protocol = _Protocol(loop, None, _Live(session, real, recording))
         else:
             return await original(connector, req, *args, **kwargs)
         protocol.connection_made(_Transport())
-        return _Connection(connector, req.connection_key, protocol, loop)
+        return aiohttp_socketless_connection(connector, req, protocol, loop)
 
-    BaseConnector.connect = connect  # type: ignore[method-assign, assignment]
+    setattr(BaseConnector, AIOHTTP_CONNECT_SEAM, connect)
 
     def uninstall() -> None:
-        BaseConnector.connect = original  # type: ignore[method-assign]
+        setattr(BaseConnector, AIOHTTP_CONNECT_SEAM, original)
 
     return uninstall

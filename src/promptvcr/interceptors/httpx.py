@@ -14,14 +14,13 @@ from typing import Any
 
 import httpx
 import respx
-from respx.models import PassThrough
 
-from ..cassettes.timing import TimingRecorder
-from ._compat import CLIENT_TRANSPORT_SEAM, respx_mocker_base
+from ._compat import respx_mocker, respx_pass_through
 from ._forwarding import forwarding
 from ._httpx_family import failures, record_response, replay_response, to_request
 from .decision import Decision, Handler, Record, Replay, Uninstall
 from .pacing import wait_for_headers, wait_for_headers_async
+from .recording import Recording
 
 __all__ = ["install"]
 
@@ -30,6 +29,8 @@ _DECISION = "promptvcr.decision"
 #: lets a second import of it (pytester runs, ``importlib.reload``) register its Mocker
 #: instead of failing on the first import's.
 _MOCKER_NAME = f"promptvcr-{uuid.uuid4().hex[:12]}"
+#: What respx raises for a request its route passes through.
+_PassThrough = respx_pass_through()
 
 
 class _Transport(httpx.BaseTransport, httpx.AsyncBaseTransport):
@@ -49,54 +50,40 @@ class _Transport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         try:
             return httpx.MockTransport(self._route).handle_request(request)
-        except PassThrough:
+        except _PassThrough:
             pass
         decision = self._decision(request)
         if isinstance(decision, Replay) and decision.response.playback is not None:
             wait_for_headers(decision.response.playback, failures(httpx, request))
             return replay_response(httpx, decision.response, request)  # type: ignore[no-any-return]
-        watch = TimingRecorder()
+        recording = Recording(decision.recorder) if isinstance(decision, Record) else None
         with forwarding():  # an aiohttp-backed transport (litellm's) must not intercept it again
             real = self._real.handle_request(request)
-        if isinstance(decision, Record):
-            return record_response(httpx, real, decision.recorder, watch)  # type: ignore[no-any-return]
+        if recording is not None:
+            return record_response(httpx, real, recording)  # type: ignore[no-any-return]
         return real  # type: ignore[no-any-return]
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         try:
             return await httpx.MockTransport(self._route).handle_async_request(request)
-        except PassThrough:
+        except _PassThrough:
             pass
         decision = self._decision(request)
         if isinstance(decision, Replay) and decision.response.playback is not None:
             await wait_for_headers_async(decision.response.playback, failures(httpx, request))
             return replay_response(httpx, decision.response, request)  # type: ignore[no-any-return]
-        watch = TimingRecorder()
+        recording = Recording(decision.recorder) if isinstance(decision, Record) else None
         with forwarding():
             real = await self._real.handle_async_request(request)
-        if isinstance(decision, Record):
-            return record_response(httpx, real, decision.recorder, watch)  # type: ignore[no-any-return]
+        if recording is not None:
+            return record_response(httpx, real, recording)  # type: ignore[no-any-return]
         return real  # type: ignore[no-any-return]
 
 
 @functools.cache
 def _mocker() -> type:
     """The respx Mocker, defined once: respx keeps a registry of them by name."""
-
-    class PromptvcrMocker(respx_mocker_base()):  # type: ignore[misc]
-        name = _MOCKER_NAME
-        targets = ["httpx._client.Client", "httpx._client.AsyncClient"]  # noqa: RUF012 (respx's API)
-        target_methods = [CLIENT_TRANSPORT_SEAM]  # noqa: RUF012
-
-        @classmethod
-        def mock(cls, spec: Callable[..., Any]) -> Callable[..., Any]:
-            def seam(client: Any, url: httpx.URL) -> Any:
-                route = cls.async_handler if isinstance(client, httpx.AsyncClient) else cls.handler
-                return _Transport(route, spec(client, url))
-
-            return seam
-
-    return PromptvcrMocker
+    return respx_mocker(_MOCKER_NAME, _Transport)
 
 
 def install(handler: Handler) -> Uninstall:

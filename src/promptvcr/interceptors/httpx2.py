@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import httpx2
 
-from ..cassettes.timing import TimingRecorder
 from ._compat import CLIENT_TRANSPORT_SEAM
 from ._forwarding import forwarding
 from ._httpx_family import failures, record_response, replay_response, to_request
 from .decision import Handler, Record, Replay, Uninstall
 from .pacing import wait_for_headers, wait_for_headers_async
+from .recording import Recording
 
 __all__ = ["install"]
 
@@ -31,11 +31,11 @@ class _Transport(httpx2.BaseTransport):
             if decision.response.playback is not None:
                 wait_for_headers(decision.response.playback, failures(httpx2, request))
             return replay_response(httpx2, decision.response, request)  # type: ignore[no-any-return]
-        watch = TimingRecorder()
+        recording = Recording(decision.recorder) if isinstance(decision, Record) else None
         with forwarding():  # an aiohttp-backed transport must not intercept it again
             real = self._inner.handle_request(request)
-        if isinstance(decision, Record):
-            return record_response(httpx2, real, decision.recorder, watch)  # type: ignore[no-any-return]
+        if recording is not None:
+            return record_response(httpx2, real, recording)  # type: ignore[no-any-return]
         return real
 
 
@@ -51,11 +51,11 @@ class _AsyncTransport(httpx2.AsyncBaseTransport):
             if decision.response.playback is not None:
                 await wait_for_headers_async(decision.response.playback, failures(httpx2, request))
             return replay_response(httpx2, decision.response, request)  # type: ignore[no-any-return]
-        watch = TimingRecorder()
+        recording = Recording(decision.recorder) if isinstance(decision, Record) else None
         with forwarding():
             real = await self._inner.handle_async_request(request)
-        if isinstance(decision, Record):
-            return record_response(httpx2, real, decision.recorder, watch)  # type: ignore[no-any-return]
+        if recording is not None:
+            return record_response(httpx2, real, recording)  # type: ignore[no-any-return]
         return real
 
 

@@ -21,24 +21,21 @@ import functools
 import importlib.metadata
 import inspect
 from collections.abc import Callable, Iterable, Mapping
-from http import HTTPStatus
 from typing import Any
 
 import urllib3
 from urllib3.connectionpool import HTTPConnectionPool
 
-from ..cassettes.models import Request, Response
+from ..cassettes.models import Request
 from ..cassettes.playback import Breakage
-from ..cassettes.timing import TimingRecorder
+from ..cassettes.wire import WIRE_HEADERS, reason_phrase
 from ._compat import URLLIB3_ATTEMPT_SEAM
 from ._forwarding import forwarding, is_forwarding
-from .decision import Handler, Record, Recorder, Replay, Uninstall
+from .decision import Handler, Record, Replay, Uninstall
 from .pacing import Fail, PacedBody, describe, wait_for_headers
+from .recording import Recording
 
 __all__ = ["install"]
-
-#: Headers that describe the bytes on the wire, not the decoded body promptvcr hands on.
-_WIRE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 
 
 def _text(value: str | bytes) -> str:
@@ -133,49 +130,33 @@ def _failures(pool: HTTPConnectionPool, conn: Any, url: str) -> Fail:
     return fail
 
 
-class _Recorder:
-    """Reads the real response decoded, chunk by chunk as it arrives, and keeps a copy.
+class _Reader:
+    """Reads the real response decoded, chunk by chunk as the application asks, into a
+    :class:`Recording`; the file object :class:`_Chunks` serves its chunks."""
 
-    Nothing is buffered before the application sees it. A response the application closes
-    early is read to its end, so that the cassette holds the whole answer.
-    """
-
-    def __init__(self, real: Any, on_recorded: Recorder, watch: TimingRecorder) -> None:
+    def __init__(self, real: Any, recording: Recording) -> None:
         self._real = real
-        self._on_recorded = on_recorded
-        self._watch = watch
-        self._chunks: list[bytes] = []
-        self._done = False
-        self._failed = False
+        self._recording = recording
         self._read: Callable[..., bytes] = getattr(real, "read1", real.read)
 
     def next_chunk(self, amt: int | None) -> bytes:
-        if self._done or self._failed:
+        if self._recording.ended:
             return b""
         try:
             data = self._read(amt if amt and amt > 0 else 65536, decode_content=True)
         except Exception:
-            self._failed = True
+            self._recording.fail()
             raise
         if data:
-            self._chunks.append(data)
-            self._watch.chunk_arrived()
+            self._recording.add(data)
         else:
-            self._finish()
+            self._recording.complete()
+            self._recording.hand_over()
         return data
-
-    def _finish(self) -> None:
-        if not self._done:
-            self._done = True
-            headers = {k.lower(): v for k, v in self._real.headers.items() if k.lower() not in _WIRE_HEADERS}
-            timing = self._watch.timing()
-            self._on_recorded(
-                Response(status=self._real.status, headers=headers, chunks=self._chunks, timing=timing)
-            )
 
     def close(self) -> None:
         try:
-            while not self._done and not self._failed and self.next_chunk(None):
+            while self._recording.reads_rest() and self.next_chunk(None):
                 pass
         finally:
             self._real.release_conn()
@@ -189,17 +170,13 @@ def _response(
     pool: Any,
     conn: Any,
 ) -> urllib3.HTTPResponse:
-    try:
-        reason = HTTPStatus(status).phrase
-    except ValueError:
-        reason = ""
     response = urllib3.HTTPResponse(
         body=source,  # type: ignore[arg-type]  # file-like enough: read, read1, close, closed
         headers=urllib3.HTTPHeaderDict(list(headers)),
         status=status,
         version=11,
         version_string="HTTP/1.1",
-        reason=reason,
+        reason=reason_phrase(status),
         preload_content=args["preload_content"],
         decode_content=args["decode_content"],
         pool=pool,
@@ -239,7 +216,7 @@ def install(handler: Handler) -> Uninstall:
         if isinstance(decision, Replay):
             answer = decision.response
             length = str(sum(len(chunk) for chunk in answer.chunks))
-            stored = [(k, v) for k, v in answer.headers.items() if k not in _WIRE_HEADERS]
+            stored = [(k, v) for k, v in answer.headers.items() if k not in WIRE_HEADERS]
             playback = answer.playback
             if playback is None:
                 source = _replayed(answer.chunks)
@@ -251,18 +228,16 @@ def install(handler: Handler) -> Uninstall:
         # The body is read here, decoded, whatever the caller asked: the wrapper below
         # applies the caller's preload_content to what it hands on.
         call["preload_content"], wanted = False, call["preload_content"]
-        watch = TimingRecorder()
+        recording = Recording(decision.recorder) if isinstance(decision, Record) else None
         with forwarding():
             real = original(*bound.args, **bound.kwargs)
-        watch.headers_arrived()
         call["preload_content"] = wanted
-        if not isinstance(decision, Record):
+        if recording is None:
             return real
-        recorder = _Recorder(real, decision.recorder, watch)
-        plain = [(k, v) for k, v in real.headers.items() if k.lower() not in _WIRE_HEADERS]
-        response = _response(
-            _Chunks(recorder.next_chunk, recorder.close), real.status, plain, call, pool, None
-        )
+        recording.headers_arrived(real.status, real.headers.items())
+        reader = _Reader(real, recording)
+        plain = [(k, v) for k, v in real.headers.items() if k.lower() not in WIRE_HEADERS]
+        response = _response(_Chunks(reader.next_chunk, reader.close), real.status, plain, call, pool, None)
         response.retries = real.retries
         return response
 
