@@ -32,6 +32,7 @@ from .faults.spec import Fault
 from .interceptors.decision import PASS_THROUGH, Decision, Record, Replay
 from .matching.background import DEFAULT_IGNORE_HOSTS, DEFAULT_PASSTHROUGH_HOSTS, BackgroundHosts
 from .matching.diagnose import FuzzyMatchWarning, fuzzy_match, fuzzy_threshold, miss_message
+from .matching.key import request_key
 from .matching.parts import Rule
 from .matching.rules import default_rules
 from .matching.tape import Tape
@@ -65,9 +66,10 @@ class Cassette:
     failures (see :mod:`promptvcr.faults`); ``Cassette.faults_fired`` lists those that fired.
 
     What the code under test did with it: ``played`` lists every request sent while the
-    cassette was active, in order, each with its outcome (``replayed``, ``recorded`` or ``passthrough``), so a test can
-    assert on the calls its code made. ``missed`` lists the requests that raised
-    :class:`CassetteMiss`, kept even when the code under test swallowed the error.
+    cassette was active, in order, each with its outcome (``replayed``, ``recorded`` or
+    ``passthrough``), so a test can assert on the calls its code made. ``missed`` lists the
+    requests that raised :class:`CassetteMiss`, kept even when the code under test swallowed
+    the error.
     ``faults_fired`` lists the declared faults that fired (see :mod:`promptvcr.faults`).
     """
 
@@ -160,7 +162,7 @@ class Cassette:
                 self.played.append(Play(request, "passthrough"))
             return PASS_THROUGH
         with self._lock:
-            key = self._tape.key(request)
+            key = request_key(request, self.rules)
             if mode.reads_cassette:
                 if fired is not None and (broken := self._break(fired, key)) is not None:
                     return Replay(broken)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..cassettes.models import Interaction, Request
+from ..cassettes.models import Interaction
 from .key import request_key
 from .parts import Rule
 from .rules import DEFAULT_RULES
@@ -32,9 +32,6 @@ class Tape:
         for position, interaction in enumerate(self.interactions):
             self._index.setdefault(request_key(interaction.request, self.rules), []).append(position)
         self._played = [False] * len(self.interactions)
-
-    def key(self, request: Request) -> str:
-        return request_key(request, self.rules)
 
     def play(self, key: str, *, allow_repeats: bool = False) -> Interaction | None:
         """The next unplayed interaction recorded under ``key``, or ``None`` on a miss.
