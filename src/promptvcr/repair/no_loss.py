@@ -16,6 +16,7 @@ from .job import NOTHING, Candidate, Job
 from .measure import text_size, value_size
 from .upstream import upstream_value
 
+_SEPARATORS = " \t\r\n,"
 _CONTINUES_AFTER = re.compile(r"""\s*[,"'\]}:]""")
 _CONTINUES_BEFORE = re.compile(r"""["'\]}][\s]*[:,]?\s*\Z""")
 
@@ -25,8 +26,9 @@ def _continued(text: str, candidates: tuple[Candidate, ...]) -> bool:
     covered = sorted(candidates, key=lambda c: c.start)
     for index, candidate in enumerate(covered):
         after = covered[index + 1].start if index + 1 < len(covered) else len(text)
-        if after > candidate.end and _CONTINUES_AFTER.match(text, candidate.end, after):
-            return True
+        gap = text[candidate.end : after]
+        if gap.strip(_SEPARATORS) and _CONTINUES_AFTER.match(gap):
+            return True  # '{"a": 1}, "b": 2}'; a mere ', ' before the next candidate is not
         before = covered[index - 1].end if index else 0
         if 0 <= before < candidate.start and _CONTINUES_BEFORE.search(text, before, candidate.start):
             return True

@@ -14,8 +14,10 @@ from .choose import choose
 from .failure import RepairError
 from .extract import extract
 from .fastpath import DECODER, decode_valid, finite
-from .job import Job, JSONValue, Step, TagPair
+from .job import NOTHING, Job, JSONValue, Step, TagPair
 from .no_loss import keep_upstream_data
+from .quick import quick_value
+from .upstream import forget
 from .schema import load_schema
 from .schema_steps import coerce_types, repair_keys
 from .syntax import repair_syntax
@@ -79,7 +81,12 @@ def parse(
                 return DECODER.decode(text)
             except ValueError:
                 pass
+            forget()
+            value = quick_value(text)
+            if value is not NOTHING:
+                return finite(value, text)
         steps = _AFTER_FAST_PATH if schema is None else steps
+    forget()
     job = Job(text=text, schema=load_schema(schema), tags=pairs)
     return finite(run(job, steps).value, text)
 

@@ -14,7 +14,7 @@ from .failure import RepairError
 from .fastpath import DECODER, LAX_DECODER
 from .job import NOTHING, Candidate, Job, JSONValue
 from .token_pass import normalize, restore
-from .upstream import upstream_loads, upstream_value
+from .upstream import upstream_value
 
 
 # A whole string literal (kept), or a comma before a closing bracket (dropped).
@@ -50,9 +50,9 @@ def repair_text(text: str, known_broken: bool = False) -> JSONValue:
     if normalized.stopped_at == len(text):
         with contextlib.suppress(ValueError):
             value = DECODER.decode(normalized.text)
-    if value is NOTHING:
-        value = upstream_loads(normalized.text)
-        if value == "" and '""' not in text and "''" not in text:
+    if value is NOTHING:  # json_repair reads the rest (the whole text when nothing was rewritten)
+        value = upstream_value(text if normalized.text == text else normalized.text)
+        if value is NOTHING:
             raise _NoValue(normalized.stopped_at)
     return restore(value, normalized.strings)
 

@@ -365,11 +365,23 @@ _HANDLERS: dict[str, _Handler] = {
 """What to do at each character that starts a token; anything else is a bare word."""
 
 
+_last: tuple[str, Normalized] = ("", Normalized("", {}, 0))
+
+
 def normalize(text: str) -> Normalized:
-    """Rewrite ``text`` into JSON as far as its structure is certain; see the module docstring."""
+    """Rewrite ``text`` into JSON as far as its structure is certain; see the module docstring.
+
+    The last result is remembered: the quick path and the syntax step often read one text.
+    """
+    global _last
+    last_text, last = _last
+    if text is last_text:
+        return last
     state = _Pass(text)
     stopped_at = state.run()
-    return Normalized("".join(state.out), state.strings, stopped_at)
+    result = Normalized("".join(state.out), state.strings, stopped_at)
+    _last = (text, result)
+    return result
 
 
 def restore(value: JSONValue, strings: dict[str, str]) -> JSONValue:

@@ -6,6 +6,7 @@ it, and gives the rest of the package a ``loads`` that never raises.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 try:
@@ -23,12 +24,28 @@ def upstream_loads(text: str, *, skip_json_loads: bool = True) -> Any:
     return json_repair.loads(text, skip_json_loads=skip_json_loads)
 
 
+_memo = threading.local()
+
+
+def forget() -> None:
+    """Start a new repair: values remembered for the previous one are not handed out again."""
+    _memo.entry = None
+
+
 def upstream_value(text: str) -> JSONValue:
-    """What json_repair alone makes of ``text``, or ``NOTHING`` when it fails or finds nothing."""
+    """What json_repair alone makes of ``text``, or ``NOTHING`` when it fails or finds nothing.
+
+    Within one repair (until ``forget``), a second call for the same text object returns the
+    first answer: the syntax and no-loss steps often ask about the whole text.
+    """
+    entry = getattr(_memo, "entry", None)
+    if entry is not None and entry[0] is text:
+        return entry[1]
     try:
         value = json_repair.loads(text, skip_json_loads=True)
     except (ValueError, RecursionError, IndexError, TypeError, KeyError):
-        return NOTHING
+        value = NOTHING
     if value == "" and '""' not in text and "''" not in text:
-        return NOTHING  # json_repair's way of saying "no JSON here"
+        value = NOTHING  # json_repair's way of saying "no JSON here"
+    _memo.entry = (text, value)
     return value
