@@ -31,8 +31,7 @@ def lax_number(text: str, index: int) -> tuple[str, int] | None:
     if len(whole) > 1 and whole.startswith("0"):
         return encode_basestring(match.group()), match.end()
     number = ("-" if sign == "-" else "") + (whole or "0")
-    if len(fraction) > 1:
-        number += fraction
+    number += fraction if len(fraction) > 1 else ".0" if fraction else ""  # '2.' meant a float
     if exponent_digits:
         number += exponent[: len(exponent) - len(exponent_digits)] + exponent_digits
     return number, match.end()

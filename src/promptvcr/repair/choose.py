@@ -100,6 +100,9 @@ def choose_value(
         return options[-1][1]  # '[{"k": 1}][{"k": 2}]': the same structure rewritten at once
     if len(options) == 2 and shapes[0][0] == shapes[1][0] != "scalar" and shapes[0][1] < shapes[1][1]:
         return options[-1][1]  # the later block is a more complete version of the first
+    kinds = [type(value) for _, value in options]
+    if len(set(kinds)) == len(kinds) and not set(kinds) - {dict, list}:
+        return [value for _, value in options]  # an object and an array: two parts, not drafts
     if all(_ONLY_SEPARATORS.match(gap) for gap in _gaps(text, list(parsed))):
         return [value for _, value in parsed]
     return options[0][1]
