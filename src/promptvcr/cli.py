@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "stats": ("stats", "tokens and requests per provider and model across cassettes"),
     "prune": ("prune", "remove the cassettes and interactions the last test run did not use"),
     "scan": ("scan", "look for API keys, tokens and private keys in cassettes; exit 1 on findings"),
+    "serve": ("serve", "serve cassettes over HTTP to subprocesses and other languages, by base URL"),
 }
 
 

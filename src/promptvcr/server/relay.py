@@ -1,0 +1,90 @@
+"""Sending a request upstream and streaming the answer to the client as it arrives.
+
+Used for the ``Record`` decision (the complete response then goes to the recorder, through
+the :class:`~promptvcr.interceptors.recording.Recording` every interceptor shares: status,
+headers less the wire ones, decoded chunks, timing) and for ``PASS_THROUGH`` (nothing kept).
+Each chunk is written to the client the moment it is read: nothing is buffered, so a
+stream's first event reaches the client within a few milliseconds of the upstream's.
+
+The request is sent inside :func:`~promptvcr.interceptors._forwarding.forwarding`, so the
+in-process interceptors (installed while the server's cassettes are entered) let it through.
+A client that goes away mid-stream does not cut the recording short: the rest is read, so
+the cassette holds the whole answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+
+import aiohttp
+from aiohttp import web
+
+from ..cassettes.models import Request
+from ..cassettes.wire import CONNECTION_HEADERS
+from ..interceptors._forwarding import forwarding
+from ..interceptors.decision import Recorder
+from ..interceptors.recording import Recording
+from .inbound import upstream_headers
+
+__all__ = ["UPSTREAM_FAILED", "relay"]
+
+log = logging.getLogger("promptvcr.server")
+
+#: Status sent when the upstream cannot be reached.
+UPSTREAM_FAILED = 502
+
+
+async def relay(
+    session: aiohttp.ClientSession, incoming: web.Request, request: Request, recorder: Recorder | None
+) -> web.StreamResponse:
+    """Send ``request`` upstream, stream its answer back; record it when ``recorder`` is given."""
+    recording = Recording(recorder) if recorder is not None else None
+    with forwarding():
+        upstream = await session.request(
+            request.method,
+            request.url,
+            headers=upstream_headers(request),
+            data=request.content or None,
+            allow_redirects=False,
+        )
+    try:
+        headers = [(k, v) for k, v in upstream.headers.items() if k.lower() not in CONNECTION_HEADERS]
+        if recording is not None:
+            recording.headers_arrived(upstream.status, upstream.headers.items())
+            recording.started()
+        response = web.StreamResponse(status=upstream.status, reason=upstream.reason)
+        for name, value in headers:
+            response.headers.add(name, value)
+        client_gone = False
+        try:
+            await response.prepare(incoming)
+        except (ConnectionError, RuntimeError):
+            client_gone = True
+        try:
+            async for chunk in upstream.content.iter_any():
+                if recording is not None:
+                    recording.add(chunk)
+                if not client_gone:
+                    try:
+                        await response.write(chunk)
+                    except (ConnectionError, RuntimeError):
+                        client_gone = True  # keep reading: the cassette holds the whole answer
+        except aiohttp.ClientError as error:
+            if recording is not None:
+                recording.fail()
+            log.warning(
+                "promptvcr serve: %s %s: the upstream broke off: %s", request.method, request.url, error
+            )
+            if incoming.transport is not None:
+                incoming.transport.close()  # the client sees the same cut stream
+            return response
+        if recording is not None:
+            recording.complete()
+            recording.hand_over()
+        if not client_gone:
+            with contextlib.suppress(ConnectionError, RuntimeError):
+                await response.write_eof()
+        return response
+    finally:
+        upstream.release()
