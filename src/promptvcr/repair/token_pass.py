@@ -52,8 +52,12 @@ _CLOSERS = {"{": ("}", "}"), "[": ("]", "]"), "(": (")", "]"), "{,": ("}", "]")}
 # what lets the pass notice an unescaped quote inside a string and leave it to json_repair.
 _KEY_END = re.compile(_SP + r"""(?:[:\uff1a,}]|(?=["'\u201c\u2018\d\[{-]))""")  # or a value: ':' forgotten
 _TOP_END = re.compile(_SP + r"(?:[:\uff1a]|\Z)")
+# In an object, the string after a missing comma must be a key ('"a": "x"\n"b": 1').
+_THEN_KEY = r"""|[\s\ufeff\u200b\xa0]+["'\u201c\u2018][^"'\n]*["'\u201d\u2019][ \t]*[:\uff1a]"""
 _VALUE_END = {
-    kind: re.compile(_SP + r"(?:[,\uff0c" + re.escape(closer) + r"]|/[/*]|#|\Z)" + _THEN_QUOTE)
+    kind: re.compile(
+        _SP + r"(?:[,\uff0c" + re.escape(closer) + r"]|/[/*]|#|\Z)" + (_THEN_KEY if kind == "{" else _THEN_QUOTE)
+    )
     for kind, (closer, _) in _CLOSERS.items()
 }
 _TRAILING_CLOSERS = re.compile(r"[\s\]})]*\Z")
