@@ -26,6 +26,7 @@ from .credentials import credential_values, find_secrets
 from .failures import failure_text
 from .network import NetworkBlocked
 from .report import CassetteUse, summary_lines
+from .serving import promptvcr_serve, promptvcr_serve_session  # noqa: F401  (the promptvcr serve fixtures)
 from .settings import MARKER, Options, parse_options, settings_for
 
 if TYPE_CHECKING:
