@@ -48,3 +48,10 @@ def fenced_blocks(text: str) -> list[Region]:
         content_end, resume = pick_closer(text, start, closers)
         blocks.append(Region(text[start:content_end], start, content_end))
         position = scan_from = max(resume, start + 1)
+
+
+def without_orphan_closer(text: str) -> str:
+    """``{"a": "b}```'``: a closing fence with no opening one ends the output; it is not data."""
+    if text.endswith("```") and text.count("```") == 1 and text[:1] != "`":
+        return text[:-3]
+    return text

@@ -14,6 +14,7 @@ from .choose import choose
 from .failure import RepairError
 from .extract import extract
 from .fastpath import DECODER, decode_valid, finite
+from .fences import without_orphan_closer
 from .job import NOTHING, Job, JSONValue, Step, TagPair
 from .no_loss import keep_upstream_data
 from .quick import quick_value
@@ -82,6 +83,7 @@ def parse(
             except ValueError:
                 pass
             forget()
+            text = without_orphan_closer(text)
             value = quick_value(text)
             if value is not NOTHING:
                 return finite(value, text)

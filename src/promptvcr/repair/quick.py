@@ -9,11 +9,15 @@ the text, json_repair reads the text as well and the value with more data wins.
 
 from __future__ import annotations
 
+import re
+
 from .fastpath import DECODER
 from .job import NOTHING, JSONValue
 from .measure import text_size, value_size
 from .token_pass import normalize, restore
 from .upstream import upstream_value
+
+_LONE_QUOTE = re.compile(r"""\s*["']\s*\Z""")
 
 
 def quick_value(text: str) -> JSONValue:
@@ -25,7 +29,7 @@ def quick_value(text: str) -> JSONValue:
         value = restore(DECODER.decode(normalized.text), normalized.strings)
     except ValueError:
         return NOTHING
-    if value == "" and '""' not in text and "''" not in text:
+    if value == "" and _LONE_QUOTE.match(text):
         return NOTHING  # a lone quote is no value
     ours = value_size(value)
     if ours >= text_size(text):

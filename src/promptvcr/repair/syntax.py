@@ -25,6 +25,8 @@ class _NoValue(Exception):
     def __init__(self, stopped_at: int) -> None:
         self.stopped_at = stopped_at
 
+_LONE_QUOTE = re.compile(r"""\s*["']\s*\Z""")
+
 
 def repair_text(text: str, known_broken: bool = False) -> JSONValue:
     """The value ``text`` most plausibly encodes; raises ``_NoValue`` when there is none.
@@ -52,8 +54,8 @@ def repair_text(text: str, known_broken: bool = False) -> JSONValue:
             value = DECODER.decode(normalized.text)
     if value is NOTHING:  # json_repair reads the rest (the whole text when nothing was rewritten)
         value = upstream_value(text if normalized.text == text else normalized.text)
-        if value is NOTHING:
-            raise _NoValue(normalized.stopped_at)
+    if value is NOTHING or (value == "" and _LONE_QUOTE.match(text)):
+        raise _NoValue(normalized.stopped_at)  # a lone quote is no value
     return restore(value, normalized.strings)
 
 
