@@ -33,7 +33,9 @@ def upstream(text: str) -> Any:
 @functools.cache
 def scored(suite: str) -> tuple[tuple[dict[str, Any], Any, Any], ...]:
     """Each case of ``suite`` with our value and json_repair's."""
-    return tuple((case, attempt(parse, case["input"]), attempt(upstream, case["input"])) for case in load_suite(suite))
+    return tuple(
+        (case, attempt(parse, case["input"]), attempt(upstream, case["input"])) for case in load_suite(suite)
+    )
 
 
 def size(value: Any) -> int:

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from promptvcr.repair.token_pass import normalize, restore
 from promptvcr.repair.strings import decode_body
+from promptvcr.repair.token_pass import normalize, restore
 
 
 def value_of(text: str) -> object:

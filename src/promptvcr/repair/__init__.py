@@ -7,10 +7,10 @@ text; both raise ``RepairError``. The work is done by ``DEFAULT_STEPS``, a tuple
 
 from __future__ import annotations
 
-from . import upstream  # first: a missing json_repair fails here, saying how to install it
+from . import upstream as upstream  # first: a missing json_repair fails here, saying how to install it
 from .choose import choose
-from .failure import RepairError
 from .extract import extract
+from .failure import RepairError
 from .fastpath import decode_valid
 from .job import NOTHING, Candidate, Job, Step
 from .pipeline import DEFAULT_STEPS, parse, repair, run

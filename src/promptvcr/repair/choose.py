@@ -96,7 +96,11 @@ def choose_value(
     if any(_CORRECTION.search(gap) for gap in gaps):
         return options[-1][1]
     shapes = [_shape(value) for _, value in options]
-    if shapes[0][0] != "scalar" and all(shape == shapes[0] for shape in shapes) and all(not gap for gap in gaps):
+    if (
+        shapes[0][0] != "scalar"
+        and all(shape == shapes[0] for shape in shapes)
+        and all(not gap for gap in gaps)
+    ):
         return options[-1][1]  # '[{"k": 1}][{"k": 2}]': the same structure rewritten at once
     if len(options) == 2 and shapes[0][0] == shapes[1][0] != "scalar" and shapes[0][1] < shapes[1][1]:
         return options[-1][1]  # the later block is a more complete version of the first

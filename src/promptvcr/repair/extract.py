@@ -34,9 +34,9 @@ def _valid_and_adjacent(text: str, found: list[Span]) -> list[Span]:
     for index, span in enumerate(found):
         before = found[index - 1] if index else None
         after = found[index + 1] if index + 1 < len(found) else None
-        touches = (before is not None and before.valid and _SEPARATORS.fullmatch(text, before.end, span.start)) or (
-            after is not None and after.valid and _SEPARATORS.fullmatch(text, span.end, after.start)
-        )
+        touches = (
+            before is not None and before.valid and _SEPARATORS.fullmatch(text, before.end, span.start)
+        ) or (after is not None and after.valid and _SEPARATORS.fullmatch(text, span.end, after.start))
         if span.valid or touches:
             kept.append(span)
     return kept

@@ -42,7 +42,8 @@ class Candidate(NamedTuple):
 
     ``start``/``end`` are offsets into the original text, so the selection step can look at
     what the model wrote *between* two candidates (a correction, or just a newline).
-    ``origin`` is ``"tag"``, ``"fence"``, ``"text"`` or ``"upstream"`` (json_repair read the whole text); the selection rules differ by origin.
+    ``origin`` is ``"tag"``, ``"fence"``, ``"text"`` or ``"upstream"`` (json_repair read the
+    whole text); the selection rules differ by origin.
     """
 
     text: str

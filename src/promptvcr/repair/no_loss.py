@@ -58,8 +58,7 @@ def keep_upstream_data(job: Job) -> Job:
     if _tagged(job):  # json_repair reads what the tags hold, not the prose around them
         if len(job.parsed) != 1:
             return job
-        candidate, value = job.parsed[0]
-        theirs = upstream_value(candidate.text)
+        theirs = upstream_value(job.parsed[0][0].text)
     else:
         theirs = upstream_value(job.text)
     if theirs is NOTHING:

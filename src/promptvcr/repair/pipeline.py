@@ -11,18 +11,18 @@ import json
 from collections.abc import Sequence
 
 from .choose import choose
-from .failure import RepairError
 from .extract import extract
+from .failure import RepairError
 from .fastpath import DECODER, decode_valid, finite
 from .fences import without_orphan_closer
 from .job import NOTHING, Job, JSONValue, Step, TagPair
 from .no_loss import keep_upstream_data
 from .quick import quick_value
-from .upstream import forget
 from .schema import load_schema
 from .schema_steps import coerce_types, repair_keys
 from .syntax import repair_syntax
 from .tags import DEFAULT_TAGS
+from .upstream import forget
 
 DEFAULT_STEPS: tuple[Step, ...] = (
     decode_valid,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .fastpath import DECODER
+from .fastpath import DECODER, without_trailing_commas
 from .job import NOTHING, JSONValue
 from .measure import text_size, value_size
 from .token_pass import normalize, restore
@@ -22,6 +22,9 @@ _LONE_QUOTE = re.compile(r"""\s*["']\s*\Z""")
 
 def quick_value(text: str) -> JSONValue:
     """The value of ``text`` when the token pass reads all of it, else ``NOTHING``."""
+    value = without_trailing_commas(text)
+    if value is not NOTHING:
+        return value
     normalized = normalize(text)
     if normalized.stopped_at != len(text) or not normalized.text.strip():
         return NOTHING

@@ -11,19 +11,16 @@ import contextlib
 import re
 
 from .failure import RepairError
-from .fastpath import DECODER, LAX_DECODER
+from .fastpath import DECODER, without_trailing_commas
 from .job import NOTHING, Candidate, Job, JSONValue
 from .token_pass import normalize, restore
 from .upstream import upstream_value
 
 
-# A whole string literal (kept), or a comma before a closing bracket (dropped).
-_STRING_OR_TRAILING_COMMA = re.compile(r'("(?:[^"\\]|\\.)*")|,(?=\s*[}\]])', re.S)
-
-
 class _NoValue(Exception):
     def __init__(self, stopped_at: int) -> None:
         self.stopped_at = stopped_at
+
 
 _LONE_QUOTE = re.compile(r"""\s*["']\s*\Z""")
 
@@ -40,15 +37,12 @@ def repair_text(text: str, known_broken: bool = False) -> JSONValue:
             return DECODER.decode(text)
         except ValueError:
             pass
-    if "," in text:
-        try:
-            return LAX_DECODER.decode(_STRING_OR_TRAILING_COMMA.sub(r"\1", text))
-        except ValueError:
-            pass
+    value: JSONValue = without_trailing_commas(text)
+    if value is not NOTHING:
+        return value
     normalized = normalize(text)
     if not normalized.text.strip():
         raise _NoValue(normalized.stopped_at)
-    value: JSONValue = NOTHING
     if normalized.stopped_at == len(text):
         with contextlib.suppress(ValueError):
             value = DECODER.decode(normalized.text)

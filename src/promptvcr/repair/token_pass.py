@@ -21,26 +21,26 @@ from json.encoder import encode_basestring
 from typing import NamedTuple
 
 from .bare_tokens import END, call_name_end, lax_number
-from .job import JSONValue
+from .placeholders import MARK_CLOSE, MARK_OPEN
+from .placeholders import restore as restore  # re-exported: callers take both from here
 from .string_tokens import read_string
 from .strings import decode_body
 
-# Placeholders use private-use characters; inputs containing them skip placeholders.
-_MARK_OPEN = "\ue000"
-_MARK_CLOSE = "\ue001"
-_PLACEHOLDER = re.compile(_MARK_OPEN + r"(\d+)" + _MARK_CLOSE)
+_MARK_OPEN = MARK_OPEN
+_MARK_CLOSE = MARK_CLOSE
 
 _SPACE_OR_NOTHING = re.compile(r"[\s\ufeff\u200b\u200c\u200d\u2060]*")
 _LINE_COMMENT = re.compile(r"(?://|#)[^\n]*")
 _BLOCK_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)", re.S)
 _END = END
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?" + _END)
-_LITERAL = re.compile(r"(?:true|false|null|none|undefined)" + _END, re.I)
+_LITERAL = re.compile(r"(?:true|false|null|none|undefined|nan|-?infinity)" + _END, re.I)
 _PARTIAL_LITERAL = re.compile(r"([A-Za-z]{1,4})\s*\Z")
 _BARE_KEY = re.compile(r"((?:[^\W\d]|\$)[\w$.-]*|\d+)\s*(?=[:\uff1a])")
 _SP = r"[\s\ufeff\u200b\xa0]*"
 _THEN_QUOTE = r"|[\s\ufeff\u200b\xa0]+[\"'\u201c\u2018]"  # a missing comma before the next string
 _LITERALS = {"true": "true", "false": "false", "null": "null", "none": "null", "undefined": "null"}
+_LITERALS.update(dict.fromkeys(("nan", "infinity", "-infinity"), "null"))  # not JSON numbers
 _PARTIAL_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{0,3}\Z")
 _MEMBER_INSIDE = re.compile(r""",\s*["'`]?\w+["'`]?\s*:""")
 
@@ -56,7 +56,11 @@ _TOP_END = re.compile(_SP + r"(?:[:\uff1a]|\Z)")
 _THEN_KEY = r"""|[\s\ufeff\u200b\xa0]+["'\u201c\u2018][^"'\n]*["'\u201d\u2019][ \t]*[:\uff1a]"""
 _VALUE_END = {
     kind: re.compile(
-        _SP + r"(?:[,\uff0c" + re.escape(closer) + r"]|/[/*]|#|\Z)" + (_THEN_KEY if kind == "{" else _THEN_QUOTE)
+        _SP
+        + r"(?:[,\uff0c"
+        + re.escape(closer)
+        + r"]|/[/*]|#|\Z)"
+        + (_THEN_KEY if kind == "{" else _THEN_QUOTE)
     )
     for kind, (closer, _) in _CLOSERS.items()
 }
@@ -386,20 +390,3 @@ def normalize(text: str) -> Normalized:
     result = Normalized("".join(state.out), state.strings, stopped_at)
     _last = (text, result)
     return result
-
-
-def restore(value: JSONValue, strings: dict[str, str]) -> JSONValue:
-    """Put the strings behind placeholders back into a parsed value."""
-    if not strings:
-        return value
-    if isinstance(value, str):
-        if value in strings:
-            return strings[value]
-        if _MARK_OPEN in value:
-            return _PLACEHOLDER.sub(lambda m: strings.get(m.group(), m.group()), value)
-        return value
-    if isinstance(value, dict):
-        return {restore(key, strings): restore(item, strings) for key, item in value.items()}
-    if isinstance(value, list):
-        return [restore(item, strings) for item in value]
-    return value

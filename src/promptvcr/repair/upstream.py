@@ -41,6 +41,7 @@ def upstream_value(text: str) -> JSONValue:
     entry = getattr(_memo, "entry", None)
     if entry is not None and entry[0] is text:
         return entry[1]
+    value: JSONValue
     try:
         value = json_repair.loads(text, skip_json_loads=True)
     except (ValueError, RecursionError, IndexError, TypeError, KeyError):
