@@ -24,7 +24,7 @@ _LOOSE_VALUE = re.compile(
 )
 
 
-def _looks_like_json(text: str) -> bool:
+def looks_like_json(text: str) -> bool:
     return _LOOSE_VALUE.search(text) is not None
 
 
@@ -50,7 +50,7 @@ def _spans(region: Region, origin: str) -> list[Candidate]:
     if found and any(span.valid for span in found):
         found = _valid_and_adjacent(region.text, found)
     if not found:
-        if not _looks_like_json(region.text):
+        if not looks_like_json(region.text):
             return []
         return [Candidate(region.text.strip(), region.start, region.end, origin)]
     base = region.start

@@ -84,7 +84,7 @@ def parse(
                 pass
             forget()
             text = without_orphan_closer(text)
-            value = quick_value(text)
+            value = quick_value(text, pairs)
             if value is not NOTHING:
                 return finite(value, text)
         steps = _AFTER_FAST_PATH if schema is None else steps

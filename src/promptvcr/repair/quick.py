@@ -1,39 +1,53 @@
-"""The quick path for the common broken output: one value the token pass reads to its end.
+"""The quick path for the common broken output: one value, and nothing around it to decide.
 
 Most broken output is a single JSON value with a slip in it (a trailing comma, Python
-literals, single quotes). When the token pass reads the whole text with certainty, there is
-nothing for extraction or selection to decide, so ``parse`` answers without building a
-``Job``. The no-loss guarantee still holds: when the value holds fewer letters and digits than
-the text, json_repair reads the text as well and the value with more data wins.
+literals, single quotes, a missing quote). Extraction and selection have nothing to decide
+there, so ``parse`` answers without building a ``Job``:
+
+- commas before closing brackets are dropped at C speed;
+- when the token pass reads the whole text, its value stands;
+- when the text is one bracketed value with no fence, tag or markup around it, the token
+  pass's rewrite goes to json_repair, exactly as the syntax step would send it.
+
+The no-loss guarantee holds here as in the pipeline: when the value holds fewer letters and
+digits than the text, json_repair reads the text as well and the value with more data wins.
+Anything else returns ``NOTHING`` and the pipeline runs.
 """
 
 from __future__ import annotations
 
 import re
 
+from .extract import looks_like_json
+from .failure import RepairError
 from .fastpath import DECODER, without_trailing_commas
-from .job import NOTHING, JSONValue
+from .job import NOTHING, JSONValue, TagPair
 from .measure import text_size, value_size
+from .spans import matching_end
+from .tags import any_opener
 from .token_pass import normalize, restore
-from .upstream import upstream_value
+from .upstream import source_for_upstream, upstream_value
 
 _LONE_QUOTE = re.compile(r"""\s*["']\s*\Z""")
+_OPENING = re.compile(r"\s*[{\[]")
+_MARKUP = ("```", "~~~", "<")
+_BRACKET = re.compile(r"[{\[(]")
 
 
-def quick_value(text: str) -> JSONValue:
-    """The value of ``text`` when the token pass reads all of it, else ``NOTHING``."""
-    value = without_trailing_commas(text)
-    if value is not NOTHING:
-        return value
-    normalized = normalize(text)
-    if normalized.stopped_at != len(text) or not normalized.text.strip():
-        return NOTHING
-    try:
-        value = restore(DECODER.decode(normalized.text), normalized.strings)
-    except ValueError:
-        return NOTHING
-    if value == "" and _LONE_QUOTE.match(text):
-        return NOTHING  # a lone quote is no value
+def _lone_value(text: str, tags: tuple[TagPair, ...]) -> bool:
+    """Whether extraction would take ``text`` whole: one bracketed value, or no brackets at
+    all (``1\n2``, ``0.0.1``), with no fence, tag or markup around it."""
+    if any(mark in text for mark in _MARKUP) or any_opener(tags).search(text):
+        return False
+    opening = _OPENING.match(text)
+    if opening is None:
+        unbracketed = _BRACKET.search(text) is None and text == text.strip()
+        return unbracketed and looks_like_json(text)
+    return not text[matching_end(text, opening.end() - 1) :].strip()
+
+
+def _richer(value: JSONValue, text: str) -> JSONValue:
+    """``value``, or json_repair's value of ``text`` when that holds more data."""
     ours = value_size(value)
     if ours >= text_size(text):
         return value
@@ -41,3 +55,30 @@ def quick_value(text: str) -> JSONValue:
     if theirs is not NOTHING and value_size(theirs) > ours:
         return theirs
     return value
+
+
+def quick_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
+    """The value of ``text`` when nothing around it needs deciding, else ``NOTHING``."""
+    value = without_trailing_commas(text)
+    if value is not NOTHING:
+        return value
+    normalized = normalize(text)
+    if not normalized.text.strip():
+        return NOTHING
+    if normalized.stopped_at == len(text):
+        try:
+            value = restore(DECODER.decode(normalized.text), normalized.strings)
+        except ValueError:
+            return NOTHING
+        if value == "" and _LONE_QUOTE.match(text):
+            return NOTHING  # a lone quote is no value
+        return _richer(value, text)
+    if not _lone_value(text, tags):
+        return NOTHING
+    source = source_for_upstream(text, normalized)
+    value = upstream_value(source)
+    if value is NOTHING:  # what the syntax step would conclude about the same text
+        reason = "the text around the JSON could not be repaired into a value"
+        raise RepairError("syntax", reason, text, normalized.stopped_at)
+    value = restore(value, normalized.strings)
+    return value if source is text else _richer(value, text)

@@ -34,7 +34,7 @@ class Span(NamedTuple):
     valid: bool
 
 
-def _matching_end(text: str, start: int) -> int:
+def matching_end(text: str, start: int) -> int:
     """End of the bracketed value opening at ``start``: its matching bracket, or end of text."""
     depth = 0
     for match in _STRING_OR_BRACKET.finditer(text, start):
@@ -77,7 +77,7 @@ def json_spans(text: str) -> list[Span]:
         if end < 0 and not pattern.match(text, start):
             position = start + 1
             continue
-        end = _matching_end(text, start)
+        end = matching_end(text, start)
         if _CONTINUES.match(text, end):
             end = len(text)
         spans.append(Span(start, end, False))

@@ -14,7 +14,7 @@ from .failure import RepairError
 from .fastpath import DECODER, without_trailing_commas
 from .job import NOTHING, Candidate, Job, JSONValue
 from .token_pass import normalize, restore
-from .upstream import upstream_value
+from .upstream import source_for_upstream, upstream_value
 
 
 class _NoValue(Exception):
@@ -47,7 +47,7 @@ def repair_text(text: str, known_broken: bool = False) -> JSONValue:
         with contextlib.suppress(ValueError):
             value = DECODER.decode(normalized.text)
     if value is NOTHING:  # json_repair reads the rest (the whole text when nothing was rewritten)
-        value = upstream_value(text if normalized.text == text else normalized.text)
+        value = upstream_value(source_for_upstream(text, normalized))
     if value is NOTHING or (value == "" and _LONE_QUOTE.match(text)):
         raise _NoValue(normalized.stopped_at)  # a lone quote is no value
     return restore(value, normalized.strings)

@@ -17,6 +17,7 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess by 
     ) from error
 
 from .job import NOTHING, JSONValue
+from .token_pass import Normalized
 
 
 def upstream_loads(text: str, *, skip_json_loads: bool = True) -> Any:
@@ -50,3 +51,15 @@ def upstream_value(text: str) -> JSONValue:
         value = NOTHING  # json_repair's way of saying "no JSON here"
     _memo.entry = (text, value)
     return value
+
+
+def source_for_upstream(text: str, normalized: Normalized) -> str:
+    """What json_repair should read after the pass stopped: ``text`` itself when the pass
+    changed nothing but spacing (json_repair's own reading of the original is then best),
+    else the rewrite."""
+    if normalized.text == text or normalized.strings:
+        return text if normalized.text == text else normalized.text
+    done = len(normalized.text) - (len(text) - normalized.stopped_at)
+    if "".join(normalized.text[:done].split()) == "".join(text[: normalized.stopped_at].split()):
+        return text
+    return normalized.text
