@@ -16,6 +16,9 @@ _STRAY_CLOSER_LINE = re.compile(r"\n[ \t]*[}\]][ \t]*,?[ \t]*\n\s*\Z")
 _KEY_AHEAD = re.compile(r'"[^"\n]*"[ \t]*:')
 
 
+_COLON = re.compile(r"\s*[:\uff1a]")
+
+
 class Read(NamedTuple):
     body: str  # the raw text between the quotes
     end: int  # where reading resumes
@@ -50,6 +53,8 @@ def read_string(text: str, start: int, ends: re.Pattern[str]) -> Read | None:
             return Read(text[start + 1 :], len(text), False)
         if text[end - 1] != "\\" and ends.match(text, end + 1):
             return Read(text[start + 1 : end], end + 1, True)
+        if search == start + 1 and _COLON.match(text, end + 1):
+            return None  # "['a': {...}]": a key where a value belongs; json_repair's call
         search = end + 1
 
 

@@ -42,7 +42,7 @@ _THEN_QUOTE = r"|[\s\ufeff\u200b\xa0]+[\"'\u201c\u2018]"  # a missing comma befo
 _LITERALS = {"true": "true", "false": "false", "null": "null", "none": "null", "undefined": "null"}
 _LITERALS.update(dict.fromkeys(("nan", "infinity", "-infinity"), "null"))  # not JSON numbers
 _PARTIAL_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{0,3}\Z")
-_MEMBER_INSIDE = re.compile(r""",\s*["'`]?\w+["'`]?\s*:""")
+_MEMBER_INSIDE = re.compile(r"""[,}]\s*["'`]?\w+["'`]?\s*:""")
 
 # Container kinds on the stack: the closer the model should write, and the one we emit.
 # "(" is a Python tuple and "{," a Python set; both become JSON arrays.
