@@ -116,7 +116,12 @@ def test_two_clients_at_once_on_different_cassettes_of_a_folder(tmp_path: Path) 
     outputs: dict[str, list[str]] = {}
 
     def client(name: str, env: dict[str, str]) -> None:
-        outputs[name] = run_python(env, name)
+        """alpha: the openai SDK in a child process; beta: curl, at the same time."""
+        if name == "alpha":
+            outputs[name] = run_python(env, name)
+        else:
+            body = CHAT.replace("curl hello", "beta")
+            outputs[name] = list(map(str, run_curl(f"{env['OPENAI_BASE_URL']}/chat/completions", body)))
 
     with FakeProvider() as fake:
         with serve(folder, record_mode="record", upstreams={"openai": fake.base_url}) as server:
@@ -131,7 +136,12 @@ def test_two_clients_at_once_on_different_cassettes_of_a_folder(tmp_path: Path) 
         "alpha" in (folder / "alpha.yaml").read_text() and "beta" not in (folder / "alpha.yaml").read_text()
     )
     recorded = dict(outputs)
-    assert all(len(lines) == 3 and not lines[0].startswith("ERROR") for lines in recorded.values())
+    assert (
+        len(recorded["alpha"]) == 3
+        and recorded["alpha"][0].startswith("sync: echo ")
+        and recorded["alpha"][0].endswith(": alpha")
+    )
+    assert recorded["beta"][0] == "200" and ": beta" in recorded["beta"][1]
     _no_key_on_disk(folder)
 
     outputs.clear()
@@ -146,4 +156,4 @@ def test_two_clients_at_once_on_different_cassettes_of_a_folder(tmp_path: Path) 
     assert outputs == recorded
     assert status == 404 and "/CASSETTE/UPSTREAM/<path>" in json.loads(body)["error"]["message"]
     served = {Path(entry["path"]).name: entry["outcomes"] for entry in server.report["cassettes"]}
-    assert served == {"alpha.yaml": {"replayed": 3}, "beta.yaml": {"replayed": 3}}
+    assert served == {"alpha.yaml": {"replayed": 3}, "beta.yaml": {"replayed": 1}}

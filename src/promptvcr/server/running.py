@@ -29,6 +29,8 @@ __all__ = ["run"]
 async def _main(
     shelf: Shelf, upstreams: Mapping[str, str], host: str, port: int, report: Path | None, out: TextIO
 ) -> int:
+    if not shelf.folder:
+        shelf.get()  # load it now: a broken file stops the start, and no request pays for it
     app = build_app(shelf, upstreams)
     runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=5.0)
     await runner.setup()
