@@ -150,16 +150,18 @@ def test_the_fixture_points_child_processes_at_the_server(promptvcr_serve, tmp_p
 
 def test_the_summary_covers_what_the_server_served(pytester: pytest.Pytester, tmp_path: Path) -> None:
     cassette = tmp_path / "summary.yaml"
-    with FakeProvider() as fake:
-        with serve(cassette, record_mode="record", upstreams={"openai": fake.base_url}) as server:
-            body = json.dumps({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "summed"}]})
-            assert run_curl(f"{server.url}/openai/v1/chat/completions", body)[0] == 200
+    body = json.dumps({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "summed"}]})
+    with (
+        FakeProvider() as fake,
+        serve(cassette, record_mode="record", upstreams={"openai": fake.base_url}) as server,
+    ):
+        assert run_curl(f"{server.url}/openai/v1/chat/completions", body)[0] == 200
     pytester.makepyfile(
         f"""
         import json, subprocess
         def test_child(promptvcr_serve):
             server = promptvcr_serve({str(cassette)!r})
-            body = json.dumps({{"model": "gpt-4o-mini", "messages": [{{"role": "user", "content": "summed"}}]}})
+            body = {body!r}
             url = server.url + "/openai/v1/chat/completions"
             out = subprocess.run(["curl", "-sS", "--noproxy", "*", "-H", "content-type: application/json",
                                   "--data", body, url], capture_output=True, text=True)
