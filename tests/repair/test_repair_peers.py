@@ -71,8 +71,9 @@ def test_corpus_holds_at_least_json_repairs_data_where_json_repair_is_right() ->
 
 def _repair_section() -> str:
     text = README.read_text(encoding="utf-8")
-    start = text.index("json_repair's test suite")
-    return text[start:]
+    start = text.index("## Repairing raw LLM output")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end > 0 else len(text)]
 
 
 def test_every_remaining_difference_from_json_repairs_suite_is_in_the_readme_table() -> None:
