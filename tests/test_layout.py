@@ -62,6 +62,7 @@ PUBLIC_API = [
     "faults",
     "for_families",
     "import_vcr",
+    "serve",
     "set_default_rules",
     "use_cassette",
 ]

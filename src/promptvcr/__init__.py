@@ -24,6 +24,7 @@ if _TYPE_CHECKING:
     from .matching.diagnose import FuzzyMatchWarning
     from .matching.rules import default_rules, drop_seed, edit_rules, for_families, set_default_rules
     from .modes import RecordMode
+    from .server import serve
 
 #: Public name -> the module that defines it (a submodule, for ``faults``).
 _EXPORTS = {
@@ -52,6 +53,7 @@ _EXPORTS = {
     "for_families": ".matching.rules",
     "set_default_rules": ".matching.rules",
     "RecordMode": ".modes",
+    "serve": ".server",
 }
 
 __all__ = [
@@ -78,6 +80,7 @@ __all__ = [
     "faults",
     "for_families",
     "import_vcr",
+    "serve",
     "set_default_rules",
     "use_cassette",
 ]

@@ -156,6 +156,7 @@ def test_the_summary_covers_what_the_server_served(pytester: pytest.Pytester, tm
         serve(cassette, record_mode="record", upstreams={"openai": fake.base_url}) as server,
     ):
         assert run_curl(f"{server.url}/openai/v1/chat/completions", body)[0] == 200
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
     pytester.makepyfile(
         f"""
         import json, subprocess
