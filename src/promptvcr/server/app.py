@@ -18,7 +18,7 @@ import aiohttp
 from aiohttp import web
 
 from ..cassettes.models import Request
-from ..errors import CassetteMiss
+from ..errors import CassetteError, CassetteMiss
 from ..interceptors.decision import Record, Replay
 from .inbound import to_request
 from .miss_reply import error_response
@@ -99,6 +99,9 @@ async def _serve(incoming: web.Request) -> web.StreamResponse:
     except ValueError as error:
         message = f"{_usage(shelf)}: {error}"
         return await play_out(incoming, error_response(request, message, 404, "promptvcr_no_cassette"))
+    except CassetteError as error:  # a folder's cassette that cannot be read
+        log.error("%s", error)
+        return await play_out(incoming, error_response(request, str(error), 500, "promptvcr_cassette_error"))
     try:
         decision = cassette.handle(request)
     except CassetteMiss as miss:
