@@ -16,7 +16,7 @@ from .job import NOTHING, Candidate, Job
 from .measure import text_size, value_size
 from .upstream import upstream_value
 
-_SEPARATORS = " \t\r\n,"
+_DATA = re.compile(r"[^\W_]")  # a letter or digit: without one, nothing outside can be lost
 _CONTINUES_AFTER = re.compile(r"""\s*[,"'\]}:]""")
 _CONTINUES_BEFORE = re.compile(r"""["'\]}][\s]*[:,]?\s*\Z""")
 
@@ -27,10 +27,12 @@ def _continued(text: str, candidates: tuple[Candidate, ...]) -> bool:
     for index, candidate in enumerate(covered):
         after = covered[index + 1].start if index + 1 < len(covered) else len(text)
         gap = text[candidate.end : after]
-        if gap.strip(_SEPARATORS) and _CONTINUES_AFTER.match(gap):
+        if _DATA.search(gap) and _CONTINUES_AFTER.match(gap):
             return True  # '{"a": 1}, "b": 2}'; a mere ', ' before the next candidate is not
         before = covered[index - 1].end if index else 0
-        if 0 <= before < candidate.start and _CONTINUES_BEFORE.search(text, before, candidate.start):
+        if _DATA.search(text, before, candidate.start) and _CONTINUES_BEFORE.search(
+            text, before, candidate.start
+        ):
             return True
     return False
 
@@ -41,14 +43,17 @@ def _tagged(job: Job) -> bool:
 
 def may_have_lost(job: Job) -> bool:
     """Whether anything suggests data was left behind (cheap: no parsing)."""
-    if any(candidate.origin == "upstream" for candidate in job.candidates):
-        return False  # the value already is json_repair's
     if len(job.parsed) < len(job.candidates):
         return True
-    if any(value_size(value) < text_size(candidate.text) for candidate, value in job.parsed):
-        return True
+    tagged = False
+    for candidate, value in job.parsed:
+        if candidate.origin == "upstream":
+            return False  # the value already is json_repair's
+        if value_size(value) < text_size(candidate.text):
+            return True
+        tagged = tagged or candidate.origin == "tag"
     # With tags, the prompt said where the answer is: text outside them is prose.
-    return not _tagged(job) and _continued(job.text, job.candidates)
+    return not tagged and _continued(job.text, job.candidates)
 
 
 def keep_upstream_data(job: Job) -> Job:
