@@ -1,13 +1,12 @@
 """The one door to json_repair, the library this package builds on (an optional extra).
 
 Importing it here, once, turns a missing install into an ``ImportError`` that says how to get
-it, and gives the rest of the package a ``loads`` that never raises.
+it, and gives the rest of the package ``upstream_value``, which never raises.
 """
 
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 try:
     import json_repair
@@ -18,12 +17,6 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess by 
 
 from .job import NOTHING, JSONValue
 from .token_pass import Normalized
-
-
-def upstream_loads(text: str, *, skip_json_loads: bool = True) -> Any:
-    """``json_repair.loads(text)``; raises what it raises."""
-    return json_repair.loads(text, skip_json_loads=skip_json_loads)
-
 
 _memo = threading.local()
 
