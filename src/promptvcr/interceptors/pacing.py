@@ -35,11 +35,10 @@ error, as for a real disconnect. Either way the chunks to serve are ``response.c
 When ``response.playback`` is ``None`` (no timing requested, no fault fired) none of
 this runs: the interceptor serves ``response.chunks`` as they are.
 
-Recording timing is the other half, also one helper: create a
-:class:`~promptvcr.cassettes.timing.TimingRecorder` just before sending the real request,
-call ``headers_arrived()`` when the response headers are in, ``chunk_arrived()`` after
-each body chunk is read, and pass ``timing=recorder.timing()`` to the recorded
-:class:`~promptvcr.Response` (see ``_httpx_family.RecordingStream``).
+Recording timing is the other half, done for every interceptor by
+:class:`~.recording.Recording`: its :class:`~promptvcr.cassettes.timing.TimingRecorder`
+starts when the recording is created, just before the real request is sent, and notes
+when the headers and each body chunk arrived.
 
 Sleeps use the real clock: ``time.sleep`` in sync code, ``anyio.sleep`` in async code
 (asyncio or trio; plain ``asyncio.sleep`` when anyio is not installed).
