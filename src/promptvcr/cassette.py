@@ -71,6 +71,9 @@ class Cassette:
     requests that raised :class:`CassetteMiss`, kept even when the code under test swallowed
     the error.
     ``faults_fired`` lists the declared faults that fired (see :mod:`promptvcr.faults`).
+
+    ``allowed_secrets`` are values shaped like a secret that this cassette may hold as they
+    are (a documented example a test checks for): they are neither masked nor refused.
     """
 
     def __init__(
@@ -87,6 +90,7 @@ class Cassette:
         passthrough_hosts: Iterable[str] = DEFAULT_PASSTHROUGH_HOSTS,
         timing: Pace = "none",
         faults: Sequence[Fault] = (),
+        allowed_secrets: Iterable[str] = (),
     ) -> None:
         # The arguments as given, so that each call of a decorated function gets a fresh
         # cassette with exactly these options (captured first, before any other local).
@@ -105,6 +109,7 @@ class Cassette:
         self.fuzzy = fuzzy_threshold(fuzzy)
         self.request_headers = frozenset(h.lower() for h in request_headers)
         self.response_headers = frozenset(h.lower() for h in response_headers)
+        self.allowed_secrets = frozenset(allowed_secrets)
         self.played: list[Play] = []
         self.missed: list[Request] = []
         #: Background hosts (see :mod:`promptvcr.matching.background`) the code under test sent to,
@@ -299,6 +304,7 @@ class Cassette:
             self._recorded,
             request_headers=self.request_headers,
             response_headers=self.response_headers,
+            allowed_secrets=self.allowed_secrets,
         )
 
     def __enter__(self) -> Cassette:

@@ -14,6 +14,7 @@ import pytest
 import sdk_calls
 
 import promptvcr
+from promptvcr.cassettes import persister
 from promptvcr.cassettes.largebody import LARGE_BODY_BYTES, ChunkedText
 from promptvcr.cassettes.secrets import SECRET_KINDS, scan_data, scan_paths, scan_text
 from promptvcr.cli import main
@@ -155,7 +156,10 @@ def test_recording_refuses_to_write_a_secret_and_names_the_field(tmp_path: Path,
     message = str(refused.value)
     assert "recorded[1].request.json.messages[0].content: Anthropic API key" in message
     assert secret not in message and str(path) in message
-    assert not path.exists()  # nothing written, not even the clean interaction
+    # Issue 16: a finding in a request refuses that interaction only; the clean one is kept.
+    assert "REQUEST" in message and "allowed_secrets" in message
+    assert len(persister.load(path).interactions) == 1
+    assert secret not in path.read_text()
 
 
 def test_recording_refusal_keeps_an_existing_cassette_unchanged(tmp_path: Path, provider) -> None:  # type: ignore[no-untyped-def]

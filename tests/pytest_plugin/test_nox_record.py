@@ -64,11 +64,12 @@ def test_nox_record_session_records_with_the_keys_and_fails_on_a_secret(tmp_path
         received = list(fake.requests)
     output = done.stdout + done.stderr
 
-    assert done.returncode != 0, output
+    # Issue 16: the key sent as the credential is masked wherever else it appears, the prompt
+    # included, before the write: the leaky test records safely instead of failing after it.
+    assert done.returncode == 0, output
     assert "recording with OPENAI_API_KEY" in output
-    assert "Session record failed" in output
-    assert "ERROR at teardown of test_leaky" in output
-    assert "2 passed, 1 error" in output  # both tests passed; the check failed the leaky one at teardown
+    assert "Session record was successful" in output
+    assert "2 passed" in output
     assert "requests: 0 replayed, 2 recorded, 0 missed" in output
     assert KEY not in output
 
@@ -77,4 +78,4 @@ def test_nox_record_session_records_with_the_keys_and_fails_on_a_secret(tmp_path
     assert "content: hello" in clean and "chat.completion" in clean
     assert KEY not in clean
     leaky = (tmp_path / "cassettes/test_recorded/test_leaky.yaml").read_text()
-    assert KEY in leaky  # what the check caught: the prompt itself carried the key
+    assert KEY not in leaky and "please remember my key: <redacted>" in leaky

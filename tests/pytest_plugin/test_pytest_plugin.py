@@ -416,16 +416,17 @@ def test_a_recording_that_holds_a_credential_of_the_environment_fails_and_does_n
         )
         result = run(pytester, "--record-mode=record")
     result.assert_outcomes(passed=3, errors=2)
+    # Issue 16: the environment's credentials are looked for before the write, so the
+    # leaky interaction is refused instead of written and then reported.
     result.stdout.fnmatch_lines(
         [
             "*ERROR at teardown of test_leaky*",
-            "promptvcr: the cassette cassettes/test_app/test_leaky.yaml that this test just recorded "
-            "holds what looks like a secret:",
-            "  line *: the value of $GATEWAY_TOKEN",
-            "Do not commit it.*",
+            "*refusing to write 1 of 1 interaction(s) recorded into *test_leaky.yaml: the REQUEST*",
+            "*recorded?0?.request.json.messages?0?.content: the value of $GATEWAY_TOKEN*",
         ]
     )
-    result.stdout.fnmatch_lines(["*ERROR at teardown of test_shaped*", "*refusing to write cassette*"])
+    result.stdout.fnmatch_lines(["*ERROR at teardown of test_shaped*", "*refusing to write 1 of 1*"])
+    assert not (pytester.path / "cassettes/test_app/test_leaky.yaml").exists()
     assert not (pytester.path / "cassettes/test_app/test_shaped.yaml").exists()
     assert (pytester.path / "cassettes/test_app/test_clean.yaml").exists()
     output = result.stdout.str()

@@ -34,6 +34,7 @@ from .redact import (
     keep_headers,
     redact_form_fields,
     redact_json_fields,
+    redact_query_values,
     redact_url,
 )
 from .timing import timing_from_data, timing_to_data
@@ -62,10 +63,12 @@ def is_json_path(path: Path) -> bool:
 
 def _body_data(chunks: Sequence[bytes], content_type: str, *, events: bool = False) -> dict[str, Any]:
     data = encode_chunks(chunks, content_type, streamed_events=events)
-    if "json" in data:
-        data["json"] = redact_json_fields(data["json"])
-    elif "text" in data and content_type == "application/x-www-form-urlencoded":
-        data["text"] = redact_form_fields(str(data["text"]))
+    for key in ("json", "events", "frames"):
+        if key in data:
+            data[key] = redact_json_fields(data[key])
+    if isinstance(data.get("text"), str):
+        form = content_type == "application/x-www-form-urlencoded"
+        data["text"] = redact_form_fields(data["text"]) if form else redact_query_values(data["text"])
     return data
 
 

@@ -10,17 +10,18 @@ again, so a reviewer's comments and the stored text stay byte for byte.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import warnings
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import CassetteSecretError
-from . import fileformat, storage
+from . import fileformat, redaction, storage
 from .models import Interaction
-from .secrets import scan_data, secret_message
 
-__all__ = ["Loaded", "append", "load", "replace", "stored_form"]
+__all__ = ["Loaded", "Stored", "append", "load", "replace", "stored_form"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,26 +45,49 @@ def load(path: Path) -> Loaded:
     return Loaded(fileformat.loads(text, path), exists=True, signature=(len(text), hash(text)))
 
 
+class Stored(list[dict[str, Any]]):
+    """Recorded interactions in stored form, safe to write; ``refusal`` says which were left out."""
+
+    refusal: str | None = None
+
+
 def stored_form(
     path: Path,
     interactions: Sequence[Interaction],
     *,
     request_headers: frozenset[str],
     response_headers: frozenset[str],
-) -> list[dict[str, Any]]:
-    """The stored form of recorded interactions, refused whole if any field looks like a secret."""
-    data = [
-        fileformat.interaction_to_data(i, request_headers=request_headers, response_headers=response_headers)
-        for i in interactions
-    ]
-    findings = [f for index, item in enumerate(data) for f in scan_data(item, f"recorded[{index}]")]
-    if findings:
-        raise CassetteSecretError(secret_message(path, findings), path=path)
-    return data
+    allowed_secrets: Iterable[str] = (),
+) -> Stored:
+    """The stored form of recorded interactions (see :mod:`.redaction`): secrets found in a
+    response are masked (with a warning); an interaction whose request holds one is left
+    out, and :func:`append`/:func:`replace` raise after writing the others."""
+    redacted = redaction.redact(
+        interactions,
+        request_headers=request_headers,
+        response_headers=response_headers,
+        allowed=allowed_secrets,
+        environ=os.environ,
+    )
+    if redacted.masked:
+        warnings.warn(redaction.masked_message(path, redacted), redaction.SecretMaskedWarning, stacklevel=4)
+    stored = Stored(redacted.data)
+    if redacted.refused:
+        stored.refusal = redaction.refused_message(path, redacted)
+    return stored
+
+
+def _refuse(path: Path, recorded: list[dict[str, Any]]) -> None:
+    refusal = getattr(recorded, "refusal", None)
+    if refusal is not None:
+        raise CassetteSecretError(refusal, path=path)
 
 
 def append(path: Path, recorded: list[dict[str, Any]], loaded: Loaded) -> None:
     """Add ``recorded`` (in stored form) to the cassette as it is on disk now."""
+    if not recorded:
+        _refuse(path, recorded)
+        return
     with storage.cassette_lock(path):
         text = storage.read_text(path)
         pieces = None
@@ -75,9 +99,13 @@ def append(path: Path, recorded: list[dict[str, Any]], loaded: Loaded) -> None:
             stored.extend(recorded)
             pieces = fileformat.dump_pieces(stored, path)
         storage.write_atomic(path, pieces)
+    _refuse(path, recorded)
 
 
 def replace(path: Path, data: list[dict[str, Any]]) -> None:
-    """Write the cassette anew with exactly ``data`` (in stored form)."""
-    with storage.cassette_lock(path):
-        storage.write_atomic(path, fileformat.dump_pieces(data, path))
+    """Write the cassette anew with exactly ``data`` (in stored form). When interactions
+    were refused and none is left, an existing file is kept rather than emptied."""
+    if data or getattr(data, "refusal", None) is None:
+        with storage.cassette_lock(path):
+            storage.write_atomic(path, fileformat.dump_pieces(data, path))
+    _refuse(path, data)

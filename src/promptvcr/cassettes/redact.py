@@ -11,18 +11,23 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+
+from .examples import is_documented_example
 
 __all__ = [
     "REDACTED",
     "REQUEST_HEADERS",
     "RESPONSE_HEADERS",
     "SECRET_BODY_FIELDS",
+    "SECRET_FIELDS_ANY_DEPTH",
     "SECRET_QUERY_PARAMS",
     "is_secret_header",
+    "is_secret_param",
     "keep_headers",
     "redact_form_fields",
     "redact_json_fields",
+    "redact_query_values",
     "redact_url",
 ]
 
@@ -53,37 +58,38 @@ RESPONSE_HEADERS = frozenset(
     }
 )
 
-#: Query parameters that carry credentials (Gemini's ``key=``, presigned AWS URLs, OAuth).
+#: Query parameters (and form or multipart fields) that carry credentials, compared in lower
+#: case: API keys under every spelling (Gemini's ``key=``, Azure APIM's ``subscription-key``),
+#: OAuth (``code``, ``access_token``, ``refresh_token``, ``client_secret``), passwords, and the
+#: signatures of signed URLs (Azure SAS ``sig``, S3 ``X-Amz-Signature``, GCS ``X-Goog-Signature``).
+#: Removed from the request URL and from every URL stored anywhere (``location``, upload URLs,
+#: links in answers).
 SECRET_QUERY_PARAMS = frozenset(
     {
-        "key",
-        "api_key",
-        "api-key",
-        "apikey",
-        "access_token",
-        "token",
-        "client_secret",
-        "sig",
-        "signature",
-        "x-amz-signature",
-        "x-amz-credential",
-        "x-amz-security-token",
+        *("key", "api_key", "api-key", "apikey", "x-api-key", "x_api_key", "api_token"),
+        *("token", "access_token", "access-token", "accesstoken", "refresh_token", "refresh-token"),
+        *("id_token", "auth", "auth_token", "authorization", "session_token", "code"),
+        *("client_secret", "secret", "password", "passwd", "private_key"),
+        *("subscription-key", "subscription_key", "ocp-apim-subscription-key"),
+        *("sig", "signature", "x-amz-signature", "x-amz-credential", "x-amz-security-token"),
+        *("x-goog-signature", "x-goog-credential", "awsaccesskeyid"),
     }
 )
 
-#: Top-level JSON or form fields that carry credentials (OAuth token exchanges, key-in-body APIs).
-SECRET_BODY_FIELDS = frozenset(
+#: JSON fields that carry credentials at any depth (``auth.api_key``, ``providers[0].api_key``,
+#: ``credentials.password``), in requests and answers alike.
+SECRET_FIELDS_ANY_DEPTH = frozenset(
     {
-        "api_key",
-        "apikey",
-        "client_secret",
-        "refresh_token",
-        "access_token",
-        "id_token",
-        "password",
-        "private_key",
+        *("api_key", "api-key", "apikey", "x-api-key", "x_api_key", "api_token", "auth_token"),
+        *("client_secret", "refresh_token", "access_token", "id_token", "session_token"),
+        *("password", "passwd", "private_key", "secret_key", "secret_access_key"),
+        *("aws_secret_access_key", "subscription_key", "subscription-key", "bearer_token"),
     }
 )
+
+#: Top-level JSON or form fields that carry credentials (OAuth token exchanges, key-in-body
+#: APIs): the fields above and short names that mean a credential only at the top.
+SECRET_BODY_FIELDS = SECRET_FIELDS_ANY_DEPTH | frozenset({"key", "token", "secret", "auth", "credentials"})
 
 _SECRET_HEADER_NAME = re.compile(r"auth|token|secret|key|cookie|signature|password|credential|session")
 
@@ -94,13 +100,18 @@ def is_secret_header(name: str) -> bool:
 
 
 def keep_headers(headers: Mapping[str, str], allowed: Iterable[str]) -> dict[str, str]:
-    """The allowed headers, lower-cased, without any whose name looks like a credential."""
+    """The allowed headers, lower-cased, without any whose name looks like a credential, and
+    without the credential query parameters of the URLs they hold (``location``, upload URLs)."""
     allowed_set = allowed if isinstance(allowed, (set, frozenset)) else frozenset(allowed)
     return {
-        name.lower(): value
+        name.lower(): redact_query_values(value)
         for name, value in headers.items()
         if name.lower() in allowed_set and not is_secret_header(name)
     }
+
+
+def is_secret_param(name: str) -> bool:
+    return name.lower() in SECRET_QUERY_PARAMS
 
 
 def redact_url(url: str) -> str:
@@ -109,22 +120,59 @@ def redact_url(url: str) -> str:
     netloc = parts.netloc.rpartition("@")[2]
     if not parts.query and netloc == parts.netloc:
         return url
-    query = [
-        (k, v)
-        for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        if k.lower() not in SECRET_QUERY_PARAMS
-    ]
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not is_secret_param(k)]
     return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), parts.fragment))
 
 
+#: ``?name=value`` or ``&name=value`` anywhere in text: the query of a URL in an answer, a
+#: header or a log line. Linear: no part can match in more than one way.
+_QUERY_PAIR = re.compile(r"(?<=[?&;])([A-Za-z0-9_.%\-]{1,64})=([^&#\s\"'<>\\]*)")
+
+
+def redact_query_values(text: str) -> str:
+    """``text`` with the value of every credential query parameter of every URL in it
+    replaced by ``<redacted>``; the rest stays byte for byte."""
+    if "=" not in text:
+        return text
+
+    def replace(match: re.Match[str]) -> str:
+        name = unquote(match.group(1))
+        value = match.group(2)
+        if not is_secret_param(name) or not value or value == REDACTED or is_documented_example(value):
+            return match.group()
+        return f"{match.group(1)}={REDACTED}"
+
+    return _QUERY_PAIR.sub(replace, text)
+
+
+def _is_secret_field(key: Any, top: bool) -> bool:
+    if not isinstance(key, str):
+        return False
+    lowered = key.lower()
+    return lowered in SECRET_FIELDS_ANY_DEPTH or (top and lowered in SECRET_BODY_FIELDS)
+
+
 def redact_json_fields(value: Any) -> Any:
-    """A copy of a top-level JSON object with credential fields replaced by ``<redacted>``."""
-    if not isinstance(value, dict) or SECRET_BODY_FIELDS.isdisjoint(
-        k.lower() for k in value if isinstance(k, str)
-    ):
+    """A copy of a JSON document with the scalar value of every credential field (see
+    :data:`SECRET_FIELDS_ANY_DEPTH`, and :data:`SECRET_BODY_FIELDS` at the top level)
+    replaced by ``<redacted>``, and credential parameters removed from the URLs in its
+    strings. Containers under such a field are searched, not replaced."""
+    return _redact_json(value, top=True)
+
+
+def _redact_json(value: Any, *, top: bool) -> Any:
+    if isinstance(value, str):
+        return redact_query_values(value)
+    if isinstance(value, list):
+        return [_redact_json(item, top=False) for item in value]
+    if not isinstance(value, dict):
         return value
     return {
-        k: (REDACTED if isinstance(k, str) and k.lower() in SECRET_BODY_FIELDS else v)
+        k: (
+            REDACTED
+            if _is_secret_field(k, top) and v is not None and not isinstance(v, (dict, list, bool))
+            else _redact_json(v, top=False)
+        )
         for k, v in value.items()
     }
 
@@ -133,6 +181,8 @@ def redact_form_fields(text: str) -> str:
     """A form body (``a=1&b=2``) with credential fields replaced by ``<redacted>``: OAuth
     token exchanges send ``client_secret`` and ``refresh_token`` this way."""
     pairs = parse_qsl(text, keep_blank_values=True)
-    if not any(k.lower() in SECRET_BODY_FIELDS for k, _ in pairs):
+    if not any(_is_secret_field(k, True) or is_secret_param(k) for k, _ in pairs):
         return text
-    return urlencode([(k, REDACTED if k.lower() in SECRET_BODY_FIELDS else v) for k, v in pairs])
+    return urlencode(
+        [(k, REDACTED if _is_secret_field(k, True) or is_secret_param(k) else v) for k, v in pairs]
+    )

@@ -22,9 +22,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .examples import is_documented_example
 from .largebody import ChunkedBody
 
-__all__ = ["SECRET_KINDS", "Finding", "scan_data", "scan_paths", "scan_text", "secret_message"]
+__all__ = [
+    "SECRET_KINDS",
+    "Finding",
+    "masked_preview",
+    "scan_data",
+    "scan_paths",
+    "scan_text",
+    "secret_message",
+    "secret_values",
+]
 
 _B64 = r"A-Za-z0-9+/"
 _URLSAFE = r"A-Za-z0-9_\-"
@@ -53,8 +63,12 @@ SECRET_KINDS: dict[str, str] = {
     rf"[{_B64}]{{40}}(?![{_B64}])",
     "AWS session token": rf"(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdzE|FQoGZXIvYXdzE)[{_B64}=]{{60,}}"
     rf"|(?i:aws_?session_?token|x-amz-security-token|sessiontoken)[\"']?\s*[:=]\s*[\"']?[{_B64}=]{{100,}}",
-    "JSON Web Token": rf"eyJ[{_URLSAFE}]{{8,}}\.eyJ[{_URLSAFE}]{{8,}}\.[{_URLSAFE}]{{8,}}",
-    "private key": r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
+    # A token starts where a run of its characters starts (``-`` too): a start inside a
+    # run would scan the rest of the run again, quadratic on text like ``-eyJ-eyJ-eyJ...``.
+    "JSON Web Token": rf"(?<!-)eyJ[{_URLSAFE}]{{8,}}\.eyJ[{_URLSAFE}]{{8,}}\.[{_URLSAFE}]{{8,}}",
+    # Key material must follow: a tutorial naming the header line holds no key.
+    "private key": r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:\s|\\[rn])*"
+    rf"[{_B64}]{{40}}",
     "bearer token": rf"(?i:bearer)\s+[{_URLSAFE}.~+/]{{20,}}=*",
 }
 
@@ -108,16 +122,30 @@ class Finding:
         return f"{self.where()}: {self.kind} {self.preview}"
 
 
-def _mask(value: str) -> str:
+def masked_preview(value: str) -> str:
     """Enough to recognise which key it is, never enough to use it."""
     return f"{value[:6]}… ({len(value)} characters)"
 
 
-def _matches(text: str) -> Iterator[tuple[str, re.Match[str]]]:
+_mask = masked_preview
+
+
+def _matches(text: str, allowed: frozenset[str] = frozenset()) -> Iterator[tuple[str, re.Match[str]]]:
+    """Each secret-shaped value in ``text`` that is neither a documented example nor
+    one of the ``allowed`` values (a cassette's ``allowed_secrets``)."""
     for match in _PATTERN.finditer(text):
         group = match.lastgroup
         if group is not None:
-            yield _GROUP_OF_KIND[group], match
+            kind, value = _GROUP_OF_KIND[group], match.group()
+            if value not in allowed and not is_documented_example(value, kind):
+                yield kind, match
+
+
+def secret_values(text: str, allowed: frozenset[str] = frozenset()) -> Iterator[tuple[str, str]]:
+    """(kind, value) for each secret-shaped value in ``text``: for masking, never for printing."""
+    if _has_clue(text):
+        for kind, match in _matches(text, allowed):
+            yield kind, match.group()
 
 
 def scan_text(text: str, *, path: Path | None = None) -> list[Finding]:
@@ -126,8 +154,10 @@ def scan_text(text: str, *, path: Path | None = None) -> list[Finding]:
     line, line_start = 1, 0
     for kind, match in _matches(text):
         start = match.start()
-        line += text.count("\n", line_start, start)
-        line_start = text.rfind("\n", 0, start) + 1
+        newlines = text.count("\n", line_start, start)
+        if newlines:  # searching back only as far as the last line start keeps this linear
+            line += newlines
+            line_start = text.rfind("\n", line_start, start) + 1
         findings.append(Finding(kind, _mask(match.group()), line, start - line_start + 1, path=path))
     return findings
 
@@ -145,13 +175,13 @@ def _field(parent: str, key: str | int) -> str:
 _OVERLAP = 4096
 
 
-def _piece_matches(pieces: Iterable[str]) -> Iterator[tuple[str, str]]:
+def _piece_matches(pieces: Iterable[str], allowed: frozenset[str] = frozenset()) -> Iterator[tuple[str, str]]:
     """(kind, value) for each secret-shaped value in text that comes in pieces."""
     tail = ""
     for piece in pieces:
         text = tail + piece
         if _has_clue(text):
-            for kind, match in _matches(text):
+            for kind, match in _matches(text, allowed):
                 if match.end() > len(tail):  # one that ends in the tail was found with the slice before
                     yield kind, match.group()
         tail = text[-_OVERLAP:]
@@ -195,7 +225,7 @@ def _has_secret(data: Any) -> bool:
     return any(True for body in large for _ in _piece_matches(body.pieces()))
 
 
-def scan_data(data: Any, field: str = "") -> list[Finding]:
+def scan_data(data: Any, field: str = "", *, allowed: frozenset[str] = frozenset()) -> list[Finding]:
     """Every secret-shaped string in stored cassette data, each named by its field
     (``request.json.messages[0].content``); ``base64`` bodies are skipped (see above)."""
     if not _has_secret(data):
@@ -205,17 +235,22 @@ def scan_data(data: Any, field: str = "") -> list[Finding]:
     while stack:  # iterative: deeply nested JSON must not hit the recursion limit
         where, value = stack.pop()
         if isinstance(value, str):
-            findings.extend(Finding(kind, _mask(m.group()), field=where) for kind, m in _matches(value))
+            findings.extend(
+                Finding(kind, _mask(m.group()), field=where) for kind, m in _matches(value, allowed)
+            )
         elif isinstance(value, ChunkedBody):
             findings.extend(
-                Finding(kind, _mask(found), field=where) for kind, found in _piece_matches(value.pieces())
+                Finding(kind, _mask(found), field=where)
+                for kind, found in _piece_matches(value.pieces(), allowed)
             )
         elif isinstance(value, dict):
             for key, item in reversed(list(value.items())):
                 if key == "base64":
                     continue
                 if isinstance(key, str):
-                    findings.extend(Finding(kind, _mask(m.group()), field=where) for kind, m in _matches(key))
+                    findings.extend(
+                        Finding(kind, _mask(m.group()), field=where) for kind, m in _matches(key, allowed)
+                    )
                 stack.append((_field(where, str(key)), item))
         elif isinstance(value, (list, tuple)):
             stack.extend((_field(where, index), item) for index, item in reversed(list(enumerate(value))))

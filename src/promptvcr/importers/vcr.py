@@ -9,16 +9,16 @@ so a secret left in a vcrpy cassette never reaches a promptvcr one.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
-from ..cassettes import fileformat, storage
+from ..cassettes import fileformat, redaction, storage
 from ..cassettes.models import Interaction
 from ..cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS, SECRET_QUERY_PARAMS, is_secret_header
-from ..cassettes.secrets import scan_data
 from ..errors import CassetteWriteError
 from .vcr_convert import ConversionError, to_interaction
 from .vcr_read import VcrReadError, read_vcr_file
@@ -138,20 +138,28 @@ def _import_one(
     file_report = convert_vcr_file(source)
     if file_report.error is not None:
         return file_report
-    data = [
-        fileformat.interaction_to_data(i, request_headers=request_headers, response_headers=response_headers)
-        for i in file_report.interactions
-    ]
-    findings = [f for index, item in enumerate(data) for f in scan_data(item, f"interactions[{index}]")]
-    if findings:
-        # The net under redaction, as on the record path: a secret-shaped value the
-        # redaction does not know the place of (a key in a prompt, a URL path) stops the file.
+    # The one redaction model of the record path: by name, by value, by shape.
+    redacted = redaction.redact(
+        file_report.interactions,
+        request_headers=request_headers,
+        response_headers=response_headers,
+        environ=os.environ,
+        label="interactions",
+    )
+    findings = [f for _, _, found in redacted.refused for f in found]
+    if findings and not redacted.data:
+        # A secret-shaped value in a request (a key in a prompt, a URL path) cannot be masked
+        # without changing what replay matches on: such an interaction is left out.
         shown = "; ".join(f"{f.field}: {f.kind} {f.preview}" for f in findings[:5])
         file_report.error = (
             f"{len(findings)} value(s) shaped like a secret, so nothing was written: {shown}. "
             f"Replace them with obviously fake values (e.g. sk-test-...) in the source and import again."
         )
         return file_report
+    for label, request, found in redacted.refused:
+        shown = "; ".join(f"{f.field}: {f.kind} {f.preview}" for f in found[:5])
+        file_report.skipped.append(f"{label} {request} left out: its request holds a secret ({shown})")
+    data = redacted.data
     try:
         # Atomic per file; no fsync per file: a fresh output folder, rerun if the machine dies.
         storage.write_atomic(target, fileformat.dump_pieces(data, target), durable=False)

@@ -22,7 +22,6 @@ import pytest
 from ..errors import CassetteMiss
 from ..modes import RecordMode
 from . import network
-from .credentials import credential_values, find_secrets
 from .failures import failure_text
 from .network import NetworkBlocked
 from .report import CassetteUse, summary_lines
@@ -177,7 +176,6 @@ def _promptvcr_cassette(
             active.__exit__(None, None, None)
         else:
             active.__exit__(type(failure), failure, failure.__traceback__)
-    _check_written(active, shown)
 
 
 def _record(item: pytest.Item, active: Cassette, shown: str) -> CassetteUse:
@@ -212,26 +210,6 @@ def _unused(active: Cassette) -> list[str]:
         for position, interaction in enumerate(active.interactions)
         if id(interaction) in unplayed
     ]
-
-
-def _check_written(active: Cassette, shown: str) -> None:
-    """Fail the test whose recording wrote something that looks like a credential."""
-    if not active.record_mode.writes_cassette or not any(p.outcome == "recorded" for p in active.played):
-        return
-    try:
-        text = active.path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return
-    findings = find_secrets(text, credential_values())
-    if findings:
-        where = "\n".join(f"  line {finding.line}: {finding.what}" for finding in findings[:20])
-        pytest.fail(
-            f"promptvcr: the cassette {shown} that this test just recorded holds what looks like a secret:\n"
-            f"{where}\n"
-            f"Do not commit it. Find how the secret reached the request (a header added with "
-            f"request_headers=, a prompt, a URL), keep it out, delete the file and record again.",
-            pytrace=False,
-        )
 
 
 @pytest.fixture(autouse=True)
