@@ -172,3 +172,39 @@ def test_the_summary_covers_what_the_server_served(pytester: pytest.Pytester, tm
     result = pytester.runpytest("-p", "no:randomly", "--record-mode=replay")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*promptvcr serve*", "*summary.yaml (replay): 1 replayed, 0 missed*"])
+
+
+def test_declared_faults_reach_the_clients_of_the_server(tmp_path: Path) -> None:
+    cassette = tmp_path / "faults.yaml"
+    with FakeProvider() as fake:
+        with serve(cassette, record_mode="record", upstreams={"openai": fake.base_url}) as server:
+            recorded = _post(f"{server.url}/openai/v1/chat/completions", STREAM).read()
+        upstream = fake.base_url
+    faults = ["--fault", "http_error:429,retry_after=0.5", "--fault", "cut_stream:2,nth=2"]
+    with serve(cassette, record_mode="replay", upstreams={"openai": upstream}, options=faults) as server:
+        url = f"{server.url}/openai/v1/chat/completions"
+        limited = _post(url, STREAM)
+        error = json.loads(limited.read())["error"]
+        cut = _post(url, STREAM)
+        with pytest.raises(http.client.IncompleteRead) as broken:
+            cut.read()
+        whole = _post(url, STREAM).read()
+    assert limited.status == 429 and limited.headers["retry-after-ms"] == "500"
+    assert error["code"] == "rate_limit_exceeded" and "Rate limit reached for gpt-4o-mini" in error["message"]
+    assert cut.status == 200 and broken.value.partial.count(b"data: ") == 2
+    assert whole == recorded
+    assert server.report["cassettes"][0]["outcomes"] == {"fault": 2, "replayed": 1}
+
+
+def test_fault_flags_say_what_is_wrong() -> None:
+    from promptvcr.server.fault_flags import parse_faults
+
+    (fault,) = parse_faults(["read_timeout,after_events=3,path=/v1/*"])
+    assert (fault.kind, fault.after_events, fault.path) == ("read_timeout", 3, "/v1/*")
+    for wrong, why in (
+        ("boom", "unknown kind 'boom'"),
+        ("cut_stream:2,when=now", "'when=now'"),
+        ("http_error:200", "400 to 599"),
+    ):
+        with pytest.raises(ValueError, match=why):
+            parse_faults([wrong])

@@ -35,10 +35,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--timing", default="none", help="none, recorded, or a speed factor")
     parser.add_argument("--allow-playback-repeats", action="store_true", help="replay answers again")
+    parser.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="KIND[:ARG][,NAME=VALUE]",
+        help="inject a fault, e.g. http_error:429,nth=2 or cut_stream:2 (see promptvcr.faults)",
+    )
     parser.add_argument("--report", type=Path, default=None, help="write what was served to this JSON file")
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..server.fault_flags import parse_faults
     from ..server.running import run as serve_forever
     from ..server.shelf import Shelf
     from ..server.upstreams import parse_upstreams
@@ -46,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(message)s")
     try:
         upstreams = parse_upstreams(args.upstream)
+        faults = parse_faults(args.fault)
     except ValueError as error:
         print(f"promptvcr serve: {error}", file=sys.stderr)
         return 2
@@ -56,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
         "record_mode": args.record_mode,
         "timing": timing,
         "allow_playback_repeats": args.allow_playback_repeats,
+        "faults": faults,
     }
     shelf = Shelf(args.cassette, options)
     return serve_forever(shelf, upstreams, port=args.port, report=args.report)
