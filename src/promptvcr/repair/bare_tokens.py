@@ -13,6 +13,11 @@ from json.encoder import encode_basestring
 
 # A number or literal ends at punctuation, or at whitespace before the next value ([1 2 3]).
 END = r"""(?=[\s\ufeff\u200b\xa0]*(?:[,:}\])\uff0c\uff1a/#;]|\Z)|\s+[-.\d"'{\[tfnTFN])"""
+NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?" + END)
+LITERAL = re.compile(r"(?:true|false|null|none|undefined|nan|-?infinity)" + END, re.I)
+PARTIAL_LITERAL = re.compile(r"([A-Za-z]{1,4})\s*\Z")
+LITERALS = {"true": "true", "false": "false", "null": "null", "none": "null", "undefined": "null"}
+LITERALS.update(dict.fromkeys(("nan", "infinity", "-infinity"), "null"))  # not JSON numbers
 _LAX_NUMBER = re.compile(r"([-+]?)(\d*)(\.\d*)?([eE][-+]?(\d*))?" + END)
 _CALL = re.compile(r"[A-Za-z_$][\w$.]*(?=\()")
 

@@ -19,6 +19,7 @@ LAX_DECODER = json.JSONDecoder(parse_constant=lambda _: None, strict=False)
 
 _NON_FINITE = re.compile(r"nan|inf", re.I)
 # A whole string literal (kept), or a comma before a closing bracket (dropped).
+_TRAILING_COMMA = re.compile(r",\s*[}\]]")
 _STRING_OR_TRAILING_COMMA = re.compile(r'("(?:[^"\\]|\\.)*")|,(?=\s*[}\]])', re.S)
 _last_failure = ""
 
@@ -30,7 +31,7 @@ def without_trailing_commas(text: str) -> JSONValue:
     two ``json.loads`` instead of a token pass in Python.
     """
     global _last_failure
-    if "," not in text or text is _last_failure:
+    if text is _last_failure or _TRAILING_COMMA.search(text) is None:
         return NOTHING
     try:
         return LAX_DECODER.decode(_STRING_OR_TRAILING_COMMA.sub(r"\1", text))

@@ -8,17 +8,49 @@ repairs of one text can then be compared without agreeing on structure.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from .job import JSONValue
 
 _NOT_DATA = re.compile(r"[\W_]+")
 _NON_FINITE = frozenset(("NaN", "Infinity", "-Infinity"))  # json_repair's spelling of our null
+_WORD = re.compile(r"[^\W_]+")
+_LITERAL_WORD = {None: "null", True: "true", False: "false"}
 _LITERAL_SIZE = {None: 4, True: 4, False: 5}
 
 
 def text_size(text: str) -> int:
     """Letters and digits in ``text``."""
     return len(_NOT_DATA.sub("", text))
+
+
+def words(value: JSONValue) -> Counter[str]:
+    """The words (runs of letters and digits) that ``value`` holds, keys included, counted."""
+    found: Counter[str] = Counter()
+    _collect(value, found)
+    return found
+
+
+def _collect(value: JSONValue, found: Counter[str]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found.update(_WORD.findall(str(key)))
+            _collect(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            _collect(item, found)
+    elif value is None or isinstance(value, bool):
+        found[_LITERAL_WORD[value]] += 1
+    else:
+        found.update(_WORD.findall(value if isinstance(value, str) else repr(value)))
+
+
+def richer(ours: JSONValue, theirs: JSONValue, dropped: str = "") -> bool:
+    """Whether ``theirs`` holds data ``ours`` lost: words ``ours`` lacks (other than syntax the
+    token pass left out on purpose, ``dropped``) and more letters and digits in all."""
+    if value_size(theirs) <= value_size(ours):
+        return False
+    return bool(words(theirs) - words(ours) - Counter(_WORD.findall(dropped)))
 
 
 def _member_size(key: str, item: JSONValue) -> int:

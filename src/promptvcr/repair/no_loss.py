@@ -3,9 +3,11 @@
 Our extraction and token pass are right more often than json_repair, but a heuristic that
 misreads a text can drop a member. So when there is any sign that data was left behind (a
 candidate whose value holds fewer letters and digits than its text, a candidate that did not
-parse, or JSON punctuation outside every candidate) json_repair reads the whole text too, and
-its value stands when it holds more data than every value we extracted put together. Choosing
-one of several values (a correction, a later block) is a judgement, not a loss.
+parse, or JSON punctuation with letters or digits touching a candidate from outside)
+json_repair reads the whole text too, and its value stands when it holds words that the values
+we extracted lack, other than syntax the token pass left out on purpose (comments, ``ObjectId``,
+``undefined``), and more letters and digits in all. Choosing one of several values (a
+correction, a later block) is a judgement, not a loss.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from __future__ import annotations
 import re
 
 from .job import NOTHING, Candidate, Job
-from .measure import text_size, value_size
+from .measure import richer, text_size, value_size
+from .token_pass import normalize
 from .upstream import upstream_value
 
 _DATA = re.compile(r"[^\W_]")  # a letter or digit: without one, nothing outside can be lost
@@ -68,7 +71,8 @@ def keep_upstream_data(job: Job) -> Job:
         theirs = upstream_value(job.text)
     if theirs is NOTHING:
         return job
-    ours = sum(value_size(value) for _, value in job.parsed)
-    if value_size(theirs) > ours:
+    values = [value for _, value in job.parsed]
+    dropped = " ".join(normalize(candidate.text).dropped for candidate, _ in job.parsed)
+    if richer(values if len(values) > 1 else values[0], theirs, dropped):
         return job._replace(value=theirs)
     return job

@@ -22,7 +22,7 @@ from .extract import looks_like_json
 from .failure import RepairError
 from .fastpath import DECODER, without_trailing_commas
 from .job import NOTHING, JSONValue, TagPair
-from .measure import text_size, value_size
+from .measure import richer, text_size, value_size
 from .spans import matching_end
 from .tags import any_opener
 from .token_pass import normalize, restore
@@ -46,13 +46,12 @@ def _lone_value(text: str, tags: tuple[TagPair, ...]) -> bool:
     return not text[matching_end(text, opening.end() - 1) :].strip()
 
 
-def _richer(value: JSONValue, text: str) -> JSONValue:
-    """``value``, or json_repair's value of ``text`` when that holds more data."""
-    ours = value_size(value)
-    if ours >= text_size(text):
+def _richer(value: JSONValue, text: str, dropped: str) -> JSONValue:
+    """``value``, or json_repair's value of ``text`` when that holds data ``value`` lost."""
+    if value_size(value) >= text_size(text):
         return value
     theirs = upstream_value(text)
-    if theirs is not NOTHING and value_size(theirs) > ours:
+    if theirs is not NOTHING and richer(value, theirs, dropped):
         return theirs
     return value
 
@@ -72,7 +71,7 @@ def quick_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
             return NOTHING
         if value == "" and _LONE_QUOTE.match(text):
             return NOTHING  # a lone quote is no value
-        return _richer(value, text)
+        return _richer(value, text, normalized.dropped)
     if not _lone_value(text, tags):
         return NOTHING
     source = source_for_upstream(text, normalized)
@@ -81,4 +80,4 @@ def quick_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
         reason = "the text around the JSON could not be repaired into a value"
         raise RepairError("syntax", reason, text, normalized.stopped_at)
     value = restore(value, normalized.strings)
-    return value if source is text else _richer(value, text)
+    return value if source is text else _richer(value, text, normalized.dropped)

@@ -20,27 +20,20 @@ from collections.abc import Callable
 from json.encoder import encode_basestring
 from typing import NamedTuple
 
-from .bare_tokens import END, call_name_end, lax_number
+from .bare_tokens import END, LITERAL, LITERALS, NUMBER, PARTIAL_LITERAL, call_name_end, lax_number
 from .placeholders import MARK_CLOSE, MARK_OPEN
 from .placeholders import restore as restore  # re-exported: callers take both from here
 from .string_tokens import read_string
 from .strings import decode_body
 
-_MARK_OPEN = MARK_OPEN
-_MARK_CLOSE = MARK_CLOSE
-
 _SPACE_OR_NOTHING = re.compile(r"[\s\ufeff\u200b\u200c\u200d\u2060]*")
 _LINE_COMMENT = re.compile(r"(?://|#)[^\n]*")
 _BLOCK_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)", re.S)
 _END = END
-_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?" + _END)
-_LITERAL = re.compile(r"(?:true|false|null|none|undefined|nan|-?infinity)" + _END, re.I)
-_PARTIAL_LITERAL = re.compile(r"([A-Za-z]{1,4})\s*\Z")
 _BARE_KEY = re.compile(r"((?:[^\W\d]|\$)[\w$.-]*|\d+)\s*(?=[:\uff1a])")
 _SP = r"[\s\ufeff\u200b\xa0]*"
 _THEN_QUOTE = r"|[\s\ufeff\u200b\xa0]+[\"'\u201c\u2018]"  # a missing comma before the next string
-_LITERALS = {"true": "true", "false": "false", "null": "null", "none": "null", "undefined": "null"}
-_LITERALS.update(dict.fromkeys(("nan", "infinity", "-infinity"), "null"))  # not JSON numbers
+_STRUCTURE = re.compile(r"""["{}\[\]]""")
 _PARTIAL_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{0,3}\Z")
 _MEMBER_INSIDE = re.compile(r"""[,}]\s*["'`]?\w+["'`]?\s*:""")
 
@@ -79,6 +72,7 @@ class Normalized(NamedTuple):
     text: str
     strings: dict[str, str]
     stopped_at: int  # offset in the input; len(input) when the whole input was read
+    dropped: str = ""  # syntax the pass left out on purpose: comments, call names, literals
 
 
 class _Bail(Exception):
@@ -92,7 +86,8 @@ class _Pass:
         self.text = text
         self.out: list[str] = []
         self.strings: dict[str, str] = {}
-        self.use_placeholders = _MARK_OPEN not in text
+        self.dropped: list[str] = []
+        self.use_placeholders = MARK_OPEN not in text
         self.stack: list[str] = []  # container kinds, see _CLOSERS
         self.opened_at: list[int] = []  # index in out of each open container's bracket
         self.commas: list[int] = []  # commas seen in each open container
@@ -111,7 +106,7 @@ class _Pass:
         keys, for one) and should see the real thing.
         """
         if self.use_placeholders and value[-1:].isspace():
-            key = f"{_MARK_OPEN}{len(self.strings)}{_MARK_CLOSE}"
+            key = f"{MARK_OPEN}{len(self.strings)}{MARK_CLOSE}"
             self.strings[key] = value
             self.out.append(f'"{key}"')
         else:
@@ -174,6 +169,8 @@ class _Pass:
         comment = _BLOCK_COMMENT.match(text, index) or _LINE_COMMENT.match(text, index)
         if comment is None:
             raise _Bail
+        if not _STRUCTURE.search(comment.group()):  # '# note }, "b": 2': not only a comment
+            self.dropped.append(comment.group())
         return comment.end()
 
     def comma(self, text: str, index: int) -> int:
@@ -278,7 +275,11 @@ class _Pass:
                 return end
             if self.stack and _MEMBER_INSIDE.search(body):
                 raise _Bail  # '{"a": "first, b: 1}': where it ends is json_repair's call
-            body = _PARTIAL_ESCAPE.sub("", self.unclosed_body(body))
+            body = self.unclosed_body(body)
+            partial_escape = _PARTIAL_ESCAPE.search(body)
+            if partial_escape:
+                self.dropped.append(partial_escape.group())
+                body = body[: partial_escape.start()]
         value = decode_body(body)
         if is_key:
             follower = _KEY_END.match(text, end)
@@ -321,7 +322,7 @@ class _Pass:
             self.expect = _AFTER_KEY
             return key.end()
         self.begin_value()
-        number = _NUMBER.match(text, index)
+        number = NUMBER.match(text, index)
         if number:
             self.out.append(number.group())
             self.finish_value()
@@ -333,17 +334,20 @@ class _Pass:
             return lax[1]
         call = call_name_end(text, index)
         if call > 0:
+            self.dropped.append(text[index:call])
             return call  # 'ObjectId("1")': the parentheses hold the value
-        literal = _LITERAL.match(text, index)
+        literal = LITERAL.match(text, index)
         if literal:
-            self.out.append(_LITERALS[literal.group().lower()])
+            self.dropped.append(literal.group())
+            self.out.append(LITERALS[literal.group().lower()])
             self.finish_value()
             return literal.end()
-        partial = _PARTIAL_LITERAL.match(text, index)
+        partial = PARTIAL_LITERAL.match(text, index)
         if partial:
             word = partial.group(1).lower()
-            meant = {_LITERALS[full] for full in _LITERALS if full.startswith(word)}
+            meant = {LITERALS[full] for full in LITERALS if full.startswith(word)}
             if len(meant) == 1:
+                self.dropped.append(word)
                 self.out.append(meant.pop())
                 self.finish_value()
                 return len(text)
@@ -387,6 +391,6 @@ def normalize(text: str) -> Normalized:
         return last
     state = _Pass(text)
     stopped_at = state.run()
-    result = Normalized("".join(state.out), state.strings, stopped_at)
+    result = Normalized("".join(state.out), state.strings, stopped_at, " ".join(state.dropped))
     _last = (text, result)
     return result
