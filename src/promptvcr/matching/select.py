@@ -34,9 +34,8 @@ def for_families(*families: str) -> Callable[[R], R]:
     return mark
 
 
-def family_of(host: str, path: str) -> str:
-    """The provider family rules are chosen by (see :mod:`promptvcr.cassettes.providers`)."""
-    return provider_of_url(host, path)
+#: The provider family rules are chosen by (see :mod:`promptvcr.cassettes.providers`).
+family_of = provider_of_url
 
 
 @lru_cache(maxsize=4096)
