@@ -61,7 +61,7 @@ def message(text: str, status: int = 200) -> Answer:
         "id": "msg_1",
         "type": "message",
         "role": "assistant",
-        "model": "claude-sonnet-4-5",
+        "model": "claude-x",
         "content": [{"type": "text", "text": text}],
         "stop_reason": "end_turn",
         "stop_sequence": None,
@@ -101,7 +101,7 @@ def call_anthropic(
     with anthropic.Anthropic(api_key=api_key, base_url=url, max_retries=0) as sdk:
         try:
             answer = sdk.messages.create(
-                model="claude-sonnet-4-5",
+                model="claude-x",
                 max_tokens=10,
                 messages=[{"role": "user", "content": "hi"}],
                 extra_body=extra_body,

@@ -112,8 +112,7 @@ def request_credentials(request: Request) -> set[str]:
 
 def _variants(value: str) -> set[str]:
     """The value as it may be written: raw, URL-encoded, JSON-escaped."""
-    escaped = json.dumps(value, ensure_ascii=False)[1:-1]
-    return {value, quote(value, safe=""), quote_plus(value), escaped} - {""}
+    return {value, quote(value, safe=""), quote_plus(value), json_escaped(value)} - {""}
 
 
 _EVENT_INDEX = re.compile(r"\.events\[\d+\]|\.frames\[\d+\]")
@@ -124,6 +123,7 @@ class Masker:
 
     def __init__(self, values: Iterable[str]) -> None:
         variants = sorted({v for value in values for v in _variants(value)}, key=len, reverse=True)
+        self._variants = variants
         self.active = bool(variants)
         self._text = re.compile("|".join(map(re.escape, variants))) if variants else None
         self._bytes = re.compile(b"|".join(re.escape(v.encode()) for v in variants)) if variants else None
@@ -153,6 +153,9 @@ class Masker:
         stream (``events[0].data.delta.text`` + ``events[1].data.delta.text``) included."""
         if not self.active:
             return value
+        dump = plain_dump(value)
+        if dump is not None and not any(json_escaped(v) in dump for v in self._variants):
+            return value  # the common case, found by substring searches written in C
         return self._across_events(self._walk(value))
 
     def _walk(self, value: Any) -> Any:
@@ -215,13 +218,28 @@ class Masker:
         return data
 
 
+def _streams(data: Any) -> list[tuple[str, Any]]:
+    """The stored streams (``events``, ``frames``) of an interaction, a request or response,
+    or a body: (field, list of events)."""
+    found = []
+    if isinstance(data, dict):
+        for holder, prefix in (
+            (data, ""),
+            (data.get("request"), ".request"),
+            (data.get("response"), ".response"),
+        ):
+            if isinstance(holder, dict):
+                found += [(f"{prefix}.{key}", holder[key]) for key in ("events", "frames") if key in holder]
+    return found
+
+
 def _event_groups(data: Any) -> list[list[tuple[dict[Any, Any] | list[Any], Any, str]]]:
     """Strings of a stream grouped by their field with the event number left out, in order:
     (container, key, field) for each, so that a group joined is the text the client reads."""
     groups: dict[str, list[tuple[dict[Any, Any] | list[Any], Any, str]]] = {}
-    stack: list[tuple[Any, str, bool]] = [(data, "", False)]
+    stack: list[tuple[Any, str]] = [(events, where) for where, events in reversed(_streams(data))]
     while stack:
-        value, where, in_stream = stack.pop()
+        value, where = stack.pop()
         items: Iterable[tuple[Any, Any]]
         if isinstance(value, dict):
             items = value.items()
@@ -232,13 +250,28 @@ def _event_groups(data: Any) -> list[list[tuple[dict[Any, Any] | list[Any], Any,
         children = []
         for key, item in items:
             field = f"{where}[{key}]" if isinstance(key, int) else f"{where}.{key}"
-            stream = in_stream or key in ("events", "frames")
-            if isinstance(item, str) and stream:
+            if isinstance(item, str):
                 groups.setdefault(_EVENT_INDEX.sub(".events[*]", field), []).append((value, key, field))
             else:
-                children.append((item, field, stream))
+                children.append((item, field))
         stack.extend(reversed(children))
     return [group for group in groups.values() if len(group) > 1]
+
+
+def plain_dump(data: Any) -> str | None:
+    """``data`` as JSON when one substring search of it is as good as a walk over it: no
+    stream (a value split between events), no ``base64`` or large body (encoded text)."""
+    if _streams(data):
+        return None
+    try:
+        dump = json.dumps(data, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):  # a large body, or data JSON cannot hold
+        return None
+    return None if '"base64"' in dump else dump
+
+
+def json_escaped(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)[1:-1]
 
 
 #: Windows over a large body overlap by this much, so that a value cut by the slicing is seen

@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from . import fileformat
-from .masking import Masker, environment_credentials, request_credentials, texts
+from .masking import Masker, environment_credentials, json_escaped, plain_dump, request_credentials, texts
 from .models import Interaction
 from .redact import REQUEST_HEADERS, RESPONSE_HEADERS, redact_url
-from .secrets import Finding, masked_preview, secret_values
+from .secrets import Finding, masked_preview, may_hold_secret, secret_values
 
 __all__ = ["Redacted", "SecretMaskedWarning", "masked_message", "redact", "refused_message"]
 
@@ -52,6 +52,13 @@ def _findings(
     data: Any, where: str, allowed: frozenset[str], environment: Mapping[str, str]
 ) -> tuple[list[Finding], set[str]]:
     """Secret-shaped values and environment credentials in ``data``, and the values found."""
+    dump = plain_dump(data)
+    if (
+        dump is not None
+        and not may_hold_secret(dump)
+        and not any(json_escaped(value) in dump for value in environment.values())
+    ):
+        return [], set()  # the common case, found by substring searches written in C
     findings: list[Finding] = []
     values: set[str] = set()
     seen: set[tuple[str, str]] = set()
