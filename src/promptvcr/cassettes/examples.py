@@ -27,10 +27,11 @@ DOCUMENTED_EXAMPLES = frozenset(
 )
 
 #: Words no key generator writes, in any case: ``YOUR_API_KEY``, ``sk-your-key-here``,
-#: ``<redacted>``, ``sk-xxxx...``.
+#: ``<redacted>``, ``sk-xxxx...``, and what recorders put in a credential's place
+#: (vcrpy filters' ``scrubbed``, ``filtered``, ``dummy``).
 _PLACEHOLDER = re.compile(
     r"your[_\-]?(?:api|access|secret|own|key|token)|example|placeholder|replace[_\-]?me|redacted"
-    r"|insert[_\-]?your|xxxx|\*\*\*\*|\.\.\.|…",
+    r"|insert[_\-]?your|scrubbed|filtered|dummy|xxxx|\*\*\*\*|\.\.\.|…",
     re.IGNORECASE,
 )
 #: The claims of the example token on jwt.io (every version of the page).

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
+from .examples import is_documented_example
 from .largebody import ChunkedBody
 from .models import Request
 from .multipart import parse_multipart
@@ -107,7 +108,9 @@ def request_credentials(request: Request) -> set[str]:
     if parts.password:
         found.add(parts.password)
     found.update(_body_values(request))
-    return {value.strip() for value in found if len(value.strip()) >= MIN_VALUE_LENGTH}
+    # A placeholder in a credential's place (vcrpy's "scrubbed") is no secret to mask elsewhere.
+    values = {value.strip() for value in found}
+    return {v for v in values if len(v) >= MIN_VALUE_LENGTH and not is_documented_example(v)}
 
 
 def _variants(value: str) -> set[str]:
