@@ -62,6 +62,8 @@ PUBLIC_API = [
     "faults",
     "for_families",
     "import_vcr",
+    "reply",
+    "script",
     "serve",
     "set_default_rules",
     "use_cassette",

@@ -24,6 +24,7 @@ if _TYPE_CHECKING:
     from .matching.diagnose import FuzzyMatchWarning
     from .matching.rules import default_rules, drop_seed, edit_rules, for_families, set_default_rules
     from .modes import RecordMode
+    from .scripted import reply, script
     from .server import serve
 
 #: Public name -> the module that defines it (a submodule, for ``faults``).
@@ -53,6 +54,8 @@ _EXPORTS = {
     "for_families": ".matching.rules",
     "set_default_rules": ".matching.rules",
     "RecordMode": ".modes",
+    "reply": ".scripted",
+    "script": ".scripted",
     "serve": ".server",
 }
 
@@ -80,6 +83,8 @@ __all__ = [
     "faults",
     "for_families",
     "import_vcr",
+    "reply",
+    "script",
     "serve",
     "set_default_rules",
     "use_cassette",

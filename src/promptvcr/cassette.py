@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from os import PathLike
 from pathlib import Path
 from types import TracebackType
-from typing import Any, ParamSpec, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, overload
 
 from . import activation
 from .cassettes import persister
@@ -37,6 +37,9 @@ from .matching.parts import Rule
 from .matching.rules import default_rules
 from .matching.tape import Tape
 from .modes import RecordMode, resolve_record_mode
+
+if TYPE_CHECKING:
+    from .scripted.scripts import Script
 
 __all__ = ["Cassette", "use_cassette"]
 
@@ -91,6 +94,7 @@ class Cassette:
         timing: Pace = "none",
         faults: Sequence[Fault] = (),
         allowed_secrets: Iterable[str] = (),
+        script: Script | None = None,
     ) -> None:
         # The arguments as given, so that each call of a decorated function gets a fresh
         # cassette with exactly these options (captured first, before any other local).
@@ -110,6 +114,7 @@ class Cassette:
         self.request_headers = frozenset(h.lower() for h in request_headers)
         self.response_headers = frozenset(h.lower() for h in response_headers)
         self.allowed_secrets = frozenset(allowed_secrets)
+        self.script = script  # answers what the file does not hold: see promptvcr.scripted.scripts
         self.played: list[Play] = []
         self.missed: list[Request] = []
         #: Background hosts (see :mod:`promptvcr.matching.background`) the code under test sent to,
@@ -179,6 +184,8 @@ class Cassette:
                     if self._pace is None:
                         return Replay(interaction.response)
                     return Replay(paced(interaction.response, self._pace))
+            if self.script is not None and (answer := self.script.answer(request, self, fired)) is not None:
+                return Replay(answer)
             if mode is RecordMode.REPLAY:
                 self.missed.append(request)
                 raise self._miss(request, key)
@@ -232,6 +239,7 @@ class Cassette:
             file_exists=self._loaded.exists,
             times_recorded=self._tape.times_recorded(key),
         )
+        message = message if self.script is None else self.script.ran_out(request, message, self)
         return CassetteMiss(message, cassette=self.path)
 
     # Entering and leaving -----------------------------------------------------------------
