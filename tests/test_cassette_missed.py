@@ -18,7 +18,10 @@ def test_missed_lists_each_missed_request_even_when_the_code_catches_the_miss(tm
     path = tmp_path / "empty.yaml"
     path.write_text("interactions: []\nversion: 1\n")
     client = sdk_calls.openai_client(sdk_calls.OFFLINE, max_retries=0)
-    with promptvcr.use_cassette(path) as cassette:
+    caught = pytest.raises(
+        promptvcr.CassetteMiss, match=r"caught this CassetteMiss and went on \(2 request\(s\) missed"
+    )
+    with caught, promptvcr.use_cassette(path) as cassette:
         for model in ("first", "second"):
             # An application that swallows everything: the cassette still knows.
             with contextlib.suppress(promptvcr.CassetteMiss):
@@ -33,7 +36,7 @@ def test_missed_starts_empty_on_each_use(tmp_path: Path) -> None:
     path.write_text("interactions: []\nversion: 1\n")
     client = sdk_calls.openai_client(sdk_calls.OFFLINE, max_retries=0)
     cassette = promptvcr.use_cassette(path)
-    with cassette, pytest.raises(promptvcr.CassetteMiss):
+    with pytest.raises(promptvcr.CassetteMiss), cassette:
         client.chat.completions.create(model="m", messages=MESSAGES)  # type: ignore[arg-type]
     assert len(cassette.missed) == 1
     with cassette:

@@ -169,6 +169,6 @@ def test_an_unrecorded_request_fails_closed(
 ) -> None:
     calls, _ = FRAMEWORKS[name]
     empty = promptvcr.use_cassette(tmp_path / "empty.yaml")
-    with no_network(monkeypatch) as attempts, empty as cassette, pytest.raises(promptvcr.CassetteMiss):
+    with no_network(monkeypatch) as attempts, pytest.raises(promptvcr.CassetteMiss), empty as cassette:
         calls(OFFLINE)
     assert attempts == [] and len(cassette.missed) == 1

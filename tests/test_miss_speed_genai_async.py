@@ -29,7 +29,7 @@ def test_a_gemini_async_miss_is_not_retried_nor_wrapped(tmp_path: Path) -> None:
         await client.aio.models.generate_content(model="gemini-2.0-flash", contents="never recorded")
 
     started = time.perf_counter()
-    with promptvcr.use_cassette(path) as cassette, pytest.raises(promptvcr.CassetteMiss) as miss:
+    with pytest.raises(promptvcr.CassetteMiss) as miss, promptvcr.use_cassette(path) as cassette:
         asyncio.run(ask())
     assert time.perf_counter() - started < 1.0
     assert type(miss.value) is promptvcr.CassetteMiss

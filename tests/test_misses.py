@@ -52,7 +52,7 @@ def test_a_miss_is_not_retried_nor_wrapped_by_the_sdk(tmp_path: Path, sdk: str) 
     path = tmp_path / "empty.yaml"
     path.write_text("interactions: []\nversion: 1\n")
     started = time.perf_counter()
-    with promptvcr.use_cassette(path) as cassette, pytest.raises(promptvcr.CassetteMiss) as miss:
+    with pytest.raises(promptvcr.CassetteMiss) as miss, promptvcr.use_cassette(path) as cassette:
         _calls()[sdk]()
     assert time.perf_counter() - started < 1.0
     assert type(miss.value) is promptvcr.CassetteMiss
@@ -62,7 +62,7 @@ def test_a_miss_is_not_retried_nor_wrapped_by_the_sdk(tmp_path: Path, sdk: str) 
 
 def test_replay_without_a_cassette_file_says_so_and_how_to_record(tmp_path: Path) -> None:
     path = tmp_path / "missing.yaml"
-    with promptvcr.use_cassette(path), pytest.raises(promptvcr.CassetteMiss) as miss:
+    with pytest.raises(promptvcr.CassetteMiss) as miss, promptvcr.use_cassette(path):
         sdk_calls.openai_client(sdk_calls.OFFLINE).chat.completions.create(model="m", messages=MESSAGES)
     assert str(miss.value) == (
         f"promptvcr: cassette {path} does not exist, so nothing can be replayed from it.\n"
@@ -83,7 +83,7 @@ def test_a_miss_names_the_nearest_request_and_the_fields_that_differ(tmp_path: P
         )
     url = f"{provider.base_url}/v1/chat/completions"
 
-    with promptvcr.use_cassette(path), pytest.raises(promptvcr.CassetteMiss) as miss:
+    with pytest.raises(promptvcr.CassetteMiss) as miss, promptvcr.use_cassette(path):
         sdk_calls.openai_client(sdk_calls.OFFLINE).chat.completions.create(
             model="gpt-4o-mini", messages=[{"role": "user", "content": "Hello there"}], temperature=0.0
         )

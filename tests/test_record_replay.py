@@ -80,7 +80,7 @@ def test_one_request_too_many_is_a_miss_unless_repeats_are_allowed(
         sdk_calls.openai_client(provider.base_url).chat.completions.create(model="m", messages=messages)
 
     client = sdk_calls.openai_client(sdk_calls.OFFLINE)
-    with promptvcr.use_cassette(path), pytest.raises(promptvcr.CassetteMiss) as miss:
+    with pytest.raises(promptvcr.CassetteMiss) as miss, promptvcr.use_cassette(path):
         client.chat.completions.create(model="m", messages=messages)
         client.chat.completions.create(model="m", messages=messages)
     assert "recorded 1 time(s)" in str(miss.value)
@@ -235,7 +235,7 @@ def test_legacy_httpx_client_goes_through_respx(tmp_path: Path, provider: FakePr
     with promptvcr.use_cassette(path):
         assert ask(sdk_calls.OFFLINE) == recorded == "echo 1: legacy"
 
-    with httpx.Client() as plain, promptvcr.use_cassette(path), pytest.raises(promptvcr.CassetteMiss):
+    with httpx.Client() as plain, pytest.raises(promptvcr.CassetteMiss), promptvcr.use_cassette(path):
         plain.get("http://127.0.0.1:9/not-recorded")
 
 

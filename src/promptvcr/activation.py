@@ -1,9 +1,16 @@
-"""Which cassette is active, the patches that route requests to it, and who hears of exits.
+"""Which cassette serves a request, the patches that route requests to it, and who hears of exits.
 
 The patches are installed when the first cassette is entered and removed when the last
-one exits. Requests go to the innermost active cassette whatever thread or task sends
-them: a worker thread started inside a ``with use_cassette(...)`` block is intercepted
-too, instead of reaching the network unseen (a context variable would miss it).
+one exits. A cassette serves the code that entered it: a :class:`~contextvars.ContextVar`
+holds the cassettes entered in this context, innermost last, so it follows the thread or
+task that entered it and every task or thread started from it with the context copied
+(``asyncio`` tasks, ``contextvars.copy_context``, ``asyncio.to_thread``). Two cassettes
+active at once never see each other's requests, and a nested one hides the outer one.
+
+A request from a context that entered no (still active) cassette, such as a plain
+``threading.Thread`` worker, goes to the only active cassette; while several are active
+it fails closed with a :class:`~promptvcr.errors.CassetteMiss` naming them, since
+guessing would record it into, or replay it from, another test's file.
 
 Exit watchers (the pytest plugin's run record) are kept here too. Importing this module
 loads no HTTP library: :func:`~promptvcr.interceptors.install_all` imports each
@@ -12,48 +19,120 @@ interceptor (and its library) only when the first cassette is entered.
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol
 
 from .cassettes.models import Request
+from .errors import CassetteMiss
 from .interceptors import PASS_THROUGH, Decision, Uninstall, install_all
 
-__all__ = ["activate", "deactivate", "watch_exits"]
+__all__ = ["activate", "active_cassettes", "deactivate", "watch_exits"]
 
 
 class _Active(Protocol):
+    path: Path
+
     def handle(self, request: Request) -> Decision: ...
 
+    def note_miss(self, request: Request, error: CassetteMiss) -> None: ...
+
+
+#: The cassettes entered in this context, innermost last (a tuple: copied contexts share it safely).
+_entered: contextvars.ContextVar[tuple[_Active, ...]] = contextvars.ContextVar(
+    "promptvcr_entered", default=()
+)
 
 _lock = threading.RLock()
-_stack: list[_Active] = []
+#: Every active cassette, in the order entered. Replaced, never mutated: readers take no lock.
+_active: tuple[_Active, ...] = ()
+_tokens: dict[int, contextvars.Token[tuple[_Active, ...]]] = {}
 _uninstall: Uninstall | None = None
 _watchers: list[Callable[[Any], None]] = []
 
 
+def active_cassettes() -> tuple[Any, ...]:
+    """Every active cassette, in the order they were entered, whatever context entered them."""
+    return _active
+
+
+def _serving(entered: tuple[_Active, ...]) -> _Active | None:
+    """The innermost cassette of ``entered`` still active; one that exited (in another
+    context: a fixture, an async generator) is skipped."""
+    active = _active
+    for cassette in reversed(entered):
+        if cassette in active:
+            return cassette
+    return None
+
+
 class _Dispatcher:
     def handle(self, request: Request) -> Decision:
-        with _lock:
-            current = _stack[-1] if _stack else None
-        return PASS_THROUGH if current is None else current.handle(request)
+        entered = _entered.get()
+        if entered:
+            # The usual case: the innermost one, active; identity checks on a short tuple.
+            current: _Active | None = entered[-1]
+            if current not in _active:
+                current = _serving(entered)
+            if current is not None:
+                return current.handle(request)
+        active = _active
+        if len(active) == 1:
+            return active[0].handle(request)
+        if not active:
+            return PASS_THROUGH
+        error = _unscoped(request, active)
+        for cassette in active:
+            cassette.note_miss(request, error)
+        raise error
+
+
+def _unscoped(request: Request, active: tuple[_Active, ...]) -> CassetteMiss:
+    names = "\n".join(f"  {cassette.path}" for cassette in active)
+    return CassetteMiss(
+        f"promptvcr cannot tell which cassette serves {request.method} {request.url}: it was sent from "
+        f"a thread or task that entered no cassette, while {len(active)} are active:\n{names}\n"
+        f"Enter the cassette in that thread (with use_cassette(...) inside the worker), or start the "
+        f"worker with the context copied (asyncio.to_thread, asyncio tasks, "
+        f"contextvars.copy_context().run) so that it uses the cassette of the code that started it."
+    )
 
 
 def activate(cassette: _Active) -> None:
-    global _uninstall
+    global _uninstall, _active
     with _lock:
         if _uninstall is None:
             _uninstall = install_all(_Dispatcher())
-        _stack.append(cassette)
+        _active = (*_active, cassette)
+        _tokens[id(cassette)] = _entered.set((*_entered.get(), cassette))
+
+
+def _leave_context(cassette: _Active, token: contextvars.Token[tuple[_Active, ...]] | None) -> None:
+    """Take ``cassette`` out of this context's entered cassettes."""
+    current = _entered.get()
+    if cassette not in current:
+        return
+    remaining = tuple(entered for entered in current if entered is not cassette)
+    if token is not None and token.old_value == (remaining or token.MISSING):
+        try:
+            _entered.reset(token)
+            return
+        except ValueError:  # the token was made in another context: a fixture, an async generator
+            pass
+    _entered.set(remaining)
 
 
 def deactivate(cassette: _Active) -> None:
-    global _uninstall
+    global _uninstall, _active
     with _lock:
-        if cassette in _stack:
+        _leave_context(cassette, _tokens.pop(id(cassette), None))
+        if cassette in _active:
             # Remove this one even when cassettes exit out of order (async tasks).
-            del _stack[len(_stack) - 1 - _stack[::-1].index(cassette)]
-        uninstall = _uninstall if not _stack else None
+            position = len(_active) - 1 - _active[::-1].index(cassette)
+            _active = _active[:position] + _active[position + 1 :]
+        uninstall = _uninstall if not _active else None
         if uninstall is not None:
             _uninstall = None
             uninstall()

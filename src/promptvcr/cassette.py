@@ -72,7 +72,9 @@ class Cassette:
     cassette was active, in order, each with its outcome (``replayed``, ``recorded`` or
     ``passthrough``), so a test can assert on the calls its code made. ``missed`` lists the
     requests that raised :class:`CassetteMiss`, kept even when the code under test swallowed
-    the error.
+    the error: a block that returned normally after a miss raises it again as it exits.
+    A cassette serves the code that entered it, and the tasks and threads started from it
+    with the context copied; a nested one hides the outer one (see :mod:`.activation`).
     ``faults_fired`` lists the declared faults that fired (see :mod:`promptvcr.faults`).
 
     ``allowed_secrets`` are values shaped like a secret that this cassette may hold as they
@@ -117,6 +119,7 @@ class Cassette:
         self.script = script  # answers what the file does not hold: see promptvcr.scripted.scripts
         self.played: list[Play] = []
         self.missed: list[Request] = []
+        self._misses: list[CassetteMiss] = []  # every miss raised for it, also those the code caught
         #: Background hosts (see :mod:`promptvcr.matching.background`) the code under test sent to,
         #: each with what was done: ``"ignored"`` or ``"passthrough"``.
         self.background_hosts: dict[str, str] = {}
@@ -188,7 +191,8 @@ class Cassette:
                 return Replay(answer)
             if mode is RecordMode.REPLAY:
                 self.missed.append(request)
-                raise self._miss(request, key)
+                self._misses.append(error := self._miss(request, key))
+                raise error
 
         return Record(_Recording(self, request, key))
 
@@ -252,6 +256,7 @@ class Cassette:
         self.record_mode = resolve_record_mode(self._requested_mode)
         self.played = []
         self.missed = []
+        self._misses = []
         self.faults_fired = []
         self._fault_plan = FaultPlan(self.faults) if self.faults else None
         self.background_hosts = {}
@@ -274,17 +279,29 @@ class Cassette:
         activation.activate(self)
         self._active = True
 
-    def _stop(self, body_raised: bool) -> None:
+    def note_miss(self, request: Request, error: CassetteMiss) -> None:
+        """A miss raised for this cassette by :mod:`.activation` (a request no cassette could
+        claim), remembered like its own so that exit raises it if the code caught it."""
+        with self._lock:
+            self._misses.append(error)
+
+    def _stop(self, body_raised: bool, error: BaseException | None = None) -> None:
         self._active = False
         activation.deactivate(self)
         if self._unfinished and not body_raised:
             self._warn_unfinished()
+        failed = body_raised or bool(self._misses)  # a caught miss fails the block too
         try:
-            self._save(body_raised)
-        except CassetteWriteError as error:
-            if not body_raised:
+            self._save(failed)
+        except CassetteWriteError as write_error:
+            if not failed:
                 raise
-            warnings.warn(str(error), RuntimeWarning, stacklevel=3)
+            warnings.warn(str(write_error), RuntimeWarning, stacklevel=3)
+        if self._misses and not isinstance(error, CassetteMiss):
+            if (add_note := getattr(error, "add_note", None)) is not None:  # 3.11+
+                add_note(self._misses[0].note(len(self._misses)))  # a framework's error hid the miss
+            elif error is None and not body_raised:
+                raise CassetteMiss.swallowed(self._misses[0], len(self._misses), self.path)
 
     def _warn_unfinished(self) -> None:
         """A response the code neither read to the end nor closed cannot be recorded whole."""
@@ -322,7 +339,7 @@ class Cassette:
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        self._stop(body_raised=exc_type is not None)
+        self._stop(body_raised=exc_type is not None, error=exc)
 
     async def __aenter__(self) -> Cassette:
         return self.__enter__()

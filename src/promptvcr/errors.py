@@ -32,6 +32,24 @@ class CassetteMiss(BaseException):
     def __str__(self) -> str:
         return self.message
 
+    @classmethod
+    def swallowed(cls, first: CassetteMiss, count: int, cassette: Path | str) -> CassetteMiss:
+        """The miss raised as a cassette exits, when the code under test caught ``first`` (and
+        ``count`` misses in all) and returned normally: a swallowed miss never passes silently."""
+        misses = f"{count} request(s) missed" if count != 1 else "1 request missed"
+        return cls(
+            f"{first.message}\n\nThe code under test caught this CassetteMiss and went on ({misses} "
+            f"while {cassette} was active); promptvcr raises it as the cassette exits.",
+            cassette=first.cassette or cassette,
+        )
+
+    def note(self, count: int) -> str:
+        """What a cassette adds to another error the body raised after it caught this miss
+        (a framework that turned the miss into its own error)."""
+        return (
+            f"promptvcr: {count} request(s) missed a cassette before this error; the first:\n{self.message}"
+        )
+
 
 class CassetteError(Exception):
     """Base class of the ordinary errors about a cassette file (format, writing)."""

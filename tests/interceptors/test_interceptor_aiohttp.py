@@ -73,7 +73,12 @@ def test_a_task_spawned_inside_the_block_is_intercepted(
             return error
         return None
 
-    with no_network(monkeypatch) as attempts, promptvcr.use_cassette(tmp_path / "empty.yaml") as cassette:
+    caught = pytest.raises(promptvcr.CassetteMiss, match="caught this CassetteMiss")  # spawn() swallowed it
+    with (
+        no_network(monkeypatch) as attempts,
+        caught,
+        promptvcr.use_cassette(tmp_path / "empty.yaml") as cassette,
+    ):
         error = asyncio.run(spawn())
     assert isinstance(error, promptvcr.CassetteMiss) and attempts == [] and len(cassette.missed) == 1
 

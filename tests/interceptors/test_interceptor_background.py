@@ -55,7 +55,7 @@ def test_empty_lists_make_background_hosts_ordinary_traffic(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cassette = promptvcr.use_cassette(tmp_path / "c.yaml", ignore_hosts=())
-    with no_network(monkeypatch) as attempts, cassette, pytest.raises(promptvcr.CassetteMiss):
+    with no_network(monkeypatch) as attempts, pytest.raises(promptvcr.CassetteMiss), cassette:
         requests.post("https://us.i.posthog.com/batch", json={})
     assert attempts == []
 

@@ -72,7 +72,7 @@ def test_a_miss_raises_in_the_caller_and_sends_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     miss = pytest.raises(promptvcr.CassetteMiss, match=r"POST http://127\.0\.0\.1:9/v1/chat")
-    with no_network(monkeypatch) as attempts, promptvcr.use_cassette(tmp_path / "empty.yaml"), miss:
+    with no_network(monkeypatch) as attempts, miss, promptvcr.use_cassette(tmp_path / "empty.yaml"):
         requests.post(f"{OFFLINE}/v1/chat/completions", json=CHAT)
     assert attempts == []
 
@@ -88,7 +88,13 @@ def test_a_request_from_a_worker_thread_is_intercepted(
         except BaseException as error:
             errors.append(error)
 
-    with no_network(monkeypatch) as attempts, promptvcr.use_cassette(tmp_path / "empty.yaml") as cassette:
+    # The worker swallowed the miss: leaving the block raises it.
+    caught = pytest.raises(promptvcr.CassetteMiss, match="caught this CassetteMiss")
+    with (
+        no_network(monkeypatch) as attempts,
+        caught,
+        promptvcr.use_cassette(tmp_path / "empty.yaml") as cassette,
+    ):
         thread = threading.Thread(target=worker)
         thread.start()
         thread.join(10)

@@ -45,7 +45,7 @@ def cassette(tmp_path: Path, provider: Any) -> Path:
 
 
 def miss(path: Path, base_url: str = sdk_calls.OFFLINE, **call: Any) -> str:
-    with promptvcr.use_cassette(path), pytest.raises(promptvcr.CassetteMiss) as raised:
+    with pytest.raises(promptvcr.CassetteMiss) as raised, promptvcr.use_cassette(path):
         chat(sdk_calls.openai_client(base_url), **call)
     return str(raised.value)
 

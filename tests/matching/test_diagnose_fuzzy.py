@@ -33,7 +33,7 @@ def cassette(tmp_path: Path, provider: Any) -> tuple[Path, str]:
 
 def test_off_by_default_a_changed_prompt_misses(cassette: tuple[Path, str]) -> None:
     path, _ = cassette
-    with promptvcr.use_cassette(path), pytest.raises(promptvcr.CassetteMiss):
+    with pytest.raises(promptvcr.CassetteMiss), promptvcr.use_cassette(path):
         ask(PROMPT.replace("three", "four"))
 
 
@@ -67,13 +67,13 @@ def test_anything_but_close_message_text_still_misses(
     path, _ = cassette
     with warnings.catch_warnings():
         warnings.simplefilter("error", FuzzyMatchWarning)
-        with promptvcr.use_cassette(path, fuzzy=True), pytest.raises(promptvcr.CassetteMiss):
+        with pytest.raises(promptvcr.CassetteMiss), promptvcr.use_cassette(path, fuzzy=True):
             ask(**change)
 
 
 def test_the_threshold_is_a_value(cassette: tuple[Path, str]) -> None:
     path, _ = cassette
-    with promptvcr.use_cassette(path, fuzzy=0.999), pytest.raises(promptvcr.CassetteMiss):
+    with pytest.raises(promptvcr.CassetteMiss), promptvcr.use_cassette(path, fuzzy=0.999):
         ask(PROMPT.replace("three", "four"))
     with pytest.raises(ValueError, match="similarity threshold in"):
         promptvcr.use_cassette(path, fuzzy=1.5)
@@ -81,7 +81,8 @@ def test_the_threshold_is_a_value(cassette: tuple[Path, str]) -> None:
 
 def test_a_fuzzy_answer_is_used_once(cassette: tuple[Path, str]) -> None:
     path, _ = cassette
-    with promptvcr.use_cassette(path, fuzzy=True), pytest.warns(FuzzyMatchWarning):
+    caught = pytest.raises(promptvcr.CassetteMiss, match="caught this CassetteMiss")  # raised again on exit
+    with caught, promptvcr.use_cassette(path, fuzzy=True), pytest.warns(FuzzyMatchWarning):
         ask(PROMPT.replace("three", "four"))
         with pytest.raises(promptvcr.CassetteMiss):
             ask(PROMPT.replace("three", "five"))

@@ -81,7 +81,12 @@ def test_marker_path_is_relative_to_the_test_file_and_options_reach_the_cassette
         """,
     )
     write_cassette(pytester.path / "recorded/shared.yaml", chat("hello", "Hi!"))
-    run(pytester).assert_outcomes(passed=2)
+    result = run(pytester)
+    # The second request missed (no repeats); the test caught the miss, so the plugin fails it.
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        ["*_ test_no_repeats _*", "*already been played*", "*caught this CassetteMiss*"]
+    )
 
 
 def test_unknown_marker_option_is_a_clear_error(pytester: pytest.Pytester) -> None:
@@ -146,7 +151,12 @@ def test_promptvcr_config_set_per_directory_and_the_marker_wins(pytester: pytest
     )
     for name in ("test_configured", "test_marker_wins"):
         write_cassette(sub / f"recordings/test_sub/{name}.yaml", chat("hello", "Hi!"))
-    run(pytester).assert_outcomes(passed=3)
+    result = run(pytester)
+    # The marker's allow_playback_repeats=False won: the repeat missed, and the caught miss fails the test.
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        ["*_ test_marker_wins _*", "*already been played*", "*caught this CassetteMiss*"]
+    )
 
 
 def test_unknown_config_key_is_a_clear_error(pytester: pytest.Pytester) -> None:

@@ -171,6 +171,8 @@ def load_document(text: str, path: Path) -> list[dict[str, Any]]:
     if not isinstance(document, dict):
         raise _fail(path, "the top level is not a mapping with 'interactions' and 'version'.")
     version = document.get("version")
+    except yamlreader.Refused as error:
+        raise _fail(path, f"{error}.") from None
     if version is None:
         raise _fail(
             path,
@@ -186,6 +188,8 @@ def load_document(text: str, path: Path) -> list[dict[str, Any]]:
     interactions = document.get("interactions") or []
     if not isinstance(interactions, list):
         raise _fail(path, "'interactions' is not a list.")
+    if type(version) is not int:  # ``true`` equals 1 in Python, and ``1.0`` is no format version
+        raise _fail(path, f"'version' is {version!r}, not a format version number (this promptvcr writes 1).")
     return interactions
 
 

@@ -7,20 +7,27 @@ plain YAML only (mappings, sequences, strings, numbers, booleans, nulls), so thi
 builds the objects straight from the parser's events, asking PyYAML's own resolver and
 constructor only for plain scalars that may be something other than a string.
 
-Anything else (a tag, an anchor or alias, a merge key, a date, more than one document)
-goes to ``yaml.load`` as before, so the result is always what the safe loader gives.
-That path first checks the nesting depth: libyaml's composer recurses in C and crashes
-the process (segmentation fault) somewhere past 20,000 levels. The event walk here keeps
-its own stack and stops at :data:`MAX_YAML_DEPTH` too.
+Anchors and aliases are built here too, each alias the same object as its anchor (as the
+safe loader does), within a budget: an alias repeats its anchor's text wherever the value
+is used (hashed, redacted, written), so a few hundred bytes of nested aliases stand for
+gigabytes (a "billion laughs"). Aliases may repeat :data:`MAX_ALIAS_EXPANSION` characters
+in all, and none may refer to the node that contains it; beyond that :class:`Refused`.
+
+Anything else (a tag, a merge key, a date, more than one document) goes to ``yaml.load``
+as before, so the result is always what the safe loader gives. That path first walks the
+events for the same limits, and for the nesting depth: libyaml's composer recurses in C and
+crashes the process (segmentation fault) somewhere past 20,000 levels. The event walk here
+keeps its own stack and stops at :data:`MAX_YAML_DEPTH` too.
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import yaml
 
-__all__ = ["MAX_YAML_DEPTH", "TooDeep", "load", "too_deep"]
+__all__ = ["MAX_ALIAS_EXPANSION", "MAX_YAML_DEPTH", "Refused", "TooDeep", "load", "too_deep"]
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -28,8 +35,35 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_YAML_DEPTH = 1000
 
 
+#: Characters that aliases may repeat in all: far more than a hand-edited cassette shares
+#: between interactions, far less than what makes reading it slow.
+MAX_ALIAS_EXPANSION = 1_000_000
+#: Characters of a plain scalar read as a number: longer ones (a base-60 ``1:2:3:...`` takes
+#: quadratic time to convert) are refused; no recorded number is that long.
+MAX_NUMBER_LENGTH = 1000
+
+
 class TooDeep(ValueError):
     """The text nests deeper than :data:`MAX_YAML_DEPTH`."""
+
+
+class Refused(yaml.YAMLError):
+    """The text would expand beyond what reading a cassette may cost (aliases, numbers); the
+    message says what."""
+
+
+def _expanding(total: int) -> Refused:
+    return Refused(
+        f"its aliases (*name) repeat more than {MAX_ALIAS_EXPANSION:,} characters of the text "
+        f"({total:,} so far), an alias bomb; write the values out instead of using anchors and aliases"
+    )
+
+
+def _recursive(name: str) -> Refused:
+    return Refused(
+        f"the alias *{name} refers to the node that contains it, a structure without end; "
+        f"write the values out instead"
+    )
 
 
 class _NotPlain(Exception):
@@ -58,6 +92,11 @@ def _plain(value: str) -> Any:
     construct = _SCALARS.get(tag)
     if construct is None:  # timestamps, merge keys, "=": the full loader's business
         raise _NotPlain
+    if len(value) > MAX_NUMBER_LENGTH and tag != "tag:yaml.org,2002:bool":
+        raise Refused(
+            f"a number {len(value):,} characters long ({value[:20]}...) is no recorded value; quote it "
+            f"if it is text"
+        )
     return construct(yaml.ScalarNode(tag, value))
 
 
@@ -81,34 +120,100 @@ def too_deep(text: str) -> bool:
     return False
 
 
+def _check(text: str) -> None:
+    """Walk the events of ``text`` for the limits (depth, aliases, long numbers) before
+    ``yaml.load`` builds it; :class:`TooDeep` or :class:`Refused`. Broken YAML passes: the
+    full loader reports it."""
+    depth = expansion = 0
+    sizes: dict[str, int] = {}  # each anchor's expanded size in characters
+    open_anchors: list[tuple[int, str, int, int]] = []  # depth, name, start, expansion then
+    event: Any
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            kind = type(event)
+            if kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+                if event.anchor is not None:
+                    open_anchors.append((depth, event.anchor, event.start_mark.index, expansion))
+                depth += 1
+                if depth > MAX_YAML_DEPTH:
+                    raise TooDeep
+            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+                depth -= 1
+                if open_anchors and open_anchors[-1][0] == depth:
+                    _, name, start, before = open_anchors.pop()
+                    sizes[name] = event.end_mark.index - start + expansion - before
+            elif kind is yaml.ScalarEvent:
+                if event.anchor is not None:
+                    sizes[event.anchor] = event.end_mark.index - event.start_mark.index
+                if event.implicit[0] and len(event.value) > MAX_NUMBER_LENGTH:
+                    with contextlib.suppress(_NotPlain):
+                        _plain(event.value)  # refuses a long number
+            elif kind is yaml.AliasEvent:
+                if any(name == event.anchor for _, name, _, _ in open_anchors):
+                    raise _recursive(event.anchor)
+                expansion += sizes.get(event.anchor, 0)
+                if expansion > MAX_ALIAS_EXPANSION:
+                    raise _expanding(expansion)
+    except yaml.MarkedYAMLError:
+        return
+
+
 def _build(text: str) -> Any:
     """The document of ``text`` from parser events; ``_NotPlain`` for anything beyond plain YAML."""
     stack: list[tuple[Any, Any]] = []  # each open container, and the key awaiting its value
     document: Any = None
-    documents = 0
+    documents = expansion = 0
+    anchors: dict[str, tuple[Any, int]] = {}  # each anchor's value and expanded size (characters)
+    open_anchors: list[tuple[int, str, int, int]] = []  # depth, name, start, expansion then
     event: Any  # the event classes' fields are not in PyYAML's stubs
     for event in yaml.parse(text, Loader=_Loader):
         kind = type(event)
         if kind is yaml.ScalarEvent:
-            if event.anchor is not None or (event.tag is not None and event.tag != "!"):
+            if event.tag is not None and event.tag != "!":
                 raise _NotPlain
             value: Any = _plain(event.value) if event.implicit[0] else event.value
+            if event.anchor is not None:
+                anchors[event.anchor] = (value, event.end_mark.index - event.start_mark.index)
         elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
-            if event.anchor is not None or event.tag is not None:
+            if event.tag is not None:
                 raise _NotPlain
             if len(stack) >= MAX_YAML_DEPTH:
                 raise TooDeep
             value = {} if kind is yaml.MappingStartEvent else []
+            if event.anchor is not None:
+                open_anchors.append((len(stack), event.anchor, event.start_mark.index, expansion))
         elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-            stack.pop()  # it was placed in its parent when it started
+            container, _ = stack.pop()  # it was placed in its parent when it started
+            if open_anchors and open_anchors[-1][0] == len(stack):
+                _, name, start, before = open_anchors.pop()
+                anchors[name] = (container, event.end_mark.index - start + expansion - before)
+            continue
+        elif kind is yaml.AliasEvent:
+            if event.anchor not in anchors:
+                if any(name == event.anchor for _, name, _, _ in open_anchors):
+                    raise _recursive(event.anchor)
+                raise _NotPlain  # undefined: the full loader reports it
+            value, size = anchors[event.anchor]
+            expansion += size
+            if expansion > MAX_ALIAS_EXPANSION:
+                raise _expanding(expansion)
+            if not stack:
+                document = value
+            elif type(stack[-1][0]) is list:
+                stack[-1][0].append(value)
+            elif stack[-1][1] is _NO_KEY:
+                if type(value) is dict or type(value) is list:
+                    raise _NotPlain  # a complex key: the full loader reports it
+                stack[-1] = (stack[-1][0], value)
+            else:
+                stack[-1][0][stack[-1][1]] = value
+                stack[-1] = (stack[-1][0], _NO_KEY)
             continue
         elif kind is yaml.DocumentStartEvent:
             documents += 1
             if documents > 1:
                 raise _NotPlain  # the full loader says "expected a single document"
             continue
-        elif kind is yaml.AliasEvent:
-            raise _NotPlain
         else:  # stream start and end, document end
             continue
         if not stack:
@@ -135,11 +240,13 @@ _NO_KEY: Any = object()
 
 def load(text: str) -> Any:
     """What ``yaml.load(text, Loader=CSafeLoader)`` returns, faster for cassettes; raises
-    PyYAML's errors for broken YAML and :class:`TooDeep` instead of crashing on deep nesting."""
+    PyYAML's errors for broken YAML, :class:`TooDeep` instead of crashing on deep nesting and
+    :class:`Refused` for a text that would cost more to read than a cassette may (alias bombs)."""
     try:
         return _build(text)
+    except Refused:
+        raise
     except (_NotPlain, yaml.YAMLError):
         pass  # the full loader gives the result, or the error with its usual message
-    if too_deep(text):
-        raise TooDeep
+    _check(text)
     return yaml.load(text, Loader=_Loader)

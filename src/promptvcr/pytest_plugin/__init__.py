@@ -23,6 +23,7 @@ from ..errors import CassetteMiss
 from ..modes import RecordMode
 from . import network
 from .failures import failure_text
+from .misses import MissWatch, hidden_miss, replaced_text
 from .network import NetworkBlocked
 from .report import CassetteUse, summary_lines
 from .serving import promptvcr_serve, promptvcr_serve_session  # noqa: F401  (the promptvcr serve fixtures)
@@ -112,6 +113,7 @@ def pytest_configure(config: pytest.Config) -> None:
     drift_report = config.getoption("--drift-report")
     drift_path = config.invocation_params.dir / drift_report if drift_report else None
     config.pluginmanager.register(Tracker(config, drift_path), "promptvcr-tracking")
+    config.pluginmanager.register(MissWatch(), "promptvcr-misses")
 
 
 def _shown(config: pytest.Config, path: Path) -> str:
@@ -243,6 +245,15 @@ def pytest_runtest_makereport(
         item.stash[_FAILED] = excinfo.value
     if excinfo is not None and (cause := _own_error(excinfo.value)) is not None:
         report.longrepr = failure_text(item, excinfo, cause)
+    elif (
+        call.when == "call"
+        and not report.skipped
+        and (hidden := hidden_miss(item, item.stash.get(_ACTIVE, None), report.failed)) is not None
+    ):
+        # A miss the code caught, or turned into another error: the miss is what the test shows.
+        error = excinfo.value if excinfo is not None and report.failed else None
+        report.outcome, report.longrepr = "failed", replaced_text(*hidden, error)
+        item.stash[_FAILED] = error or hidden[0]  # the cassette then exits quietly
     elif call.when == "call" and report.passed:
         _report_unused(item, report)
     return report

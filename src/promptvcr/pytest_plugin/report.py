@@ -65,6 +65,19 @@ def _listing(by_path: dict[str, list[str]]) -> list[str]:
     return lines
 
 
+def _unused_by_cassette(uses: list[CassetteUse]) -> dict[str, list[str]]:
+    """Each cassette's interactions that no test played, each counted once: a cassette that
+    15 tests share, each leaving 48 unplayed, has at most 48 unused, not 720."""
+    unplayed: dict[str, list[str]] = {}
+    for use in uses:
+        if use.path not in unplayed:
+            unplayed[use.path] = list(use.unused)
+        else:  # unused only if every test left it unplayed (a rewrite or passthrough uses all)
+            kept = set(use.unused)
+            unplayed[use.path] = [line for line in unplayed[use.path] if line in kept]
+    return {path: lines for path, lines in unplayed.items() if lines}
+
+
 def summary_lines(uses: Iterable[CassetteUse]) -> list[str]:
     """The lines of the terminal summary; none when no test used a cassette."""
     uses = sorted(uses, key=lambda use: (use.path, use.nodeid))
@@ -76,13 +89,11 @@ def summary_lines(uses: Iterable[CassetteUse]) -> list[str]:
     for use in uses:
         outcomes.update(use.outcomes)
     missed: dict[str, list[str]] = {}
-    unused: dict[str, list[str]] = {}
+    unused = _unused_by_cassette(uses)
     replayed = recorded = (0, 0)
     for use in uses:
         if use.missed:
             missed.setdefault(use.path, []).extend(use.missed)
-        if use.unused:
-            unused.setdefault(use.path, []).extend(use.unused)
         replayed = _add(replayed, use.replayed_tokens)
         recorded = _add(recorded, use.recorded_tokens)
 
