@@ -277,7 +277,7 @@ def test_json_cassette_when_the_path_ends_in_json(tmp_path: Path, provider: Fake
 def test_a_stream_left_open_is_reported_not_silently_dropped(tmp_path: Path, provider: FakeProvider) -> None:
     client = sdk_calls.openai_client(provider.base_url)
     path = tmp_path / "open.yaml"
-    unfinished = r"1 response\(s\) recorded into .* did not arrive whole"
+    unfinished = r"1 response\(s\) recorded into .* were neither read to the end nor closed"
     with pytest.warns(RuntimeWarning, match=unfinished), promptvcr.use_cassette(path, record_mode="record"):
         stream = client.chat.completions.create(
             model="m", messages=[{"role": "user", "content": "x"}], stream=True

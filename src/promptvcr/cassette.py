@@ -304,13 +304,15 @@ class Cassette:
                 raise CassetteMiss.swallowed(self._misses[0], len(self._misses), self.path)
 
     def _warn_unfinished(self) -> None:
-        """A response the code neither read to the end nor closed cannot be recorded whole."""
+        """A response the code neither read to the end nor closed is still arriving: not written.
+
+        (A response closed early, or cut by the server, is recorded as such and not listed.)"""
         requests = "\n".join(f"  {r.method} {r.url}" for r in self._unfinished.values())
         warnings.warn(
-            f"promptvcr: {len(self._unfinished)} response(s) recorded into {self.path} did not arrive whole "
-            f"before the cassette exited, so they were not written:\n{requests}\n"
-            f"Read each response to the end or close it (use the SDK's stream as a context manager), "
-            f"and keep its client open until then.",
+            f"promptvcr: {len(self._unfinished)} response(s) recorded into {self.path} were neither read "
+            f"to the end nor closed when the cassette exited, so they were not written:\n{requests}\n"
+            f"Read each response to the end or close it (use the SDK's stream as a context manager) "
+            f"inside the cassette; what was read is then recorded.",
             RuntimeWarning,
             stacklevel=4,
         )

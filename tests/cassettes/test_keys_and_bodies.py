@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from promptvcr import DEFAULT_RULES, Request, drop_body_fields
@@ -91,12 +89,8 @@ def test_bodies_round_trip_through_their_stored_form(
     content: bytes, content_type: str, form: str | None
 ) -> None:
     stored = encode_body(content, content_type)
-    assert list(stored) == ([form] if form else [])
-    decoded = b"".join(decode_body(stored))
-    if form == "json":
-        assert json.loads(decoded) == json.loads(content)
-    else:
-        assert decoded == content
+    assert list(stored)[:1] == ([form] if form else [])  # a json body may hold its style beside it
+    assert b"".join(decode_body(stored)) == content  # byte for byte
 
 
 def test_sse_events_are_stored_parsed_and_replayed_one_per_chunk() -> None:

@@ -24,7 +24,7 @@ from promptvcr.cassettes.eventstream import CONTENT_TYPE as EVENT_STREAM
 from promptvcr.cassettes.eventstream import encode_frame
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cassettes.playback import pace_factor
-from promptvcr.cassettes.sse import decode_events, event_ends
+from promptvcr.cassettes.sse import decode_events, event_ends, parse_events
 from promptvcr.cassettes.timing import Timing, stored_offsets
 
 GAP = 0.06
@@ -178,7 +178,7 @@ def test_event_ends_are_where_each_parsed_event_is_complete(pieces: list[str]) -
     ends = event_ends(content)
     assert len(ends) == len(events)
     for index, end in enumerate(ends):
-        assert decode_events(content[:end]) == events[: index + 1]
+        assert parse_events(content[:end].decode()) == parse_events(content.decode())[: index + 1]
 
 
 def stream_interaction(timing: Timing | None) -> Interaction:

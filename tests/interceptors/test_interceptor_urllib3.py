@@ -51,16 +51,16 @@ def test_requests_and_urllib3_record_then_replay_offline(
     assert attempts == [] and [p.outcome for p in replay.played] == ["replayed"] * 4
 
 
-def test_a_response_closed_early_is_still_recorded_whole(tmp_path: Path) -> None:
+def test_a_response_closed_early_is_recorded_as_far_as_it_was_read(tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
     with FakeProvider() as fake, promptvcr.use_cassette(path, record_mode="record"):
         response = requests.post(
             f"{fake.base_url}/v1/chat/completions", json={**CHAT, "stream": True}, stream=True
         )
-        next(response.iter_content(16))
+        first = next(response.iter_content(16))
         response.close()
     (interaction,) = _load(path)
-    assert interaction.response.content.endswith(b"data: [DONE]\n\n")
+    assert interaction.response.end == "closed" and interaction.response.content == first
 
 
 def _load(path: Path) -> list[promptvcr.Interaction]:

@@ -8,8 +8,13 @@ A body is stored under exactly one of these keys, chosen when it is written:
 ``text``    UTF-8 text that is not JSON (long text becomes a YAML block scalar)
 ``base64``  anything else: images, audio, binary frames
 
-An empty body stores nothing. Responses are re-encoded compactly on replay: their meaning,
-not their whitespace, is what the recording keeps.
+An empty body stores nothing. Replay gives the exact bytes received: a ``json`` body that
+was not compact has its ``style`` beside it (see :mod:`.jsonstyle`), and one that no common
+style reproduces (duplicate keys, irregular spacing) its ``raw`` text, which is used only
+while it still parses to the stored document: a value a reviewer edited replays edited. A
+body that is not labelled JSON and that no style reproduces is stored as ``text``. Events
+carry the same two keys, one event at a time (see :mod:`.sse`). Cassettes without them
+replay compact JSON, as before.
 """
 
 from __future__ import annotations
@@ -21,10 +26,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from .eventstream import decode_frames, encode_frame, is_event_stream
+from .jsonstyle import dump_json, json_style, same_json, valid_style
 from .largebody import BINARY_CONTROL, LARGE_BODY_BYTES, ChunkedBody, chunked_body
-from .sse import decode_events, encode_event
+from .sse import RAW, decode_events, encode_event
 
-__all__ = ["BODY_KEYS", "decode_body", "encode_body", "encode_chunks", "json_bytes", "stored_chunk_count"]
+__all__ = [
+    "BODY_KEYS",
+    "decode_body",
+    "drop_stale_raw",
+    "encode_body",
+    "encode_chunks",
+    "json_bytes",
+    "stored_chunk_count",
+]
 
 BODY_KEYS = ("json", "events", "frames", "text", "base64")
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -38,6 +52,19 @@ def _looks_like_json(content: bytes, content_type: str) -> bool:
     if "json" in content_type:
         return True
     return content.lstrip()[:1] in (b"{", b"[")
+
+
+def _json_form(content: bytes, value: Any, content_type: str) -> dict[str, Any] | None:
+    """``json`` with the ``style`` or ``raw`` text that replays ``content`` exactly; ``None``
+    for a body not labelled JSON that no style reproduces (it is then kept as text)."""
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError:  # UTF-16 or -32 JSON: json.loads reads it, replay writes UTF-8
+        return {"json": value}
+    style = json_style(text, value)
+    if style is None:
+        return {"json": value, "raw": text} if "json" in content_type else None
+    return {"json": value, "style": style} if style else {"json": value}
 
 
 def _as_json(content: bytes) -> tuple[bool, Any]:
@@ -71,8 +98,8 @@ def encode_body(content: bytes, content_type: str, *, streamed_events: bool = Fa
         return {"frames": frames}
     if _looks_like_json(content, content_type):
         ok, value = _as_json(content)
-        if ok:
-            return {"json": value}
+        if ok and (stored := _json_form(content, value, content_type)) is not None:
+            return stored
     text = _as_text(content)
     if text is not None:
         return {"text": text}
@@ -109,7 +136,7 @@ def decode_body(stored: dict[str, Any]) -> list[bytes]:
     if "frames" in stored:
         return [encode_frame(frame) for frame in stored["frames"] or ()]
     if "json" in stored:
-        return [json_bytes(stored["json"])]
+        return [_json_body(stored)]
     if "text" in stored:
         return [str(stored["text"]).encode("utf-8")] if stored["text"] else []
     if "base64" in stored:
@@ -118,3 +145,31 @@ def decode_body(stored: dict[str, Any]) -> list[bytes]:
             value = str(value)
         return [base64.b64decode(value, validate=True)] if value else []
     return []
+
+
+def _json_body(stored: dict[str, Any]) -> bytes:
+    """A ``json`` body's bytes: its ``raw`` text while it still parses to the stored document,
+    else the document in its ``style`` (``ValueError`` for a malformed one)."""
+    value = stored["json"]
+    raw = stored.get("raw")
+    if raw is not None:
+        if not isinstance(raw, str):
+            raise ValueError(f"raw is a {type(raw).__name__}, expected the body's text")
+        ok, parsed = _as_json(raw.encode("utf-8"))
+        if ok and same_json(parsed, value):
+            return raw.encode("utf-8")
+    return dump_json(value, valid_style(stored.get("style"))).encode("utf-8")
+
+
+def drop_stale_raw(stored: dict[str, Any], key: str, original: Any) -> None:
+    """Forget the ``raw`` text of a body (or of each event) whose parsed value ``stored[key]``
+    no longer is ``original``, the value it was recorded with: redaction removed a credential
+    from it, which the raw text still holds."""
+    if key == "json" and "raw" in stored and not same_json(stored[key], original):
+        del stored["raw"]
+    elif key == "events":
+        for before, after in zip(original or (), stored[key] or (), strict=False):
+            if isinstance(after, dict) and RAW in after:
+                fields = {k: v for k, v in after.items() if k != RAW}
+                if not same_json(fields, {k: v for k, v in before.items() if k != RAW}):
+                    del after[RAW]

@@ -26,8 +26,9 @@ import yaml
 
 from ..errors import CassetteFormatError
 from . import jsonwriter, yamlreader
-from .bodies import BODY_KEYS, decode_body, encode_chunks, stored_chunk_count
+from .bodies import BODY_KEYS, decode_body, drop_stale_raw, encode_chunks, stored_chunk_count
 from .models import Interaction, Request, Response
+from .playback import ENDS, ended
 from .redact import (
     REQUEST_HEADERS,
     RESPONSE_HEADERS,
@@ -65,7 +66,8 @@ def _body_data(chunks: Sequence[bytes], content_type: str, *, events: bool = Fal
     data = encode_chunks(chunks, content_type, streamed_events=events)
     for key in ("json", "events", "frames"):
         if key in data:
-            data[key] = redact_json_fields(data[key])
+            data[key] = redact_json_fields(original := data[key])
+            drop_stale_raw(data, key, original)
     if isinstance(data.get("text"), str):
         form = content_type == "application/x-www-form-urlencoded"
         data["text"] = redact_form_fields(data["text"]) if form else redact_query_values(data["text"])
@@ -89,6 +91,8 @@ def interaction_to_data(
         response["headers"] = headers
     body = _body_data(resp.chunks, resp.content_type, events=resp.is_event_stream)
     response.update(body)
+    if resp.end != "complete":
+        response["end"] = resp.end
     if resp.timing is not None:
         response["timing"] = timing_to_data(
             resp.timing, resp.chunks, body_key=next(iter(body), ""), stored_chunks=stored_chunk_count(body)
@@ -153,6 +157,11 @@ def interaction_from_data(data: Any, path: Path, index: int) -> Interaction:
             response.timing = timing_from_data(resp["timing"], len(response.chunks))
         except ValueError as error:
             raise _fail(path, f"{where}.response.{error}.") from None
+    if "end" in resp:
+        if resp["end"] not in ENDS:
+            raise _fail(path, f"{where}.response.end is {resp['end']!r}, expected one of {', '.join(ENDS)}.")
+        response.end = resp["end"]
+        response.playback = ended(response.end, len(response.chunks), f" in {path}")
     return Interaction(request, response)
 
 

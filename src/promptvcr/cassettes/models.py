@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlsplit
 
-from .playback import Playback
+from .playback import End, Playback
 from .timing import Timing
 
 __all__ = ["Interaction", "Outcome", "Play", "Request", "Response"]
@@ -45,6 +45,8 @@ class Response:
     before promptvcr kept timing). ``playback`` is set only on the copy a cassette serves
     when a test asked for recorded timing or a fault fired: interceptors that see it hand
     it to :mod:`promptvcr.interceptors.playback`, and take the fast path when it is ``None``.
+    ``end`` is how the recorded body ended (see :data:`~.playback.End`): a response the
+    application closed early, or the server cut, holds the chunks received before that.
     """
 
     status: int
@@ -52,6 +54,7 @@ class Response:
     chunks: list[bytes] = field(default_factory=list)
     timing: Timing | None = None
     playback: Playback | None = None
+    end: End = "complete"
 
     @property
     def content(self) -> bytes:

@@ -19,7 +19,17 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from .models import Response
 
-__all__ = ["Breakage", "Pace", "Playback", "pace_factor", "paced"]
+__all__ = [
+    "ENDS",
+    "Breakage",
+    "End",
+    "Pace",
+    "Playback",
+    "StreamNotRecorded",
+    "ended",
+    "pace_factor",
+    "paced",
+]
 
 #: What ``use_cassette(timing=...)`` accepts: ``"none"``, ``"recorded"`` or a speed factor.
 Pace = str | float | None
@@ -27,7 +37,18 @@ Pace = str | float | None
 #: How a connection fails. Each interceptor raises its own library's exception for it:
 #: ``connect_timeout`` and ``read_timeout`` as the client's timeout errors, ``disconnect``
 #: as what the client raises when the server closes the connection mid-body.
-Breakage = Literal["connect_timeout", "read_timeout", "disconnect"]
+Breakage = Literal["connect_timeout", "read_timeout", "disconnect", "unrecorded"]
+
+#: How a recorded body ended: read to its end (``complete``), closed by the application
+#: before its end (``closed``: replay then serves what was received, and a read past it
+#: raises :class:`StreamNotRecorded`), or cut by the server (``disconnect``, ``read_timeout``:
+#: replay breaks the same way after the chunks received).
+End = Literal["complete", "closed", "disconnect", "read_timeout"]
+ENDS: tuple[End, ...] = ("complete", "closed", "disconnect", "read_timeout")
+
+
+class StreamNotRecorded(Exception):
+    """A replayed stream is read further than the application read it while recording."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,12 +58,14 @@ class Playback:
     ``chunk_times[i]`` is when chunk ``i`` is due, counted from the moment the response
     headers were handed to the client. ``breakage`` happens instead of the headers when
     ``break_after`` is ``None``, else once ``break_after`` chunks have been delivered.
+    ``reason`` is the message of an ``unrecorded`` breakage.
     """
 
     headers_delay: float = 0.0
     chunk_times: tuple[float, ...] | None = None
     breakage: Breakage | None = None
     break_after: int | None = None
+    reason: str = ""
 
     @property
     def breaks_before_headers(self) -> bool:
@@ -81,6 +104,25 @@ def paced(response: Response, factor: float | None, playback: Playback | None = 
         return response if playback is None else dataclasses.replace(response, playback=playback)
     scaled = timing.scaled(factor)
     playback = dataclasses.replace(
-        playback or Playback(), headers_delay=scaled.headers, chunk_times=scaled.chunks or None
+        playback or response.playback or Playback(),
+        headers_delay=scaled.headers,
+        chunk_times=scaled.chunks or None,
     )
     return dataclasses.replace(response, playback=playback)
+
+
+def ended(end: End, chunks: int, where: str) -> Playback | None:
+    """The playback that ends a replayed body as the recorded one ended (``None``: complete).
+
+    ``where`` names the cassette in the message of a read past a body closed early.
+    """
+    if end == "complete":
+        return None
+    if end == "closed":
+        reason = (
+            f"promptvcr: this response was recorded only as far as the application read it "
+            f"({chunks} chunk(s)) before closing it{where}, and the code now reads further. "
+            f"Record it again with the code reading it to the end (PROMPTVCR_RECORD_MODE=rewrite)."
+        )
+        return Playback(breakage="unrecorded", break_after=chunks, reason=reason)
+    return Playback(breakage=end, break_after=chunks)

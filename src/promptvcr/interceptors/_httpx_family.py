@@ -75,8 +75,8 @@ def _stream_classes(module: ModuleType) -> tuple[type, type, type]:
                 for chunk in self._sync:
                     self._recording.add(chunk)
                     yield chunk
-            except Exception:
-                self._recording.fail()
+            except Exception as error:
+                self._recording.fail(error)
                 raise
             self._recording.complete()
 
@@ -86,8 +86,8 @@ def _stream_classes(module: ModuleType) -> tuple[type, type, type]:
                 async for chunk in self._async:
                     self._recording.add(chunk)
                     yield chunk
-            except Exception:
-                self._recording.fail()
+            except Exception as error:
+                self._recording.fail(error)
                 raise
             self._recording.complete()
 

@@ -34,7 +34,7 @@ from aiohttp import BaseConnector
 from multidict import CIMultiDict
 
 from ..cassettes.models import Request, Response
-from ..cassettes.playback import Breakage
+from ..cassettes.playback import Breakage, StreamNotRecorded
 from ..cassettes.wire import CONNECTION_HEADERS, FRAMING_HEADERS, reason_phrase
 from ._compat import (
     AIOHTTP_CONNECT_SEAM,
@@ -146,6 +146,7 @@ class _Protocol(aiohttp_response_handler()):  # type: ignore[misc]
     def __init__(self, loop: asyncio.AbstractEventLoop, stored: Iterator[bytes] | None, live: Any) -> None:
         super().__init__(loop)
         self._pump_loop = loop
+        self._pump: asyncio.Task[None] | None = None
         self._stored = stored
         self._live = live
 
@@ -155,9 +156,17 @@ class _Protocol(aiohttp_response_handler()):  # type: ignore[misc]
             for data in self._stored:
                 self.data_received(data)
         elif self._live is not None:
-            task = self._pump_loop.create_task(self._live.pump(self))
+            self._pump = task = self._pump_loop.create_task(self._live.pump(self))
             _tasks.add(task)
             task.add_done_callback(_tasks.discard)
+            task.add_done_callback(self._live.done)
+
+    def close(self) -> None:
+        """The application let go of the response: a recording it did not read to the end
+        stops at once (see :meth:`.Recording.reads_rest`)."""
+        super().close()
+        if self._live is not None and self._pump is not None:
+            self._live.released(self._pump)
 
     def feed(self, data: bytes) -> bool:
         """Hand bytes to the parser unless the application has already let go of it (False)."""
@@ -193,9 +202,17 @@ class _Live:
         self._real = real
         self._recording = recording
 
+    def released(self, pump: asyncio.Task[None]) -> None:
+        if not self._recording.ended and not self._recording.reads_rest():
+            pump.cancel()  # closed early: recorded as far as it arrived
+
+    def done(self, pump: asyncio.Task[None]) -> None:
+        """The pump is over: cancelled with its loop (``asyncio.run`` cancels what is left when
+        the application's coroutine returns) before the body ended, it records what arrived."""
+        self._recording.close_early()
+
     async def pump(self, protocol: _Protocol) -> None:
         real, recording = self._real, self._recording
-        recording.started()  # reported at exit if the body never completes
         headers = [(k, v) for k, v in real.headers.items() if k.lower() not in CONNECTION_HEADERS]
         try:
             if not _has_body(real.method, real.status):
@@ -213,7 +230,7 @@ class _Live:
             if _has_body(real.method, real.status):
                 protocol.feed(b"0\r\n\r\n")
         except (TimeoutError, aiohttp.ClientError, OSError) as error:
-            recording.fail()
+            recording.fail(error)
             if protocol.transport is not None:
                 protocol.connection_lost(error)  # the application sees the payload cut short
         finally:
@@ -238,7 +255,7 @@ class _Paced:
             if not _has_body(self._method, response.status):
                 protocol.feed(_head(response.status, headers, None))
                 return
-            single = len(response.chunks) <= 1
+            single = len(response.chunks) <= 1 and playback.breakage != "unrecorded"
             framing = (
                 ("Content-Length", str(len(response.content))) if single else ("Transfer-Encoding", "chunked")
             )
@@ -257,6 +274,8 @@ class _Paced:
                 # sock_read timer, when it has one, fires when it would against a server.
                 await asyncio.sleep(protocol.read_timeout or _SILENCE)
             protocol.time_out(error)
+        except StreamNotRecorded as error:
+            protocol.time_out(error)  # the application's next read raises it
         except aiohttp.ClientPayloadError:
             # A hang-up reaches the loop as its own callback, after the data before it:
             # let the application's reader take that data first, as it does from a socket.
@@ -339,6 +358,7 @@ def install(handler: Handler) -> Uninstall:
         elif isinstance(decision, Record):
             timeout = aiohttp_connect_timeout(args, kwargs)
             session, real, recording = await _send_real(connector, req, content, timeout, decision.recorder)
+            recording.started()  # reported at exit if the body never completes
             protocol = _Protocol(loop, None, _Live(session, real, recording))
         else:
             return await original(connector, req, *args, **kwargs)

@@ -49,7 +49,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 
-from ..cassettes.playback import Breakage, Playback
+from ..cassettes.playback import Breakage, Playback, StreamNotRecorded
 
 try:
     from anyio import sleep as _async_sleep
@@ -111,6 +111,12 @@ class PacedBody:
             times = None  # a timing that does not cover every chunk is no timing
         return times, playback.break_after if playback.breakage is not None else None
 
+    def _error(self) -> BaseException:
+        playback = self._playback
+        if playback.breakage == "unrecorded":
+            return StreamNotRecorded(playback.reason)
+        return self._fail(playback.breakage)  # type: ignore[arg-type]
+
     def __iter__(self) -> Iterator[bytes]:
         times, stop = self._plan()
         for index, chunk in enumerate(self._chunks):
@@ -120,7 +126,7 @@ class PacedBody:
                 time.sleep(delay)
             yield chunk
         if stop is not None:
-            raise self._fail(self._playback.breakage)  # type: ignore[arg-type]
+            raise self._error()
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         times, stop = self._plan()
@@ -131,4 +137,4 @@ class PacedBody:
                 await _async_sleep(delay)
             yield chunk
         if stop is not None:
-            raise self._fail(self._playback.breakage)  # type: ignore[arg-type]
+            raise self._error()

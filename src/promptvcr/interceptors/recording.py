@@ -9,20 +9,31 @@ body is complete, gives the recorded :class:`~promptvcr.Response` to the handler
 bytes in its library's own way, sync or async.
 
 What happens when the application closes a response before its end is decided here
-once, by :meth:`Recording.reads_rest`: today the rest is read, so that the cassette holds
-the whole answer.
+once, by :meth:`Recording.reads_rest`: a small body of declared length (an answer or an
+error body the application did not read, already on its way) is read to its end; anything
+else, a stream above all, stops at once, as it does without promptvcr, and what was
+received is recorded with ``end: closed`` (see :func:`~promptvcr.cassettes.playback.ended`).
+A body the server cuts is recorded too, with ``end: disconnect`` or ``end: read_timeout``,
+so that replay breaks where the recording broke.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Set
 
 from ..cassettes.models import Response
+from ..cassettes.playback import End, ended
 from ..cassettes.timing import TimingRecorder
 from ..cassettes.wire import WIRE_HEADERS
 from .decision import Recorder
 
-__all__ = ["Recording"]
+__all__ = ["READ_REST_BYTES", "Recording"]
+
+_DONE = re.compile(rb"(?:^|[\r\n])data: ?\[DONE\](?:\r\n|\r|\n){2}$")
+
+#: A body closed early is still read to its end when it declared a length up to this.
+READ_REST_BYTES = 256 * 1024
 
 
 class Recording:
@@ -30,7 +41,7 @@ class Recording:
     :meth:`add` for each chunk of the body, :meth:`complete` at its end (or :meth:`fail`),
     and :meth:`hand_over` to record it."""
 
-    __slots__ = ("_chunks", "_complete", "_failed", "_handed", "_headers", "_recorder", "_status", "_watch")
+    __slots__ = ("_chunks", "_end", "_handed", "_headers", "_length", "_recorder", "_status", "_watch")
 
     def __init__(self, recorder: Recorder) -> None:
         self._recorder = recorder
@@ -38,9 +49,9 @@ class Recording:
         self._status = 0
         self._headers: dict[str, str] = {}
         self._chunks: list[bytes] = []
-        self._complete = False
-        self._failed = False
+        self._end: End | None = None
         self._handed = False
+        self._length: int | None = None
 
     def headers_arrived(
         self, status: int, headers: Iterable[tuple[str, str]], wire: Set[str] = WIRE_HEADERS
@@ -49,7 +60,10 @@ class Recording:
         the last value is kept); the ``wire`` headers are not recorded."""
         self._watch.headers_arrived()
         self._status = status
+        headers = list(headers)
         self._headers = {k.lower(): v for k, v in headers if k.lower() not in wire}
+        length = next((v for k, v in headers if k.lower() == "content-length"), "")
+        self._length = int(length) if length.strip().isdigit() else None
 
     def started(self) -> None:
         """Report the body as on its way, so that a response the application then neither
@@ -62,29 +76,59 @@ class Recording:
         self._chunks.append(chunk)
         self._watch.chunk_arrived()
 
-    def fail(self) -> None:
-        """Reading the body failed: the response is not recorded, and not read any further."""
-        self._failed = True
+    def fail(self, error: BaseException | None = None) -> None:
+        """Reading the body failed (the server cut it, or went silent): what arrived is
+        recorded as cut that way, and nothing more is read."""
+        if self._end is None:
+            timeout = isinstance(error, TimeoutError) or "timeout" in type(error).__name__.lower()
+            self._end = "read_timeout" if timeout else "disconnect"
+            self.hand_over()
 
     def complete(self) -> None:
         """The body was read to its end."""
-        self._complete = True
+        if self._end is None:
+            self._end = "complete"
+
+    def close_early(self) -> None:
+        """The application let go of the body before its end: what arrived is recorded.
+
+        An event stream whose last event is ``data: [DONE]`` is complete: SDKs close it
+        there, before the end of the HTTP body that follows at once, but may read on to it
+        in another version or in async code (openai's drains it over HTTP/1.1)."""
+        if self._end is None:
+            self._end = "complete" if _DONE.search(b"".join(self._chunks[-2:])) else "closed"
+            self.hand_over()
+
+    @property
+    def closed_early(self) -> bool:
+        return self._end == "closed"
 
     @property
     def ended(self) -> bool:
-        """The body was read to its end, or reading it failed."""
-        return self._complete or self._failed
+        """The body was read to its end, reading it failed, or it was closed early."""
+        return self._end is not None
 
     def reads_rest(self) -> bool:
         """Whether the rest of the body must still be read now that the application closes
-        the response: while it has not ended, so that the cassette holds the whole answer."""
-        return not self.ended
+        the response before its end: only a small body of declared length; else the
+        recording ends here (:meth:`close_early`)."""
+        if self._end is not None:
+            return False
+        if self._length is not None and self._length <= READ_REST_BYTES:
+            return True
+        self.close_early()
+        return False
 
     def hand_over(self) -> None:
-        """Give the complete response to the recorder, once; nothing if it is not complete."""
-        if self._complete and not self._handed:
+        """Give the response to the recorder, once it has ended; nothing before."""
+        if self._end is not None and not self._handed:
             self._handed = True
             response = Response(
-                status=self._status, headers=self._headers, chunks=self._chunks, timing=self._watch.timing()
+                status=self._status,
+                headers=self._headers,
+                chunks=self._chunks,
+                timing=self._watch.timing(),
+                end=self._end,
+                playback=ended(self._end, len(self._chunks), ""),
             )
             self._recorder(response)

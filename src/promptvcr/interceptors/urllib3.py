@@ -144,8 +144,8 @@ class _Reader:
             return b""
         try:
             data = self._read(amt if amt and amt > 0 else 65536, decode_content=True)
-        except Exception:
-            self._recording.fail()
+        except Exception as error:
+            self._recording.fail(error)
             raise
         if data:
             self._recording.add(data)
@@ -159,6 +159,8 @@ class _Reader:
             while self._recording.reads_rest() and self.next_chunk(None):
                 pass
         finally:
+            if self._recording.closed_early:
+                self._real.close()  # the rest never comes: the connection cannot be reused
             self._real.release_conn()
 
 
@@ -235,6 +237,7 @@ def install(handler: Handler) -> Uninstall:
         if recording is None:
             return real
         recording.headers_arrived(real.status, real.headers.items())
+        recording.started()  # reported at exit if the response is neither read nor closed
         reader = _Reader(real, recording)
         plain = [(k, v) for k, v in real.headers.items() if k.lower() not in WIRE_HEADERS]
         response = _response(_Chunks(reader.next_chunk, reader.close), real.status, plain, call, pool, None)

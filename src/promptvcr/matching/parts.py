@@ -140,6 +140,10 @@ def _unescape(match: re.Match[str]) -> str:
     return char if char in _SAME_AS_ESCAPED else "%" + match.group(1).upper()
 
 
+def _name(pair: tuple[str, str]) -> str:
+    return pair[0]
+
+
 def _path(path: str) -> str:
     """The path with escapes that change nothing undone, the others in upper-case hex."""
     return _ESCAPE.sub(_unescape, path) if "%" in path else path
@@ -148,7 +152,9 @@ def _path(path: str) -> str:
 def key_parts(request: Request) -> KeyParts:
     """The raw parts of a request's key, before any rule."""
     url = urlsplit(request.url)
-    query = tuple(sorted(parse_qsl(url.query, keep_blank_values=True)))
+    # Sorted by name only: a repeated parameter keeps the order of its values (``?a=1&a=2``
+    # is not ``?a=2&a=1``); for distinct names this is the order sorting the pairs gives.
+    query = tuple(sorted(parse_qsl(url.query, keep_blank_values=True), key=_name))
     return KeyParts(
         request.method.upper(), _path(url.path) or "/", query, parse_body(request), request.content
     )
