@@ -12,7 +12,6 @@ from typing import Any
 
 import anthropic
 import openai
-import pytest
 from google import genai
 
 import promptvcr
@@ -66,7 +65,9 @@ async def test_openai_chat_async_stream() -> None:
         )
         chunks = [chunk async for chunk in stream]
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
-    thinking = "".join((c.choices[0].delta.model_extra or {}).get("reasoning_content", "") for c in chunks if c.choices)
+    thinking = "".join(
+        (c.choices[0].delta.model_extra or {}).get("reasoning_content", "") for c in chunks if c.choices
+    )
     arguments: dict[int, str] = {}
     names: dict[int, str] = {}
     for chunk in chunks:
@@ -97,7 +98,12 @@ async def test_openai_chat_async() -> None:
 
 
 def check_response(response: Any) -> None:
-    assert [item.type for item in response.output] == ["reasoning", "message", "function_call", "function_call"]
+    assert [item.type for item in response.output] == [
+        "reasoning",
+        "message",
+        "function_call",
+        "function_call",
+    ]
     assert response.output[0].summary[0].text == THINKING
     assert response.output_text == TEXT
     calls = [(item.name, json.loads(item.arguments)) for item in response.output[2:]]
@@ -163,7 +169,10 @@ async def test_anthropic_async() -> None:
 
 def test_anthropic_stream() -> None:
     client = anthropic.Anthropic(api_key="sk-ant-test", max_retries=0)
-    with script(FULL), client.messages.stream(model="claude-opus-4-5", max_tokens=1024, messages=MESSAGES) as stream:
+    with (
+        script(FULL),
+        client.messages.stream(model="claude-opus-4-5", max_tokens=1024, messages=MESSAGES) as stream,
+    ):
         thinking = [e.thinking for e in stream if e.type == "thinking"]
         final = stream.get_final_message()
     assert "".join(thinking) == THINKING
@@ -172,9 +181,11 @@ def test_anthropic_stream() -> None:
 
 async def test_anthropic_async_stream_refusal() -> None:
     client = anthropic.AsyncAnthropic(api_key="sk-ant-test", max_retries=0)
-    async with script(reply(refusal="I won't do that.")):
-        async with client.messages.stream(model="claude-opus-4-5", max_tokens=64, messages=MESSAGES) as stream:
-            final = await stream.get_final_message()
+    async with (
+        script(reply(refusal="I won't do that.")),
+        client.messages.stream(model="claude-opus-4-5", max_tokens=64, messages=MESSAGES) as stream,
+    ):
+        final = await stream.get_final_message()
     assert final.stop_reason == "refusal" and final.content[0].text == "I won't do that."
 
 

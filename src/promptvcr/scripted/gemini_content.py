@@ -40,6 +40,7 @@ def _usage(turn: Turn, final: bool) -> dict[str, Any]:
         "candidatesTokenCount": written,
         "totalTokenCount": usage.total,
         "promptTokensDetails": prompt,
+        "candidatesTokensDetails": [{"modality": "TEXT", "tokenCount": written}],
     }
     if usage.thinking:
         metadata["thoughtsTokenCount"] = usage.thinking
@@ -53,7 +54,7 @@ def _parts(turn: Turn, stream: bool) -> list[dict[str, Any]]:
     reply = turn.reply
 
     def pieces(text: str) -> list[str]:
-        return text_pieces(text) if stream else [text]
+        return text_pieces(text) if stream else [text] if text else []
 
     parts: list[dict[str, Any]] = [{"text": piece, "thought": True} for piece in pieces(reply.thinking or "")]
     text = "".join(part for part in (reply.text, reply.refusal) if part)
