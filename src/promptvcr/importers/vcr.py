@@ -41,6 +41,8 @@ class FileReport:
     skipped: list[str] = field(default_factory=list)
     removed_secrets: list[str] = field(default_factory=list)
     error: str | None = None
+    #: Already a promptvcr cassette: not converted, written (if elsewhere) byte for byte.
+    kept: bool = False
 
     @property
     def ok(self) -> bool:
@@ -49,6 +51,11 @@ class FileReport:
     def describe(self) -> str:
         if self.error is not None:
             return f"FAILED {self.source}: {self.error}"
+        if self.kept:
+            where = (
+                "left as it is" if self.output in (None, self.source) else f"copied as it is to {self.output}"
+            )
+            return f"kept {self.source}: already a promptvcr cassette ({self.total} interactions), {where}"
         head = f"{'ok' if self.ok else 'PARTIAL'} {self.source} -> {self.output} ({self.layout}, "
         head += f"{len(self.interactions)}/{self.total} interactions)"
         lines = [head]
@@ -71,14 +78,20 @@ class ImportReport:
         return [f for f in self.files if f.error is None and f.skipped]
 
     @property
+    def kept(self) -> list[FileReport]:
+        return [f for f in self.files if f.kept]
+
+    @property
     def interaction_count(self) -> int:
         return sum(len(f.interactions) for f in self.files)
 
     def summary(self) -> str:
-        total = sum(f.total for f in self.files)
+        converted = [f for f in self.files if not f.kept]
+        total = sum(f.total for f in converted)
+        kept = f", {len(self.kept)} already promptvcr (left as they are)" if self.kept else ""
         return (
-            f"{len(self.files)} files: {len(self.files) - len(self.failed) - len(self.partial)} converted, "
-            f"{len(self.partial)} partly, {len(self.failed)} failed; "
+            f"{len(self.files)} files: {len(converted) - len(self.failed) - len(self.partial)} converted, "
+            f"{len(self.partial)} partly, {len(self.failed)} failed{kept}; "
             f"{self.interaction_count}/{total} interactions imported."
         )
 
@@ -100,6 +113,9 @@ def convert_vcr_file(source: Path) -> FileReport:
         report.error = str(error)
         return report
     report.layout, report.total = raw.layout, len(raw.pairs)
+    if raw.layout == "promptvcr":
+        report.kept = True
+        return report
     for index, (request, response) in enumerate(raw.pairs):
         try:
             interaction = to_interaction(request, response, index)
@@ -138,6 +154,15 @@ def _import_one(
     file_report = convert_vcr_file(source)
     if file_report.error is not None:
         return file_report
+    if file_report.kept:
+        return _keep(file_report, target)
+    if file_report.skipped and _same_file(source, target):
+        # In place, a partial conversion would destroy what it could not convert.
+        file_report.error = (
+            f"{len(file_report.skipped)} of {file_report.total} interactions cannot be converted, so the "
+            f"file was left as it is: " + "; ".join(file_report.skipped)
+        )
+        return file_report
     # The one redaction model of the record path: by name, by value, by shape.
     redacted = redaction.redact(
         file_report.interactions,
@@ -166,6 +191,28 @@ def _import_one(
     except CassetteWriteError as error:
         file_report.error = str(error)
         return file_report
+    file_report.output = target
+    return file_report
+
+
+def _same_file(source: Path, target: Path) -> bool:
+    try:
+        return target.exists() and source.samefile(target)
+    except OSError:
+        return False
+
+
+def _keep(file_report: FileReport, target: Path) -> FileReport:
+    """A promptvcr cassette: never rewritten; copied byte for byte when the output is elsewhere."""
+    source = file_report.source
+    if not _same_file(source, target):
+        data = source.read_text(encoding="utf-8")
+        if not target.exists() or target.read_text(encoding="utf-8") != data:
+            try:
+                storage.write_atomic(target, data, durable=False)
+            except CassetteWriteError as error:
+                file_report.error = str(error)
+                return file_report
     file_report.output = target
     return file_report
 

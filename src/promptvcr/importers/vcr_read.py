@@ -8,6 +8,10 @@ Three layouts exist in the wild, and each is recognised by its shape, not its na
                   parallel lists ``requests:`` and ``responses:``
 ``json``          vcrpy's JSON serializer: the ``interactions`` layout as JSON
 
+A promptvcr cassette has the ``interactions`` layout too; its requests carry ``url`` and
+promptvcr's body keys instead of vcrpy's ``uri`` and ``body``. It is reported as the
+``promptvcr`` layout, so that an import or a migration leaves it as it is.
+
 Everything is read with a safe loader: a cassette is data, never code.
 """
 
@@ -75,6 +79,28 @@ def _parse(text: str, *, as_json: bool) -> Any:
         raise VcrReadError(f"it is not valid YAML: {error}.") from None
 
 
+_VCR_ONLY = frozenset({"uri", "body", "parsed_body", "content"})
+_PROMPTVCR_BODIES = frozenset({"json", "events", "frames", "text", "base64", "chunks", "end", "timing"})
+
+
+def _is_promptvcr(interactions: list[Any]) -> bool:
+    """promptvcr's own file: every request has ``url`` and none of vcrpy's fields."""
+    parts = [
+        part
+        for item in interactions
+        if isinstance(item, dict)
+        for part in (item.get("request"), item.get("response"))
+        if isinstance(part, dict)
+    ]
+    requests = [item.get("request") for item in interactions if isinstance(item, dict)]
+    if not parts or not all(isinstance(r, dict) and "url" in r for r in requests):
+        return False
+    return not any(_VCR_ONLY & set(part) for part in parts) and (
+        any(_PROMPTVCR_BODIES & set(part) for part in parts)
+        or all(isinstance(r, dict) and "uri" not in r for r in requests)
+    )
+
+
 def _layout(document: Any, compressed: bool) -> RawCassette:
     if not isinstance(document, dict):
         kind = "empty" if document is None else f"a {type(document).__name__}"
@@ -83,6 +109,8 @@ def _layout(document: Any, compressed: bool) -> RawCassette:
         interactions = document["interactions"] or []
         if not isinstance(interactions, list):
             raise VcrReadError(f"'interactions' is a {type(interactions).__name__}, expected a list.")
+        if _is_promptvcr(interactions):
+            return RawCassette("promptvcr", [(i.get("request"), i.get("response")) for i in interactions])
         pairs = []
         for item in interactions:
             if not isinstance(item, dict):
