@@ -155,9 +155,11 @@ def record_response(module: ModuleType, real: Any, recording: Recording) -> Any:
     _, recording_stream, _ = _stream_classes(module)
     recording.headers_arrived(real.status_code, real.headers.items())
     recording.started()
+    # The application gets the decoded body: its content-length still holds without a content-encoding.
+    wire = WIRE_HEADERS if "content-encoding" in real.headers else WIRE_HEADERS - {"content-length"}
     return module.Response(
         real.status_code,
-        headers=[(k, v) for k, v in real.headers.multi_items() if k not in WIRE_HEADERS],
+        headers=[(k, v) for k, v in real.headers.multi_items() if k not in wire],
         stream=recording_stream(real, recording),
         extensions=real.extensions,
     )
