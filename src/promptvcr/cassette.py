@@ -253,7 +253,7 @@ class Cassette:
             raise RuntimeError(
                 f"Cassette {self.path} is already in use; a use_cassette object does not nest in itself."
             )
-        self.record_mode = resolve_record_mode(self._requested_mode)
+        self.record_mode = resolve_record_mode(self._requested_mode, self.path)
         self.played = []
         self.missed = []
         self._misses = []

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import os
 from enum import Enum
+from pathlib import Path
 
-__all__ = ["ENV_RECORD_MODE", "RecordMode", "resolve_record_mode"]
+__all__ = ["ENV_RECORD_MODE", "VCR_MODES", "RecordMode", "resolve_record_mode", "vcr_mode_note"]
 
 ENV_RECORD_MODE = "PROMPTVCR_RECORD_MODE"
+
+#: vcrpy's (and pytest-recording's) mode names and ours. ``once`` records a cassette that
+#: does not exist yet and replays one that does; it is resolved per cassette path.
+VCR_MODES = {"none": "replay", "once": "once", "new_episodes": "record", "all": "rewrite"}
 
 
 class RecordMode(str, Enum):
@@ -40,21 +45,45 @@ class RecordMode(str, Enum):
         return self in (RecordMode.RECORD, RecordMode.REWRITE)
 
 
-def _parse(value: str | RecordMode, source: str) -> RecordMode:
+def vcr_mode_note(value: object) -> str | None:
+    """What a vcrpy mode name means here, or ``None`` for one of ours."""
+    name = str(value).strip().lower()
+    if name not in VCR_MODES or isinstance(value, RecordMode):
+        return None
+    if name == "once":
+        return (
+            "record mode 'once' is vcrpy's: promptvcr records a missing cassette and replays an existing one"
+        )
+    return f"record mode {name!r} is vcrpy's name for promptvcr's {VCR_MODES[name]!r}"
+
+
+def _parse(value: str | RecordMode, source: str, path: Path | None = None) -> RecordMode:
     if isinstance(value, RecordMode):
         return value
+    name = str(value).strip().lower()
+    name = VCR_MODES.get(name, name)
+    if name == "once":  # vcrpy's: record what does not exist yet, never add to what does
+        return RecordMode.REPLAY if path is None or path.exists() else RecordMode.RECORD
     try:
-        return RecordMode(str(value).strip().lower())
+        return RecordMode(name)
     except ValueError:
         valid = ", ".join(mode.value for mode in RecordMode)
-        raise ValueError(f"Unknown record mode {value!r} (from {source}). Valid modes: {valid}.") from None
+        raise ValueError(
+            f"Unknown record mode {value!r} (from {source}). Valid modes: {valid} "
+            f"(vcrpy's none, once, new_episodes and all are accepted too)."
+        ) from None
 
 
-def resolve_record_mode(value: str | RecordMode | None = None) -> RecordMode:
-    """The mode given, else ``$PROMPTVCR_RECORD_MODE``, else ``replay``, so CI never records by accident."""
+def resolve_record_mode(value: str | RecordMode | None = None, path: Path | None = None) -> RecordMode:
+    """The mode given, else ``$PROMPTVCR_RECORD_MODE``, else ``replay``, so CI never records by accident.
+
+    vcrpy's names are accepted: ``none`` is ``replay``, ``new_episodes`` is ``record``, ``all``
+    is ``rewrite``, and ``once`` is ``record`` when the cassette at ``path`` does not exist yet,
+    else ``replay``.
+    """
     if value is not None:
-        return _parse(value, "the record_mode argument")
+        return _parse(value, "the record_mode argument", path)
     from_env = os.environ.get(ENV_RECORD_MODE, "").strip()
     if from_env:
-        return _parse(from_env, f"the environment variable {ENV_RECORD_MODE}")
+        return _parse(from_env, f"the environment variable {ENV_RECORD_MODE}", path)
     return RecordMode.REPLAY

@@ -20,7 +20,7 @@ interactions:
     uri: https://api.openai.com/v1/chat/completions
   response:
     body:
-      string: 'data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-4o","choices":[{"index":0,"delta":{"content":"Hello"}}]}
+      string: 'data: {"id":"c1","model":"gpt-4o","choices":[{"index":0,"delta":{"content":"Hello"}}]}
 
 
         data: [DONE]

@@ -184,6 +184,11 @@ def _import_one(
     for label, request, found in redacted.refused:
         shown = "; ".join(f"{f.field}: {f.kind} {f.preview}" for f in found[:5])
         file_report.skipped.append(f"{label} {request} left out: its request holds a secret ({shown})")
+    if redacted.refused and _same_file(source, target):
+        file_report.error = "left as it is, as converting in place would drop: " + "; ".join(
+            file_report.skipped
+        )
+        return file_report
     data = redacted.data
     try:
         # Atomic per file; no fsync per file: a fresh output folder, rerun if the machine dies.

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..errors import CassetteMiss
-from ..modes import RecordMode
-from . import network
+from ..modes import VCR_MODES, RecordMode
+from . import coexist, network, vcr_compat
 from .failures import failure_text
 from .misses import MissWatch, hidden_miss, replaced_text
 from .network import NetworkBlocked
@@ -56,14 +56,22 @@ _FAILED = pytest.StashKey[BaseException]()
 # Options and configuration -----------------------------------------------------------------
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    if not coexist.recording_loads(pluginmanager):  # a conftest's pytest_recording_configure still loads
+        pluginmanager.add_hookspecs(coexist.RecordingHookSpec)
+
+
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     group = parser.getgroup("promptvcr", "promptvcr: record and replay LLM HTTP traffic")
+    # pytest-recording defines --record-mode, --block-network and --allowed-hosts too (see .coexist).
+    shared = not coexist.recording_loads(pluginmanager)
     group.addoption(
-        "--record-mode",
-        choices=[mode.value for mode in RecordMode],
+        "--record-mode" if shared else "--promptvcr-record-mode",
+        dest="record_mode" if shared else "promptvcr_record_mode",
+        choices=[*(mode.value for mode in RecordMode), *VCR_MODES],
         default=None,
         help="record mode of every cassette; wins over the marker and $PROMPTVCR_RECORD_MODE "
-        "(default: replay).",
+        "(default: replay; vcrpy's none, once, new_episodes and all are accepted).",
     )
     group.addoption(
         "--cassette-dir",
@@ -71,6 +79,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="DIR",
         help="put default cassettes in DIR/<module>/ instead of <test dir>/cassettes/<module>/.",
     )
+    if shared:
+        _addoption_network(group)
+    _addoption_own(group)
+
+
+def _addoption_network(group: pytest.OptionGroup) -> None:
     group.addoption(
         "--block-network",
         action="store_true",
@@ -85,6 +99,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="HOST[,HOST...]",
         help="hosts that blocked tests may still reach (names or addresses; loopback always may).",
     )
+
+
+def _addoption_own(group: pytest.OptionGroup) -> None:
     group.addoption(
         "--cassette-unused",
         choices=UNUSED_SETTINGS,
@@ -108,12 +125,18 @@ def pytest_configure(config: pytest.Config) -> None:
         "from a cassette; without a path, cassettes/<module>/<test>.yaml beside the test file.",
     )
     config.stash[_STATE] = _State(parse_options(config))
+    if not config.pluginmanager.has_plugin(coexist.RECORDING):
+        config.pluginmanager.register(vcr_compat, vcr_compat.NAME)
     from .tracking import Tracker  # the usage record (promptvcr prune) and --drift-report
 
     drift_report = config.getoption("--drift-report")
     drift_path = config.invocation_params.dir / drift_report if drift_report else None
     config.pluginmanager.register(Tracker(config, drift_path), "promptvcr-tracking")
     config.pluginmanager.register(MissWatch(), "promptvcr-misses")
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    return coexist.status_line(config.pluginmanager.has_plugin(coexist.RECORDING))
 
 
 def _shown(config: pytest.Config, path: Path) -> str:
@@ -153,8 +176,13 @@ def _promptvcr_cassette(
     item = request.node
     assert isinstance(item, pytest.Item)
     state = request.config.stash[_STATE]
-    settings = settings_for(item, promptvcr_config, state.options)
-    active = Cassette(settings.path, record_mode=settings.record_mode, **settings.cassette_options)
+    if vcr_compat.applies(item):  # pytest-recording's @pytest.mark.vcr, not yet migrated
+        settings = vcr_compat.settings(request, state.options)
+    else:
+        settings = settings_for(item, promptvcr_config, state.options)
+    active = Cassette(
+        settings.opened or settings.path, record_mode=settings.record_mode, **settings.cassette_options
+    )
     shown = _shown(request.config, settings.path)
     # Entered and left by hand, not with ``with``: pytest does not throw a failed test into
     # its fixtures, and the cassette must know (rewrite keeps the old file when the test failed).
@@ -248,15 +276,21 @@ def pytest_runtest_makereport(
     elif (
         call.when == "call"
         and not report.skipped
-        and (hidden := hidden_miss(item, item.stash.get(_ACTIVE, None), report.failed)) is not None
+        and (hidden := hidden_miss(item, item.stash.get(_ACTIVE, None), _failure(report, excinfo)))
     ):
         # A miss the code caught, or turned into another error: the miss is what the test shows.
-        error = excinfo.value if excinfo is not None and report.failed else None
-        report.outcome, report.longrepr = "failed", replaced_text(*hidden, error)
+        error = _failure(report, excinfo)
+        report.outcome, report.longrepr = "failed", replaced_text(*hidden, error, str(report.longrepr))
         item.stash[_FAILED] = error or hidden[0]  # the cassette then exits quietly
     elif call.when == "call" and report.passed:
         _report_unused(item, report)
     return report
+
+
+def _failure(
+    report: pytest.TestReport, excinfo: pytest.ExceptionInfo[BaseException] | None
+) -> BaseException | None:
+    return excinfo.value if excinfo is not None and report.failed else None
 
 
 def _own_error(error: BaseException) -> BaseException | None:

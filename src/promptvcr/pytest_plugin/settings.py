@@ -2,6 +2,8 @@
 
 Precedence, written once here: the command line, then the marker, then the
 ``promptvcr_config`` fixture, then ``$PROMPTVCR_RECORD_MODE``, then the defaults.
+vcrpy's mode names (``none``, ``once``, ``new_episodes``, ``all``) are accepted everywhere a
+mode is; ``once`` is resolved per cassette (record it if missing, else replay).
 """
 
 from __future__ import annotations
@@ -22,14 +24,15 @@ __all__ = ["MARKER", "Options", "Settings", "parse_options", "settings_for"]
 
 MARKER = "promptvcr"
 #: Options of the promptvcr_config fixture that are not use_cassette arguments.
-_CONFIG_ONLY = frozenset({"cassette_dir", "allowed_hosts"})
+_CONFIG_ONLY = frozenset({"cassette_dir", "allowed_hosts", "record_mode"})
 
 
 @dataclass(frozen=True)
 class Options:
     """The command line, once parsed."""
 
-    record_mode: RecordMode | None = None
+    #: As given (one of ours or a vcrpy name), resolved per cassette: ``once`` depends on the file.
+    record_mode: str | None = None
     cassette_dir: Path | None = None
     block_network: bool = False
     allowed_hosts: tuple[str, ...] = ()
@@ -37,13 +40,16 @@ class Options:
 
 
 def parse_options(config: pytest.Config) -> Options:
-    record_mode = config.getoption("--record-mode")
+    # By dest, not by flag: with pytest-recording active these options are its own (see .coexist).
+    record_mode = config.getoption("record_mode", None) or config.getoption("promptvcr_record_mode", None)
     cassette_dir = config.getoption("--cassette-dir")
-    hosts = [host.strip() for value in config.getoption("--allowed-hosts") for host in value.split(",")]
+    given_hosts = config.getoption("allowed_hosts", None) or []
+    given_hosts = [given_hosts] if isinstance(given_hosts, str) else given_hosts
+    hosts = [host.strip() for value in given_hosts for host in value.split(",")]
     return Options(
-        record_mode=RecordMode(record_mode) if record_mode else None,
+        record_mode=str(record_mode) if record_mode else None,
         cassette_dir=(config.invocation_params.dir / cassette_dir) if cassette_dir else None,
-        block_network=bool(config.getoption("--block-network")),
+        block_network=bool(config.getoption("block_network", False)),
         allowed_hosts=tuple(host for host in hosts if host),
         unused=config.getoption("--cassette-unused"),
     )
@@ -65,14 +71,15 @@ def _check_keys(given: Mapping[str, Any], allowed: frozenset[str], where: str) -
         )
 
 
-def _record_mode(item: pytest.Item, options: Options, from_marker: Any) -> RecordMode:
-    """Command line, then marker, then ``$PROMPTVCR_RECORD_MODE``, then ``replay``."""
-    if options.record_mode is not None:
-        return options.record_mode
+def _record_mode(item: pytest.Item, options: Options, from_marker: Any, path: Path) -> RecordMode:
+    """Command line, marker, ``promptvcr_config``, ``$PROMPTVCR_RECORD_MODE``, then ``replay``."""
+    given = options.record_mode if options.record_mode is not None else from_marker
     try:
-        return resolve_record_mode(from_marker)
+        return resolve_record_mode(given, path)
     except ValueError as error:
-        where = f"the {MARKER} marker of {item.nodeid}" if from_marker is not None else "the environment"
+        where = "--record-mode" if options.record_mode is not None else None
+        if where is None:
+            where = f"the {MARKER} marker of {item.nodeid}" if from_marker is not None else "the environment"
         pytest.fail(f"promptvcr: {error} Set in {where}.", pytrace=False)
 
 
@@ -82,6 +89,8 @@ class Settings:
     record_mode: RecordMode
     allowed_hosts: tuple[str, ...]
     cassette_options: dict[str, Any]
+    #: The file the cassette opens when it is not ``path`` (a vcrpy cassette converted to replay).
+    opened: Path | None = None
 
 
 def settings_for(item: pytest.Item, config: Mapping[str, Any], options: Options) -> Settings:
@@ -93,7 +102,7 @@ def settings_for(item: pytest.Item, config: Mapping[str, Any], options: Options)
     if len(marker_args) > 1 or (marker_args and "path" in marker_kwargs):
         pytest.fail(f"promptvcr: the {MARKER} marker of {item.nodeid} takes one path.", pytrace=False)
     path = marker_args[0] if marker_args else marker_kwargs.pop("path", None)
-    mode = _record_mode(item, options, marker_kwargs.pop("record_mode", None))
+    given_mode = marker_kwargs.pop("record_mode", config.get("record_mode"))
     _check_keys(marker_kwargs, valid, f"the {MARKER} marker of {item.nodeid}")
 
     test_dir = item.path.parent
@@ -104,6 +113,7 @@ def settings_for(item: pytest.Item, config: Mapping[str, Any], options: Options)
         directory = options.cassette_dir or (test_dir / os.fspath(configured) if configured else None)
         classes = [node.name for node in item.listchain() if isinstance(node, pytest.Class)]
         cassette_path = default_cassette_path(item.path, item.name, classes, directory)
+    mode = _record_mode(item, options, given_mode, cassette_path)
     cassette_options = {k: v for k, v in config.items() if k not in _CONFIG_ONLY} | marker_kwargs
     configured_hosts = config.get("allowed_hosts", ())
     if isinstance(configured_hosts, str):

@@ -1,0 +1,340 @@
+"""A pytest-recording suite, unmigrated, on promptvcr (registered when pytest-recording is absent).
+
+``@pytest.mark.vcr``, the ``vcr_config``, ``vcr_cassette_dir`` and ``default_cassette_name``
+fixtures and vcrpy-format cassettes are honoured as pytest-recording would: the cassette is
+``<vcr_cassette_dir>/<default_cassette_name>.yaml``, the marker's positional arguments are
+extra cassettes to read, its keywords win over ``vcr_config``, and ``--record-mode`` wins
+over both. vcrpy's ``match_on`` becomes a rule: what it leaves out (by default the body)
+the key leaves out, and the summary counts the tests that would miss with body matching.
+A vcrpy-format file is converted for replay into a temporary promptvcr cassette, and in
+place (as ``promptvcr migrate`` does) when the test records. What does not map is named
+once in the summary, with ``promptvcr migrate`` as the way out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from ..modes import resolve_record_mode, vcr_mode_note
+from .settings import Options, Settings
+
+if TYPE_CHECKING:
+    from ..cassette import Cassette
+    from ..matching.parts import KeyParts, Rule
+
+__all__ = ["VCR_MARKER", "applies", "match_on_rule", "settings"]
+
+VCR_MARKER = "vcr"
+NAME = "promptvcr-vcr-compat"
+_WORKER_OUTPUT = "promptvcr_vcr_compat"
+#: vcrpy's default match_on: it never compares bodies.
+VCR_DEFAULT_MATCH_ON = ("method", "scheme", "host", "port", "path", "query")
+#: vcr_config keys that need nothing here: promptvcr removes credentials and keeps only an
+#: allowlist of headers, stores bodies decoded, and names cassettes itself.
+_HANDLED = frozenset(
+    {
+        "filter_headers",
+        "filter_query_parameters",
+        "filter_post_data_parameters",
+        "decode_compressed_response",
+        "ignore_localhost",
+        "serializer",
+        "cassette_library_dir",
+        "path_transformer",
+        "record_on_exception",
+    }
+)
+_MATCHERS = frozenset(
+    {"method", "scheme", "host", "port", "path", "query", "uri", "body", "raw_body", "headers"}
+)
+
+
+@dataclass
+class _Compat:
+    tests: set[str] = field(default_factory=set)
+    body_misses: set[str] = field(default_factory=set)
+    notes: dict[str, None] = field(default_factory=dict)  # ordered, once each
+    temp: Path | None = None
+    configured: bool = False
+
+
+_STATE = pytest.StashKey[_Compat]()
+
+
+def applies(item: pytest.Item) -> bool:
+    """A test pytest-recording would have run: ``@pytest.mark.vcr`` and no promptvcr marker."""
+    return (
+        _STATE in item.config.stash
+        and item.get_closest_marker(VCR_MARKER) is not None
+        and item.get_closest_marker("promptvcr") is None
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_STATE] = _Compat()
+    config.addinivalue_line("markers", "vcr: pytest-recording's marker, run by promptvcr until migrated.")
+    config.addinivalue_line("markers", "default_cassette(name): pytest-recording's cassette name override.")
+    config.addinivalue_line("markers", "block_network: pytest-recording's marker, honoured by promptvcr.")
+    config.addinivalue_line("markers", "allowed_hosts: pytest-recording's marker, honoured by promptvcr.")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = config.stash.get(_STATE, None)
+    if state is not None and state.temp is not None:
+        import shutil
+
+        shutil.rmtree(state.temp, ignore_errors=True)
+
+
+# pytest-recording's fixtures, with its defaults -------------------------------------------
+
+
+@pytest.fixture
+def vcr_config() -> dict[str, Any]:
+    return {}
+
+
+@pytest.fixture(scope="module")
+def vcr_cassette_dir(request: pytest.FixtureRequest) -> str:
+    module = request.node.path
+    return os.path.join(module.parent, "cassettes", module.stem)
+
+
+@pytest.fixture
+def default_cassette_name(request: pytest.FixtureRequest) -> str:
+    marker = request.node.get_closest_marker("default_cassette")
+    if marker is not None and marker.args:
+        return str(marker.args[0])
+    name = f"{request.cls.__name__}.{request.node.name}" if request.cls else request.node.name
+    return re.sub(r"[<>?%*:|\"'/\\]", "-", name)
+
+
+@pytest.fixture
+def vcr(_promptvcr_cassette: Cassette) -> Cassette:
+    """pytest-recording's ``vcr`` fixture: here, the test's promptvcr cassette."""
+    return _promptvcr_cassette
+
+
+@pytest.fixture(autouse=True)
+def _promptvcr_vcr_compat(request: pytest.FixtureRequest) -> Iterator[None]:
+    item = request.node
+    if not isinstance(item, pytest.Item) or not applies(item):
+        yield
+        return
+    active: Cassette = request.getfixturevalue("_promptvcr_cassette")
+    yield
+    state = item.config.stash[_STATE]
+    state.tests.add(item.nodeid)
+    if _would_miss_with_bodies(active):
+        state.body_misses.add(item.nodeid)
+
+
+# The settings of one test -------------------------------------------------------------------
+
+
+def match_on_rule(match_on: tuple[str, ...]) -> Rule:
+    """The key parts vcrpy's ``match_on`` leaves out, left out of the key (host is never in it)."""
+    names = set(match_on)
+    whole_uri = "uri" in names
+    keep_body = bool({"body", "raw_body"} & names)
+
+    def vcr_match_on(parts: KeyParts) -> KeyParts:
+        return replace(
+            parts,
+            method=parts.method if "method" in names else "",
+            path=parts.path if whole_uri or "path" in names else "",
+            query=parts.query if whole_uri or "query" in names else (),
+            body=parts.body if keep_body else None,
+        )
+
+    return vcr_match_on
+
+
+def _note(state: _Compat, text: str) -> None:
+    state.notes.setdefault(text, None)
+
+
+def _merged(request: pytest.FixtureRequest, item: pytest.Item) -> tuple[dict[str, Any], list[str]]:
+    merged = dict(request.getfixturevalue("vcr_config"))
+    extras: list[str] = []
+    for marker in reversed(list(item.iter_markers(VCR_MARKER))):  # the closest marker wins
+        merged.update(marker.kwargs)
+        extras.extend(str(arg) for arg in marker.args)
+    return merged, extras
+
+
+def _rules(merged: dict[str, Any], state: _Compat) -> list[Rule]:
+    from ..matching.rules import default_rules
+
+    match_on = tuple(merged.pop("match_on", VCR_DEFAULT_MATCH_ON))
+    custom = [
+        m if isinstance(m, str) else getattr(m, "__name__", repr(m)) for m in match_on if m not in _MATCHERS
+    ]
+    if custom:
+        _note(
+            state, f"vcr_config match_on {', '.join(custom)}: custom matchers are not run (promptvcr rules=)"
+        )
+    names = tuple(m for m in match_on if isinstance(m, str) and m in _MATCHERS)
+    return [*merged.pop("rules", default_rules()), match_on_rule(names)]
+
+
+def settings(request: pytest.FixtureRequest, options: Options) -> Settings:
+    """What pytest-recording would have used for this test, in promptvcr's terms."""
+    from ..cassette import use_cassette
+
+    item = request.node
+    assert isinstance(item, pytest.Item)
+    state = item.config.stash[_STATE]
+    _configure_hook(item.config, state)
+    merged, extras = _merged(request, item)
+    directory = Path(merged.pop("cassette_library_dir", None) or request.getfixturevalue("vcr_cassette_dir"))
+    suffix = str(merged.get("serializer", "yaml"))
+    path = directory / f"{request.getfixturevalue('default_cassette_name')}.{suffix}"
+    given_mode = options.record_mode or merged.pop("record_mode", None)
+    for source in (given_mode,):
+        if source is not None and (note := vcr_mode_note(source)) is not None:
+            _note(state, note)
+    try:
+        mode = resolve_record_mode(given_mode, path)
+    except ValueError as error:
+        pytest.fail(
+            f"promptvcr: {error} Set in vcr_config or the vcr marker of {item.nodeid}.", pytrace=False
+        )
+    rules = _rules(merged, state)
+    hosts = merged.pop("allowed_hosts", None) or ()
+    hosts = hosts.split(",") if isinstance(hosts, str) else list(hosts)
+    if merged.get("ignore_hosts"):
+        from ..matching.background import DEFAULT_PASSTHROUGH_HOSTS
+
+        merged["passthrough_hosts"] = (*DEFAULT_PASSTHROUGH_HOSTS, *merged.pop("ignore_hosts"))
+    accepted = set(_signature(use_cassette))
+    options_out: dict[str, Any] = {"rules": rules}
+    for key, value in merged.items():
+        if key in accepted:
+            options_out[key] = value
+        elif key not in _HANDLED:
+            _note(state, f"vcr_config {key}: not translated (no promptvcr equivalent)")
+    opened = _opened(path, extras, directory, mode.writes_cassette, state)
+    return Settings(path, mode, (*options.allowed_hosts, *hosts), options_out, opened=opened)
+
+
+def _signature(func: Callable[..., Any]) -> Mapping[str, Any]:
+    import inspect
+
+    return inspect.signature(func).parameters
+
+
+def _opened(path: Path, extras: list[str], directory: Path, writes: bool, state: _Compat) -> Path | None:
+    """The file the cassette opens: ``path`` itself, or a promptvcr copy of vcrpy-format files."""
+    from ..importers.inplace import convert_in_place, is_promptvcr_file
+
+    sources = [path, *(p if p.is_absolute() else directory / p for p in map(Path, extras))]
+    existing = [p for p in sources if p.is_file()]
+    if not existing or (len(sources) == 1 and is_promptvcr_file(path)):
+        return None
+    if writes:
+        if extras:
+            _note(state, "vcr marker extra cassettes are read only while replaying")
+        if path.is_file() and not is_promptvcr_file(path):
+            convert_in_place(path)
+            _note(state, f"converted {path.name} (and others) to promptvcr's format to record into it")
+        return None
+    if state.temp is None:
+        state.temp = Path(tempfile.mkdtemp(prefix="promptvcr-vcr-"))
+    digest = hashlib.sha256("\0".join(str(p.resolve()) for p in sources).encode()).hexdigest()[:16]
+    target = state.temp / f"{digest}{path.suffix if path.suffix == '.json' else '.yaml'}"
+    if not target.exists():
+        from ..importers.inplace import combine
+
+        combine(existing, target)
+    return target
+
+
+# pytest_recording_configure(config, vcr) ----------------------------------------------------
+
+
+class _VcrStandIn:
+    """What a conftest's ``pytest_recording_configure`` gets for ``vcr``: it notes each call."""
+
+    _state: _Compat
+
+    def __init__(self, state: _Compat) -> None:
+        object.__setattr__(self, "_state", state)
+
+    def __getattr__(self, name: str) -> Callable[..., None]:
+        def noted(*args: Any, **kwargs: Any) -> None:
+            _note(self._state, f"pytest_recording_configure: vcr.{name}(...) is not honoured")
+
+        return noted
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        _note(self._state, f"pytest_recording_configure: vcr.{name} = ... is not honoured")
+
+
+def _configure_hook(config: pytest.Config, state: _Compat) -> None:
+    if state.configured:
+        return
+    state.configured = True
+    hook = getattr(config.hook, "pytest_recording_configure", None)
+    if hook is not None:
+        hook(config=config, vcr=_VcrStandIn(state))
+
+
+# What the suite would do with body matching -------------------------------------------------
+
+
+def _would_miss_with_bodies(active: Cassette) -> bool:
+    from ..matching.key import request_key
+    from ..matching.rules import default_rules
+
+    replayed = [play.request for play in active.played if play.outcome == "replayed"]
+    if not replayed:
+        return False
+    rules = default_rules()
+    recorded = {request_key(i.request, rules) for i in active.interactions}
+    return any(request_key(request, rules) not in recorded for request in replayed)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    state = session.config.stash.get(_STATE, None)
+    if workeroutput is not None and state is not None:
+        workeroutput[_WORKER_OUTPUT] = [sorted(state.tests), sorted(state.body_misses), list(state.notes)]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    data = getattr(node, "workeroutput", {}).get(_WORKER_OUTPUT)
+    state = node.config.stash.get(_STATE, None)
+    if data and state is not None:
+        state.tests.update(data[0])
+        state.body_misses.update(data[1])
+        for note in data[2]:
+            _note(state, note)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    state = config.stash.get(_STATE, None)
+    if hasattr(config, "workerinput") or state is None or not state.tests:
+        return
+    write = terminalreporter.write_line
+    write(
+        f"promptvcr: {len(state.tests)} test(s) ran from pytest-recording's @pytest.mark.vcr and vcr_config "
+        f"(pytest-recording is not installed); `promptvcr migrate` converts cassettes and markers for good."
+    )
+    if state.body_misses:
+        write(
+            f"promptvcr: {len(state.body_misses)} of them would miss with body matching: their cassettes "
+            f"are stale (vcrpy's match_on ignored bodies): " + ", ".join(sorted(state.body_misses))
+        )
+    for note in state.notes:
+        write(f"promptvcr: {note}")
