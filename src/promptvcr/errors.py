@@ -13,12 +13,17 @@ from __future__ import annotations
 from pathlib import Path
 
 __all__ = [
+    "NOTE_START",
     "CassetteError",
     "CassetteFormatError",
     "CassetteMiss",
     "CassetteSecretError",
     "CassetteWriteError",
 ]
+
+
+#: How the note a cassette adds to an error that hid a miss starts (see :meth:`CassetteMiss.note`).
+NOTE_START = "promptvcr: "
 
 
 class CassetteMiss(BaseException):
@@ -47,7 +52,7 @@ class CassetteMiss(BaseException):
         """What a cassette adds to another error the body raised after it caught this miss
         (a framework that turned the miss into its own error)."""
         return (
-            f"promptvcr: {count} request(s) missed a cassette before this error; the first:\n{self.message}"
+            f"{NOTE_START}{count} request(s) missed a cassette before this error; the first:\n{self.message}"
         )
 
 

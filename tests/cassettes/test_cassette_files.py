@@ -52,6 +52,22 @@ def test_corrupt_yaml_is_reported_with_its_position_in_every_mode(tmp_path: Path
     )
 
 
+@pytest.mark.parametrize(
+    ("written", "read"), [("true", "True"), ("1.0", "1.0"), ("'1'", "'1'"), ("[1]", "[1]")]
+)
+def test_a_version_that_is_no_number_is_refused(tmp_path: Path, written: str, read: str) -> None:
+    """``true`` equals 1 in Python: it used to load as version 1."""
+    path = tmp_path / "odd.yaml"
+    path.write_text(VALID.replace("version: 1", f"version: {written}"))
+    assert load_error(path).startswith(
+        f"Cassette {path} cannot be read: 'version' is {read}, "
+        "not a format version number (this promptvcr writes 1)."
+    )
+    json_path = tmp_path / "odd.json"
+    json_path.write_text('{"interactions": [], "version": true}')
+    assert "'version' is True, not a format version number" in load_error(json_path)
+
+
 def test_unknown_version(tmp_path: Path) -> None:
     path = tmp_path / "future.yaml"
     path.write_text(VALID.replace("version: 1", "version: 7"))

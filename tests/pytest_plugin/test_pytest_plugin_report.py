@@ -214,3 +214,43 @@ def test_tokens_of_answers_without_usage_are_zero() -> None:
     assert tokens_of(Response(200, {"content-type": "text/plain"}, [b"not json"])) == Tokens()
     assert tokens_of(_json({"usage": {"prompt_tokens": "many", "completion_tokens": True}})) == Tokens()
     assert tokens_of(Response(204)) == Tokens()
+
+
+SHARED_CASSETTE_TESTS = """
+import pytest
+from llm import ask
+
+@pytest.mark.promptvcr("shared.yaml")
+@pytest.mark.parametrize("n", range(12))
+def test_plays_one(n):
+    assert ask("one") == "1"
+
+@pytest.mark.promptvcr("shared.yaml")
+def test_plays_two():
+    assert ask("two") == "2"
+"""
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")])
+def test_a_cassette_shared_by_many_tests_counts_each_unused_interaction_once(
+    pytester: pytest.Pytester, workers: tuple[str, ...]
+) -> None:
+    """13 tests share a 4-interaction cassette, each leaving 3 unplayed: the summary says 2
+    (three and four, which no test played), not the 39 of adding each test's count."""
+    make_suite(pytester, test_app=SHARED_CASSETTE_TESTS)
+    write_cassette(
+        pytester.path / "shared.yaml",
+        chat("one", "1"),
+        chat("two", "2"),
+        chat("three", "3"),
+        chat("four", "4"),
+    )
+    result = run(pytester, *workers, "--cassette-unused=ignore")
+    result.assert_outcomes(passed=13)
+    summary = _summary(result)
+    assert summary[0].startswith("cassettes used: 1, by 13 tests")
+    assert "unused interactions: 2 in 1 cassette" in summary
+    assert (
+        "  shared.yaml: interactions[2] POST /v1/chat/completions, interactions[3] POST /v1/chat/completions"
+        in summary
+    )

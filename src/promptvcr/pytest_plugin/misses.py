@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from ..errors import CassetteMiss
+from ..errors import NOTE_START, CassetteMiss
 
 if TYPE_CHECKING:
     from ..cassette import Cassette
@@ -56,23 +56,38 @@ class MissWatch:
 
 
 def hidden_miss(
-    item: pytest.Item, fixture_cassette: Cassette | None, failed: bool
+    item: pytest.Item, fixture_cassette: Cassette | None, error: BaseException | None
 ) -> tuple[CassetteMiss, int] | None:
     """The first miss of the test's cassettes, and how many there were; ``None`` without any.
 
-    A cassette the test entered itself raised its miss as it exited (when the block returned
-    normally), so it counts only when the test failed with another error; the ``cassette``
-    fixture's is still active, and counts in any case.
+    The ``cassette`` fixture's is still active, and counts in any case. A cassette the test
+    entered itself raised its miss as it exited, or added it to the notes of the error the
+    body raised instead: it counts only when the test failed with such an error.
     """
-    cassettes: list[Cassette] = list(item.stash.get(_EXITED, ())) if failed else []
+    cassettes = list(item.stash.get(_EXITED, ())) if error is not None and _hides_a_miss(error) else []
     if fixture_cassette is not None:
         cassettes.append(fixture_cassette)
     misses = [miss for cassette in cassettes for miss in _misses(cassette)]
     return (misses[0], len(misses)) if misses else None
 
 
-def replaced_text(miss: CassetteMiss, count: int, error: BaseException | None) -> str:
-    """The failure text of a test whose miss was caught (``error`` is None) or replaced by ``error``."""
+def _hides_a_miss(error: BaseException) -> bool:
+    """Whether a cassette noted a miss on ``error`` or an error it came from (3.10: any error)."""
+    if not hasattr(error, "add_note"):
+        return True
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if any(str(note).startswith(NOTE_START) for note in getattr(current, "__notes__", ())):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def replaced_text(miss: CassetteMiss, count: int, error: BaseException | None, original: str) -> str:
+    """The failure text of a test whose miss was caught (``error`` is None) or replaced by
+    ``error``: the miss first, then the failure as pytest showed it."""
     if error is None:
         cassette = miss.cassette if miss.cassette is not None else "its cassette"
         return str(CassetteMiss.swallowed(miss, count, cassette))
@@ -80,5 +95,5 @@ def replaced_text(miss: CassetteMiss, count: int, error: BaseException | None) -
     return (
         f"{miss.message}\n\nThe test failed with {shown}\nbecause the code under test caught this "
         f"CassetteMiss and raised that error instead ({count} request(s) missed in all); the miss "
-        f"above is the cause."
+        f"above is the cause. The failure as raised:\n\n{original}"
     )
