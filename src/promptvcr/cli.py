@@ -18,6 +18,10 @@ __all__ = ["COMMANDS", "main"]
 COMMANDS: dict[str, tuple[str, str]] = {
     "explain": ("explain", "print each interaction's key input, to see why requests match or not"),
     "import-vcr": ("import_vcr", "convert vcrpy cassettes into promptvcr cassettes"),
+    "migrate": (
+        "migrate",
+        "move a pytest-recording suite to promptvcr in place: cassettes, markers, vcr_config",
+    ),
     "ls": ("ls", "list cassettes: interactions, providers, models, streamed, size, age, tokens"),
     "show": ("show", "print a cassette's conversation as a person reads it"),
     "stats": ("stats", "tokens and requests per provider and model across cassettes"),
@@ -27,10 +31,20 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("promptvcr")
+    except PackageNotFoundError:
+        return "(not installed)"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="promptvcr", description="Record and replay LLM HTTP traffic in tests."
     )
+    parser.add_argument("--version", action="version", version=f"promptvcr {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (_, help_text) in COMMANDS.items():
         sub.add_parser(name, help=help_text, description=help_text)

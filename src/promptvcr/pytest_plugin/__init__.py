@@ -22,6 +22,7 @@ import pytest
 from ..errors import CassetteMiss
 from ..modes import VCR_MODES, RecordMode
 from . import coexist, network, vcr_compat
+from .coexist import promptvcr_cassette_dir  # noqa: F401  (pytest-recording's vcr_cassette_dir)
 from .failures import failure_text
 from .misses import MissWatch, hidden_miss, replaced_text
 from .network import NetworkBlocked
@@ -179,7 +180,8 @@ def _promptvcr_cassette(
     if vcr_compat.applies(item):  # pytest-recording's @pytest.mark.vcr, not yet migrated
         settings = vcr_compat.settings(request, state.options)
     else:
-        settings = settings_for(item, promptvcr_config, state.options)
+        module_dir = request.getfixturevalue("promptvcr_cassette_dir")
+        settings = settings_for(item, promptvcr_config, state.options, module_dir)
     active = Cassette(
         settings.opened or settings.path, record_mode=settings.record_mode, **settings.cassette_options
     )

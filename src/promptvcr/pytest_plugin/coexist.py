@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-__all__ = ["RECORDING", "RecordingHookSpec", "recording_loads", "status_line"]
+__all__ = ["RECORDING", "RecordingHookSpec", "promptvcr_cassette_dir", "recording_loads", "status_line"]
 
 #: pytest-recording's plugin name (its pytest11 entry point).
 RECORDING = "recording"
@@ -52,3 +52,11 @@ def status_line(recording_active: bool) -> str | None:
         "rewrite; promptvcr maps them for its own cassettes, or use --promptvcr-record-mode); "
         "promptvcr runs @pytest.mark.promptvcr tests. Choose one with -p no:recording or -p no:promptvcr."
     )
+
+
+@pytest.fixture(scope="module")
+def promptvcr_cassette_dir() -> str | os.PathLike[str] | None:
+    """The folder of a module's default cassettes, like pytest-recording's ``vcr_cassette_dir``
+    (``promptvcr migrate`` renames that one to this). ``None`` (the default):
+    ``cassettes/<module>/`` beside the test file, or ``cassette_dir`` of ``promptvcr_config``."""
+    return None

@@ -93,7 +93,10 @@ class Settings:
     opened: Path | None = None
 
 
-def settings_for(item: pytest.Item, config: Mapping[str, Any], options: Options) -> Settings:
+def settings_for(
+    item: pytest.Item, config: Mapping[str, Any], options: Options, module_dir: Any = None
+) -> Settings:
+    """``module_dir``: the ``promptvcr_cassette_dir`` fixture's folder, if it gives one."""
     valid = _cassette_arguments()
     _check_keys(config, valid | _CONFIG_ONLY, "the promptvcr_config fixture")
     marker = item.get_closest_marker(MARKER)
@@ -113,6 +116,8 @@ def settings_for(item: pytest.Item, config: Mapping[str, Any], options: Options)
         directory = options.cassette_dir or (test_dir / os.fspath(configured) if configured else None)
         classes = [node.name for node in item.listchain() if isinstance(node, pytest.Class)]
         cassette_path = default_cassette_path(item.path, item.name, classes, directory)
+        if module_dir is not None and options.cassette_dir is None:
+            cassette_path = Path(os.fspath(module_dir)) / cassette_path.name
     mode = _record_mode(item, options, given_mode, cassette_path)
     cassette_options = {k: v for k, v in config.items() if k not in _CONFIG_ONLY} | marker_kwargs
     configured_hosts = config.get("allowed_hosts", ())

@@ -17,7 +17,7 @@ import hashlib
 import os
 import re
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from ..cassette import Cassette
     from ..matching.parts import KeyParts, Rule
 
-__all__ = ["VCR_MARKER", "applies", "match_on_rule", "settings"]
+__all__ = ["VCR_MARKER", "applies", "match_on_rule", "match_on_rules", "settings"]
 
 VCR_MARKER = "vcr"
 NAME = "promptvcr-vcr-compat"
@@ -159,6 +159,13 @@ def match_on_rule(match_on: tuple[str, ...]) -> Rule:
     return vcr_match_on
 
 
+def match_on_rules(match_on: Sequence[str]) -> list[Rule]:
+    """The default rules, then vcrpy's ``match_on``: ``promptvcr migrate`` writes this for it."""
+    from ..matching.rules import default_rules
+
+    return [*default_rules(), match_on_rule(tuple(match_on))]
+
+
 def _note(state: _Compat, text: str) -> None:
     state.notes.setdefault(text, None)
 
@@ -199,10 +206,10 @@ def settings(request: pytest.FixtureRequest, options: Options) -> Settings:
     directory = Path(merged.pop("cassette_library_dir", None) or request.getfixturevalue("vcr_cassette_dir"))
     suffix = str(merged.get("serializer", "yaml"))
     path = directory / f"{request.getfixturevalue('default_cassette_name')}.{suffix}"
-    given_mode = options.record_mode or merged.pop("record_mode", None)
-    for source in (given_mode,):
-        if source is not None and (note := vcr_mode_note(source)) is not None:
-            _note(state, note)
+    given_mode = merged.pop("record_mode", None)
+    given_mode = options.record_mode or given_mode  # --record-mode wins, as with pytest-recording
+    if given_mode is not None and (note := vcr_mode_note(given_mode)) is not None:
+        _note(state, note)
     try:
         mode = resolve_record_mode(given_mode, path)
     except ValueError as error:

@@ -1,0 +1,163 @@
+"""Migrating a pytest-recording suite's Python: markers, ``vcr_config``, and what needs a person.
+
+Source is edited by the positions the AST gives, so formatting and comments elsewhere stay
+as they were. What cannot be translated is left as it is and reported with its file and
+line; the suite still runs meanwhile (see :mod:`promptvcr.pytest_plugin.vcr_compat`).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["SourceReport", "migrate_source"]
+
+#: vcr_config keys with nothing to write: promptvcr removes credentials and stores only an
+#: allowlist of headers, stores bodies decoded, and loopback is always reachable.
+DROPPED = frozenset(
+    {
+        "filter_headers",
+        "filter_query_parameters",
+        "filter_post_data_parameters",
+        "decode_compressed_response",
+        "ignore_localhost",
+        "serializer",
+        "record_on_exception",
+    }
+)
+RENAMED = {"cassette_library_dir": "cassette_dir", "ignore_hosts": "passthrough_hosts"}
+KEPT = frozenset({"record_mode", "allowed_hosts"})
+_IMPORT = "from promptvcr.pytest_plugin.vcr_compat import match_on_rules\n"
+
+
+@dataclass
+class SourceReport:
+    path: Path
+    changes: list[str] = field(default_factory=list)
+    todo: list[str] = field(default_factory=list)  # "file:line: what to fix"
+
+
+def _offset(lines: list[str], line: int, col: int) -> int:
+    return sum(len(text) for text in lines[: line - 1]) + len(lines[line - 1].encode()[:col].decode())
+
+
+def _span(lines: list[str], node: ast.AST) -> tuple[int, int]:
+    start = _offset(lines, node.lineno, node.col_offset)  # type: ignore[attr-defined]
+    end = _offset(lines, node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+    return start, end
+
+
+def _is_vcr_mark(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "vcr"
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "mark"
+    )
+
+
+def migrate_source(path: Path, *, supported: frozenset[str]) -> tuple[str, SourceReport]:
+    """The migrated text of one Python file and what was done or is left to do.
+
+    ``supported``: the ``use_cassette`` arguments a marker or ``promptvcr_config`` takes.
+    """
+    text = path.read_text(encoding="utf-8")
+    report = SourceReport(path)
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as error:
+        report.todo.append(f"{path}:{error.lineno}: not parsed ({error.msg}); migrate it by hand")
+        return text, report
+    lines = text.splitlines(keepends=True)
+    edits: list[tuple[int, int, str]] = []
+    where = f"{path}:"
+    call_funcs = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    for node in ast.walk(tree):
+        if id(node) in call_funcs:
+            continue  # seen with its call
+        marker = node.func if isinstance(node, ast.Call) else node
+        if _is_vcr_mark(marker) and isinstance(marker, ast.Attribute):
+            call = node if isinstance(node, ast.Call) else None
+            unsupported = [k.arg for k in (call.keywords if call else []) if k.arg not in supported | KEPT]
+            if call is not None and (call.args or unsupported):
+                extra = "extra cassettes" if call.args else ", ".join(map(str, unsupported))
+                report.todo.append(f"{where}{marker.lineno}: @pytest.mark.vcr with {extra}: not migrated")
+                continue
+            start, end = _span(lines, marker)
+            edits.append((end - len("vcr"), end, "promptvcr"))
+            report.changes.append(f"{where}{marker.lineno}: pytest.mark.vcr -> pytest.mark.promptvcr")
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            if node.name == "vcr_config":
+                _config(node, lines, edits, report, supported)
+            elif node.name == "vcr_cassette_dir":
+                at = _offset(lines, node.lineno, node.col_offset)
+                at = "".join(lines).index("vcr_cassette_dir", at)
+                edits.append((at, at + len("vcr_cassette_dir"), "promptvcr_cassette_dir"))
+                report.changes.append(f"{where}{node.lineno}: vcr_cassette_dir -> promptvcr_cassette_dir")
+            elif node.name in ("default_cassette_name", "pytest_recording_configure"):
+                report.todo.append(f"{where}{node.lineno}: {node.name}: no promptvcr equivalent, see README")
+            elif "vcr" in [a.arg for a in node.args.args] and node.name.startswith("test"):
+                report.todo.append(f"{where}{node.lineno}: {node.name} asks for `vcr`: use `cassette`")
+    if any(e[2] == _IMPORT for e in edits):
+        imports = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+        at = (
+            _offset(lines, imports[-1].end_lineno or 1, 0) + len(lines[(imports[-1].end_lineno or 1) - 1])
+            if imports
+            else 0
+        )
+        edits = [(at, at, e[2]) if e[2] == _IMPORT else e for e in edits]
+    for start, end, new in sorted(edits, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text, report
+
+
+def _config(
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+    lines: list[str],
+    edits: list[tuple[int, int, str]],
+    report: SourceReport,
+    supported: frozenset[str],
+) -> None:
+    returns = [n.value for n in ast.walk(node) if isinstance(n, ast.Return) and isinstance(n.value, ast.Dict)]
+    where = f"{report.path}:"
+    if len(returns) != 1:
+        report.todo.append(
+            f"{where}{node.lineno}: vcr_config does not return one dict literal: rename it by hand"
+        )
+        return
+    mapping = returns[0]
+    pending: list[tuple[int, int, str]] = []
+    for key, value in zip(mapping.keys, mapping.values, strict=True):
+        if not isinstance(key, ast.Constant) or not isinstance(key.value, str):
+            report.todo.append(f"{where}{mapping.lineno}: vcr_config has a key that is not a string")
+            return
+        name = key.value
+        key_start, _ = _span(lines, key)
+        _, value_end = _span(lines, value)
+        if name in DROPPED or name not in supported | KEPT | {"match_on"} | set(RENAMED):
+            end = value_end
+            rest = "".join(lines)[end:]
+            end += len(rest) - len(rest.lstrip(" ,")) if rest.lstrip(" ").startswith(",") else 0
+            pending.append((key_start, end, ""))
+            if name in DROPPED:
+                report.changes.append(
+                    f"{where}{key.lineno}: vcr_config {name}: dropped (promptvcr does it already)"
+                )
+            else:
+                report.todo.append(
+                    f"{where}{key.lineno}: vcr_config {name}: no promptvcr equivalent, removed"
+                )
+        elif name == "match_on":
+            value_start, _ = _span(lines, value)
+            source = "".join(lines)[value_start:value_end]
+            pending.append((key_start, value_end, f'"rules": match_on_rules({source})'))
+            pending.append((0, 0, _IMPORT))
+            report.changes.append(f"{where}{key.lineno}: vcr_config match_on -> rules=match_on_rules(...)")
+        elif name in RENAMED:
+            _, key_end = _span(lines, key)
+            pending.append((key_start, key_end, f'"{RENAMED[name]}"'))
+    name_at = "".join(lines).index("vcr_config", _span(lines, node)[0])
+    edits.extend(pending)
+    edits.append((name_at, name_at + len("vcr_config"), "promptvcr_config"))
+    report.changes.append(f"{where}{node.lineno}: vcr_config -> promptvcr_config")
