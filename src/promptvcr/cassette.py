@@ -184,9 +184,9 @@ class Cassette:
                     interaction = self._fuzzy(request)
                 if interaction is not None:
                     self.played.append(Play(request, "replayed", interaction.response))
-                    if self._pace is None:
+                    if self._pace is None and interaction.response.websocket is None:
                         return Replay(interaction.response)
-                    return Replay(paced(interaction.response, self._pace))
+                    return Replay(paced(interaction.response, self._pace), self)  # self: frames' misses
             if self.script is not None and (answer := self.script.answer(request, self, fired)) is not None:
                 return Replay(answer)
             if mode is RecordMode.REPLAY:

@@ -39,6 +39,7 @@ from .redact import (
     redact_url,
 )
 from .timing import timing_from_data, timing_to_data
+from .wsframes import session_from_data, session_to_data, with_session
 from .yamlreader import MAX_YAML_DEPTH, TooDeep
 from .yamlwriter import Flow, sequence_items
 
@@ -89,6 +90,8 @@ def interaction_to_data(
     response: dict[str, Any] = {"status": resp.status}
     if headers := keep_headers(resp.headers, response_headers):
         response["headers"] = headers
+    if resp.websocket is not None:  # its frames, each with its own time (see .wsframes)
+        return {"request": request, "response": {**response, "websocket": session_to_data(resp.websocket)}}
     body = _body_data(resp.chunks, resp.content_type, events=resp.is_event_stream)
     response.update(body)
     if resp.end != "complete":
@@ -152,6 +155,11 @@ def interaction_from_data(data: Any, path: Path, index: int) -> Interaction:
         headers=_headers(resp.get("headers"), path, f"{where}.response"),
         chunks=_body(resp, path, f"{where}.response"),
     )
+    if "websocket" in resp:
+        try:
+            response = with_session(response, session_from_data(resp["websocket"]))
+        except ValueError as error:
+            raise _fail(path, f"{where}.response.{error}.") from None
     if "timing" in resp:
         try:
             response.timing = timing_from_data(resp["timing"], len(response.chunks))

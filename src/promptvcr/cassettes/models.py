@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from .playback import End, Playback
 from .timing import Timing
+from .wsframes import WebSocketSession
 
 __all__ = ["Interaction", "Outcome", "Play", "Request", "Response"]
 
@@ -55,6 +56,8 @@ class Response:
     timing: Timing | None = None
     playback: Playback | None = None
     end: End = "complete"
+    #: The frames of a websocket session, on its ``101`` handshake response (see :mod:`.wsframes`).
+    websocket: WebSocketSession | None = None
 
     @property
     def content(self) -> bytes:

@@ -31,6 +31,7 @@ INTERCEPTORS = {
     "httpx": ("httpx", "respx"),
     "urllib3": ("urllib3",),  # requests and botocore send through it
     "aiohttp": ("aiohttp",),
+    "websockets": ("websockets",),  # realtime APIs: openai's client.realtime, google-genai's live
 }
 
 

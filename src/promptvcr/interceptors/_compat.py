@@ -141,3 +141,24 @@ def _socketless_connection_class() -> type[Connection]:
                 protocol.close()
 
     return SocketlessConnection
+
+
+# --- websockets ------------------------------------------------------------------------
+
+#: ``websockets.asyncio.client.connect.create_connection(self)`` opens the TCP (or proxy,
+#: or unix) connection of every asyncio client, subclasses included (openai's
+#: ``_WebSocketConnect``), redirects included, and returns the ``ClientConnection`` before
+#: its handshake. It builds that connection with ``self.protocol_factory(ws_uri)``: set on
+#: the instance, a wrapper sees the sans-I/O protocol before any frame passes.
+WEBSOCKETS_ASYNC_CONNECT_SEAM = "create_connection"
+WEBSOCKETS_ASYNC_PROTOCOL_FACTORY = "protocol_factory"
+
+
+def websockets_server_connection(sock: Any) -> Any:
+    """A threaded websockets ``ServerConnection`` on ``sock``, not yet handshaken, without
+    keepalive pings or a limit on the messages it queues (it reads them only to drop them)."""
+    from websockets.server import ServerProtocol
+    from websockets.sync.server import ServerConnection
+
+    protocol = ServerProtocol(max_size=None)
+    return ServerConnection(sock, protocol, ping_interval=None, max_queue=None)

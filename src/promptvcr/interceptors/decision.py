@@ -14,11 +14,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from ..cassettes.models import Request, Response
+from ..errors import CassetteMiss
 
-__all__ = ["PASS_THROUGH", "Decision", "Handler", "PassThrough", "Record", "Recorder", "Replay", "Uninstall"]
+__all__ = [
+    "PASS_THROUGH",
+    "Decision",
+    "Handler",
+    "MissSink",
+    "PassThrough",
+    "Record",
+    "Recorder",
+    "Replay",
+    "Uninstall",
+]
 
 
 class Recorder(Protocol):
@@ -36,9 +48,23 @@ class Recorder(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Replay:
-    """Serve ``response``; when its ``playback`` is set, pace and break it as it says."""
+    """Serve ``response``; when its ``playback`` is set, pace and break it as it says.
+
+    A websocket session (``response.websocket``) comes with the cassette that serves it as
+    ``misses``: a client frame that is not the recorded one is a miss noted there, like any.
+    """
 
     response: Response
+    misses: MissSink | None = None
+
+
+class MissSink(Protocol):
+    """Where the miss of a websocket frame is noted: the cassette (see :class:`Replay`)."""
+
+    path: Path
+    missed: list[Request]
+
+    def note_miss(self, request: Request, error: CassetteMiss) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,136 @@
+"""A websocket session as a cassette holds it: the frames in both directions, in order, timed.
+
+A websocket interaction is its handshake (the request, keyed like any other, and the ``101``
+response) plus :class:`WebSocketSession`, the messages each side sent. Each is stored as one
+mapping, its sender in ``from`` and its arrival in ``at`` (seconds after the handshake):
+
+``json``     a text message holding JSON, parsed (``style`` when it was not written compactly,
+             see :mod:`.jsonstyle`); with ``binary: true`` a binary message holding JSON text
+``text``     any other text message
+``base64``   any other binary message (audio), with its ``digest`` (``sha256:...``) for review
+``close``    the closing handshake: ``{code, reason}``
+
+A recorded session replays the same bytes: :meth:`Frame.data` is what was on the wire.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from .jsonstyle import dump_json, json_style, valid_style
+from .redact import redact_json_fields
+from .timing import Timing
+
+if TYPE_CHECKING:
+    from .models import Response
+
+__all__ = ["Frame", "WebSocketSession", "frame_json", "session_from_data", "session_to_data", "with_session"]
+
+Sender = Literal["client", "server"]
+Kind = Literal["text", "binary", "close"]
+SENDERS: tuple[Sender, ...] = ("client", "server")
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One message: ``data`` is its payload (a close frame's: the reason), ``code`` a close code."""
+
+    sender: Sender
+    kind: Kind
+    data: bytes
+    at: float = 0.0
+    code: int | None = None
+
+
+@dataclass(slots=True)
+class WebSocketSession:
+    """The frames of one websocket connection after its handshake, in the order they were seen."""
+
+    frames: list[Frame] = field(default_factory=list)
+
+    @property
+    def offsets(self) -> tuple[float, ...]:
+        return tuple(frame.at for frame in self.frames)
+
+
+def frame_json(frame: Frame) -> Any:
+    """The parsed JSON document a text or binary frame holds, else ``None``."""
+    if frame.kind == "close" or frame.data.lstrip()[:1] not in (b"{", b"["):
+        return None
+    try:
+        return json.loads(frame.data)
+    except ValueError:
+        return None
+
+
+def _frame_to_data(frame: Frame) -> dict[str, Any]:
+    data: dict[str, Any] = {"from": frame.sender, "at": round(frame.at, 3)}
+    if frame.kind == "close":
+        data["close"] = {"code": frame.code, "reason": frame.data.decode("utf-8", "replace")}
+        return data
+    document = frame_json(frame)
+    text = frame.data.decode("utf-8", "replace") if document is not None else ""
+    style = json_style(text, document) if document is not None else None
+    if document is not None and style is not None:
+        data["json"] = redact_json_fields(document)
+        if style:
+            data["style"] = style
+        if frame.kind == "binary":
+            data["binary"] = True
+    elif frame.kind == "text":
+        data["text"] = frame.data.decode("utf-8", "replace")
+    else:
+        data["base64"] = base64.b64encode(frame.data).decode("ascii")
+        data["digest"] = "sha256:" + hashlib.sha256(frame.data).hexdigest()
+    return data
+
+
+def session_to_data(session: WebSocketSession) -> dict[str, Any]:
+    """The stored form: ``{frames: [...]}``."""
+    return {"frames": [_frame_to_data(frame) for frame in session.frames]}
+
+
+def _frame_from_data(data: Any, index: int) -> Frame:
+    where = f"websocket.frames[{index}]"
+    if not isinstance(data, dict) or data.get("from") not in SENDERS:
+        raise ValueError(f"{where} needs from: client or server")
+    sender: Sender = data["from"]
+    at = data.get("at", 0)
+    if isinstance(at, bool) or not isinstance(at, (int, float)) or at < 0:
+        raise ValueError(f"{where}.at is {at!r}, expected seconds (0 or more)")
+    if "close" in data:
+        close = data["close"] if isinstance(data["close"], dict) else {}
+        code = close.get("code")
+        if code is not None and (isinstance(code, bool) or not isinstance(code, int)):
+            raise ValueError(f"{where}.close.code is {code!r}, expected a close code")
+        return Frame(sender, "close", str(close.get("reason", "")).encode(), float(at), code)
+    if "json" in data:
+        text = dump_json(data["json"], valid_style(data.get("style", {})))
+        return Frame(sender, "binary" if data.get("binary") else "text", text.encode(), float(at))
+    if isinstance(data.get("text"), str):
+        return Frame(sender, "text", data["text"].encode(), float(at))
+    if isinstance(data.get("base64"), str):
+        return Frame(sender, "binary", base64.b64decode(data["base64"], validate=True), float(at))
+    raise ValueError(f"{where} holds none of json, text, base64, close")
+
+
+def session_from_data(data: Any) -> WebSocketSession:
+    """A stored session, checked; ``ValueError`` says what is wrong."""
+    if not isinstance(data, dict) or not isinstance(data.get("frames"), list):
+        raise ValueError("websocket is not a mapping with a list of frames")
+    return WebSocketSession([_frame_from_data(frame, i) for i, frame in enumerate(data["frames"])])
+
+
+def with_session(response: Response, session: WebSocketSession) -> Response:
+    """``response`` (a handshake's) carrying ``session``: its chunks are the frames' payloads
+    and its timing their times, so that pacing and faults (``cut_stream(after_events=k)``:
+    the socket closes after frame k) count frames as they count a stream's events."""
+    chunks = [frame.data for frame in session.frames]
+    return dataclasses.replace(
+        response, websocket=session, chunks=chunks, timing=Timing(0.0, session.offsets)
+    )

@@ -1,0 +1,116 @@
+"""The recording of one live websocket session, tapped from its sans-I/O protocol.
+
+Both websockets clients (asyncio and threads) run the same ``websockets.protocol.Protocol``:
+every message the application sends goes through ``send_text``/``send_binary``/
+``send_continuation`` and every frame received comes out of ``events_received``. Wrapping
+these on the protocol object sees each frame as it passes, and passes it on at once: record
+mode buffers nothing on the way. When the session ends (a close frame received, or the end
+of the stream) its frames go to the recorder, once.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..cassettes.models import Response
+from ..cassettes.wsframes import Frame, Kind, Sender, WebSocketSession, with_session
+from .decision import Recorder
+
+__all__ = ["FrameTap"]
+
+_OPCODES: dict[int, Kind] = {1: "text", 2: "binary"}
+_CLOSE, _CONTINUATION = 8, 0
+
+
+class FrameTap:
+    """Wraps the frame methods of one protocol; ``handshake()`` gives the ``101`` response."""
+
+    def __init__(self, recorder: Recorder, handshake: Callable[[], Response]) -> None:
+        self._recorder = recorder
+        self._handshake = handshake
+        self._frames: list[Frame] = []
+        self._partial: dict[Sender, tuple[Kind, bytearray]] = {}
+        self._start = time.perf_counter()
+        self._lock = threading.Lock()
+        self._done = False
+        recorder.started()
+
+    def attach(self, protocol: Any) -> None:
+        send_text, send_binary = protocol.send_text, protocol.send_binary
+        send_continuation, send_close = protocol.send_continuation, protocol.send_close
+        events_received, receive_eof = protocol.events_received, protocol.receive_eof
+
+        def text(data: Any, fin: bool = True) -> None:
+            send_text(data, fin)
+            self._message("client", "text", bytes(data), fin)
+
+        def binary(data: Any, fin: bool = True) -> None:
+            send_binary(data, fin)
+            self._message("client", "binary", bytes(data), fin)
+
+        def continuation(data: Any, fin: bool) -> None:
+            send_continuation(data, fin)
+            self._message("client", None, bytes(data), fin)
+
+        def close(code: int | None = None, reason: str = "") -> None:
+            send_close(code, reason)
+            self._add(Frame("client", "close", reason.encode(), self._now(), code))
+
+        def received() -> list[Any]:
+            events: list[Any] = events_received()
+            for event in events:
+                opcode = getattr(event, "opcode", None)
+                if opcode is None:
+                    continue
+                if opcode.value == _CLOSE:
+                    code, reason = _close_of(event.data)
+                    self._add(Frame("server", "close", reason.encode(), self._now(), code))
+                    self.finish()
+                elif opcode.value in _OPCODES or opcode.value == _CONTINUATION:
+                    self._message("server", _OPCODES.get(opcode.value), bytes(event.data), event.fin)
+            return events
+
+        def eof() -> None:
+            receive_eof()
+            self.finish()
+
+        protocol.send_text, protocol.send_binary = text, binary
+        protocol.send_continuation, protocol.send_close = continuation, close
+        protocol.events_received, protocol.receive_eof = received, eof
+
+    def _now(self) -> float:
+        return time.perf_counter() - self._start
+
+    def _message(self, sender: Sender, kind: Kind | None, data: bytes, fin: bool) -> None:
+        """A frame of a message; a message sent in fragments is stored once, whole."""
+        if kind is not None and fin and sender not in self._partial:
+            self._add(Frame(sender, kind, data, self._now()))
+            return
+        first, buffer = self._partial.setdefault(sender, (kind or "binary", bytearray()))
+        buffer.extend(data)
+        if fin:
+            del self._partial[sender]
+            self._add(Frame(sender, first, bytes(buffer), self._now()))
+
+    def _add(self, frame: Frame) -> None:
+        with self._lock:
+            if not self._done:
+                self._frames.append(frame)
+
+    def finish(self) -> None:
+        """The session ended: its frames so far go to the recorder (once)."""
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+            frames = list(self._frames)
+        self._recorder(with_session(self._handshake(), WebSocketSession(frames)))
+
+
+def _close_of(data: bytes) -> tuple[int | None, str]:
+    if len(data) < 2:
+        return None, ""
+    return int.from_bytes(data[:2], "big"), data[2:].decode("utf-8", "replace")

@@ -1,0 +1,53 @@
+"""Whether a client frame of a replayed websocket session is the recorded one, and if not, why.
+
+Client frames are matched in order: the ``n``-th message the code sends must be the ``n``-th
+the client sent while recording, compared as parsed JSON after
+:func:`~.rules.realtime.normalize_frame` (text and binary frames that are not JSON: byte
+for byte). A difference becomes the message of a :class:`~promptvcr.CassetteMiss`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from ..cassettes.wsframes import Frame, frame_json
+from .diffs import _walk, describe
+from .rules.realtime import normalize_frame
+
+__all__ = ["frame_differences", "frame_miss_message"]
+
+
+def _comparable(frame: Frame) -> Any:
+    document = frame_json(frame)
+    if document is not None:
+        return normalize_frame(document)
+    if frame.kind == "text":
+        return normalize_frame(frame.data.decode("utf-8", "replace"))
+    return f"<{len(frame.data)} bytes, sha256:{hashlib.sha256(frame.data).hexdigest()[:16]}>"
+
+
+def frame_differences(recorded: Frame, sent: Frame) -> list[str]:
+    """The differences of ``sent`` from ``recorded``, each a line; empty when they match."""
+    if recorded.kind != sent.kind and "close" in (recorded.kind, sent.kind):
+        return [f"frame: recorded a {recorded.kind} frame, sent a {sent.kind} frame"]
+    if recorded.kind == "close":
+        return []
+    return [describe(diff) for diff in _walk("", _comparable(recorded), _comparable(sent))]
+
+
+def frame_miss_message(path: Path, url: str, index: int, recorded: Frame | None, sent: Frame) -> str:
+    """Why client frame ``index`` (counted from 0) of the session with ``url`` missed."""
+    head = f"promptvcr: websocket {url}: client frame {index + 1} is not the recorded one in cassette {path}."
+    if recorded is None:
+        shown = _comparable(sent)
+        return (
+            f"{head}\nThe recorded session ends before it: the code now sends more ({str(shown)[:200]}).\n"
+            f"Record it again (PROMPTVCR_RECORD_MODE=rewrite)."
+        )
+    lines = "\n".join(f"  {line}" for line in frame_differences(recorded, sent))
+    return (
+        f"{head}\nDifferences (recorded -> sent):\n{lines}\n"
+        f"Record it again if the change is intended (PROMPTVCR_RECORD_MODE=rewrite)."
+    )
