@@ -159,13 +159,14 @@ class _Protocol(aiohttp_response_handler()):  # type: ignore[misc]
             self._pump = task = self._pump_loop.create_task(self._live.pump(self))
             _tasks.add(task)
             task.add_done_callback(_tasks.discard)
-            task.add_done_callback(self._live.done)
+            if isinstance(self._live, _Live):
+                task.add_done_callback(self._live.done)
 
     def close(self) -> None:
         """The application let go of the response: a recording it did not read to the end
         stops at once (see :meth:`.Recording.reads_rest`)."""
         super().close()
-        if self._live is not None and self._pump is not None:
+        if isinstance(self._live, _Live) and self._pump is not None:
             self._live.released(self._pump)
 
     def feed(self, data: bytes) -> bool:
