@@ -117,8 +117,8 @@ def test_a_pytest_recording_suite_runs_unchanged_then_after_migrate(
     assert main(["migrate", str(pytester.path)]) == 1  # before_record_response and the hook are named
     printed = capsys.readouterr().out
     assert "cassettes: converted 3, 0 already promptvcr" in printed
-    assert "conftest.py:" in printed
-    assert "vcr_config before_record_response: no promptvcr equivalent, removed" in printed
+    assert "conftest.py:8: vcr_config before_record_response: kept, as vcr_style(...)" in printed
+    assert "vcr_style(lambda response: response)" in (pytester.path / "conftest.py").read_text()
     assert "pytest_recording_configure: no promptvcr equivalent" in printed
     source = (pytester.path / "test_chat.py").read_text()
     assert "pytest.mark.vcr" not in source and source.count("pytest.mark.promptvcr") == 4
@@ -210,3 +210,57 @@ def test_both_plugins_installed_pytest_starts_and_says_which_is_active(
     assert "installed too" not in ours.stdout.str()
     theirs = pytester.runpytest_subprocess("-p", "no:promptvcr", "--record-mode=all")
     theirs.assert_outcomes(passed=1)
+
+
+def test_record_hooks_edit_and_drop_before_writing_in_both_styles(pytester: pytest.Pytester) -> None:
+    """promptvcr's hooks get promptvcr's values; vcr_config's (vcrpy's) get vcrpy's; both write."""
+    from fake_provider import FakeProvider
+
+    with FakeProvider() as fake:
+        make_suite(
+            pytester,
+            conftest="""
+            import dataclasses, json
+            import pytest
+
+            def trim(response):  # promptvcr style: a Response in, a Response (or None) out
+                body = json.loads(b"".join(response.chunks))
+                body["choices"][0]["message"]["content"] = "trimmed"
+                return dataclasses.replace(response, chunks=[json.dumps(body).encode()])
+
+            def skip_secret_prompt(request):
+                return None if b"do not record" in request.content else request
+
+            @pytest.fixture
+            def promptvcr_config():
+                return {"before_record_response": trim, "before_record_request": skip_secret_prompt}
+
+            def vcr_trim(response):  # vcrpy style: a dict with body.string
+                body = json.loads(response["body"]["string"])
+                body["choices"][0]["message"]["content"] = "vcr-trimmed"
+                response["body"]["string"] = json.dumps(body).encode()
+                return response
+
+            @pytest.fixture
+            def vcr_config():
+                return {"before_record_response": vcr_trim, "record_mode": "new_episodes"}
+            """,
+            test_app=f"""
+            import pytest
+            from llm import ask
+
+            @pytest.mark.promptvcr
+            def test_ours():
+                assert ask("hello", base_url="{fake.openai_base_url}")
+                assert ask("do not record this", base_url="{fake.openai_base_url}")
+
+            @pytest.mark.vcr
+            def test_theirs():
+                assert ask("hello", base_url="{fake.openai_base_url}")
+            """,
+        )
+        run(pytester, "--record-mode=record").assert_outcomes(passed=2)
+    ours = (pytester.path / "cassettes/test_app/test_ours.yaml").read_text()
+    assert "content: trimmed" in ours and "do not record" not in ours and ours.count("- request:") == 1
+    theirs = (pytester.path / "cassettes/test_app/test_theirs.yaml").read_text()
+    assert "content: vcr-trimmed" in theirs

@@ -29,6 +29,8 @@ DROPPED = frozenset(
 RENAMED = {"cassette_library_dir": "cassette_dir", "ignore_hosts": "passthrough_hosts"}
 KEPT = frozenset({"record_mode", "allowed_hosts"})
 _IMPORT = "from promptvcr.pytest_plugin.vcr_compat import match_on_rules\n"
+_IMPORT_HOOKS = "from promptvcr.pytest_plugin.record_hooks import vcr_style\n"
+_HOOKS = frozenset({"before_record_request", "before_record_response"})
 
 
 @dataclass
@@ -99,17 +101,28 @@ def migrate_source(path: Path, *, supported: frozenset[str]) -> tuple[str, Sourc
                 report.todo.append(f"{where}{node.lineno}: {node.name}: no promptvcr equivalent, see README")
             elif "vcr" in [a.arg for a in node.args.args] and node.name.startswith("test"):
                 report.todo.append(f"{where}{node.lineno}: {node.name} asks for `vcr`: use `cassette`")
-    if any(e[2] == _IMPORT for e in edits):
+    added = {e[2] for e in edits if e[2] in (_IMPORT, _IMPORT_HOOKS) and e[2] not in text}
+    edits = [e for e in edits if e[2] not in (_IMPORT, _IMPORT_HOOKS)]
+    if added:
         imports = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
         at = (
             _offset(lines, imports[-1].end_lineno or 1, 0) + len(lines[(imports[-1].end_lineno or 1) - 1])
             if imports
             else 0
         )
-        edits = [(at, at, e[2]) if e[2] == _IMPORT else e for e in edits]
+        edits.append((at, at, "".join(sorted(added))))
     for start, end, new in sorted(edits, reverse=True):
         text = text[:start] + new + text[end:]
     return text, report
+
+
+def _whole_line(text: str, start: int, end: int) -> tuple[int, int, str]:
+    """The removal of ``text[start:end]``, widened to its whole line when nothing else is on it."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    if not text[line_start:start].strip() and line_end != -1 and not text[end:line_end].strip():
+        return line_start, line_end + 1, ""
+    return start, end, ""
 
 
 def _config(
@@ -135,11 +148,18 @@ def _config(
         name = key.value
         key_start, _ = _span(lines, key)
         _, value_end = _span(lines, value)
-        if name in DROPPED or name not in supported | KEPT | {"match_on"} | set(RENAMED):
+        if name in _HOOKS:
+            value_start, _ = _span(lines, value)
+            source = "".join(lines)[value_start:value_end]
+            if not source.startswith("vcr_style("):
+                pending.append((value_start, value_end, f"vcr_style({source})"))
+                pending.append((0, 0, _IMPORT_HOOKS))
+                report.changes.append(f"{where}{key.lineno}: vcr_config {name}: kept, as vcr_style(...)")
+        elif name in DROPPED or name not in supported | KEPT | {"match_on"} | set(RENAMED):
             end = value_end
             rest = "".join(lines)[end:]
             end += len(rest) - len(rest.lstrip(" ,")) if rest.lstrip(" ").startswith(",") else 0
-            pending.append((key_start, end, ""))
+            pending.append(_whole_line("".join(lines), key_start, end))
             if name in DROPPED:
                 report.changes.append(
                     f"{where}{key.lineno}: vcr_config {name}: dropped (promptvcr does it already)"

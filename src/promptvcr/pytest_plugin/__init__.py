@@ -26,6 +26,7 @@ from .coexist import promptvcr_cassette_dir  # noqa: F401  (pytest-recording's v
 from .failures import failure_text
 from .misses import MissWatch, hidden_miss, replaced_text
 from .network import NetworkBlocked
+from .record_hooks import make_cassette
 from .report import CassetteUse, summary_lines
 from .serving import promptvcr_serve, promptvcr_serve_session  # noqa: F401  (the promptvcr serve fixtures)
 from .settings import MARKER, Options, parse_options, settings_for
@@ -172,8 +173,6 @@ def _promptvcr_cassette(
     request: pytest.FixtureRequest, promptvcr_config: Mapping[str, Any]
 ) -> Iterator[Cassette]:
     """The work behind ``cassette``, under a name no test overrides, so the marker always finds it."""
-    from ..cassette import Cassette
-
     item = request.node
     assert isinstance(item, pytest.Item)
     state = request.config.stash[_STATE]
@@ -182,8 +181,8 @@ def _promptvcr_cassette(
     else:
         module_dir = request.getfixturevalue("promptvcr_cassette_dir")
         settings = settings_for(item, promptvcr_config, state.options, module_dir)
-    active = Cassette(
-        settings.opened or settings.path, record_mode=settings.record_mode, **settings.cassette_options
+    active = make_cassette(
+        settings.opened or settings.path, {"record_mode": settings.record_mode, **settings.cassette_options}
     )
     shown = _shown(request.config, settings.path)
     # Entered and left by hand, not with ``with``: pytest does not throw a failed test into

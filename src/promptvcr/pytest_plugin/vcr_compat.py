@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..modes import resolve_record_mode, vcr_mode_note
+from .record_hooks import HOOKS, vcr_style
 from .settings import Options, Settings
 
 if TYPE_CHECKING:
@@ -226,7 +227,9 @@ def settings(request: pytest.FixtureRequest, options: Options) -> Settings:
     accepted = set(_signature(use_cassette))
     options_out: dict[str, Any] = {"rules": rules}
     for key, value in merged.items():
-        if key in accepted:
+        if key in HOOKS and value is not None:
+            options_out[key] = vcr_style(value)  # vcrpy's hooks take vcrpy's values
+        elif key in accepted:
             options_out[key] = value
         elif key not in _HANDLED:
             _note(state, f"vcr_config {key}: not translated (no promptvcr equivalent)")
