@@ -4,10 +4,19 @@ the Gemini Live API, started and stopped by the test that needs it."""
 from __future__ import annotations
 
 import base64
+import datetime
+import ipaddress
 import json
+import ssl
+import tempfile
 import threading
+from pathlib import Path
 from typing import Any
 
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 from websockets.sync.server import Server, ServerConnection, serve
 
 #: 20 ms of 24 kHz 16-bit silence and a tone, as a realtime server streams them.
@@ -56,18 +65,52 @@ def _gemini(ws: ServerConnection) -> None:
     ws.send(json.dumps({"setupComplete": {}}).encode())  # Gemini answers in binary frames
     for message in ws:
         content = json.loads(message)
-        turns = content.get("clientContent", {}).get("turns", [])
+        turns = (content.get("clientContent") or content.get("client_content") or {}).get("turns", [])
         text = turns[0]["parts"][0]["text"] if turns else "?"
         for part in ("Live ", f"answer to {text}"):
             ws.send(json.dumps({"serverContent": {"modelTurn": {"parts": [{"text": part}]}}}).encode())
         ws.send(json.dumps({"serverContent": {"turnComplete": True}}).encode())
 
 
-class RealtimeServer:
-    """``with RealtimeServer() as server:`` ``server.url`` (``ws://127.0.0.1:port``) until exit."""
+def _certificate(folder: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and its key, as PEM files in ``folder``."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False
+        )
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    return cert_path, key_path
 
-    def __init__(self) -> None:
+
+class RealtimeServer:
+    """``with RealtimeServer() as server:`` ``server.url`` (``ws://127.0.0.1:port``) until exit.
+
+    ``tls=True`` serves ``wss://`` with a self-signed certificate that ``server.client_ssl``
+    trusts (the Gemini SDK speaks only ``wss://``)."""
+
+    def __init__(self, *, tls: bool = False) -> None:
         self.paths: list[str] = []
+        self.tls = tls
+        self.client_ssl: ssl.SSLContext | None = None
+        self._port = 0
         self._server: Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -77,19 +120,26 @@ class RealtimeServer:
         (_gemini if "BidiGenerateContent" in path else _openai)(ws)
 
     def __enter__(self) -> RealtimeServer:
-        self._server = serve(self._handler, "127.0.0.1", 0, compression=None)
+        server_ssl = None
+        if self.tls:
+            with tempfile.TemporaryDirectory() as folder:
+                cert, key = _certificate(Path(folder))
+                server_ssl = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+                server_ssl.load_cert_chain(cert, key)
+                self.client_ssl = ssl.create_default_context(cafile=str(cert))
+        self._server = serve(self._handler, "127.0.0.1", 0, compression=None, ssl=server_ssl)
+        self._port = int(self._server.socket.getsockname()[1])  # kept: replay runs with it stopped
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
         return self
 
     @property
     def port(self) -> int:
-        assert self._server is not None
-        return int(self._server.socket.getsockname()[1])
+        return self._port
 
     @property
     def url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}"
+        return f"{'wss' if self.tls else 'ws'}://127.0.0.1:{self.port}"
 
     def __exit__(self, *exc: object) -> None:
         assert self._server is not None and self._thread is not None

@@ -68,17 +68,19 @@ def _match_sends(connection: Any, peer: ReplayPeer, *, asynchronous: bool) -> No
     if asynchronous:
 
         async def send_async(message: Any, text: bool | None = None) -> None:
-            if (sent := _message(message, text)) is not None:
-                peer.client_sent(*sent)
+            index = None if (sent := _message(message, text)) is None else peer.client_sends(*sent)
             await send(message, text=text)
+            if index is not None:
+                peer.sent(index)
 
         connection.send = send_async
     else:
 
         def send_sync(message: Any, text: bool | None = None) -> None:
-            if (sent := _message(message, text)) is not None:
-                peer.client_sent(*sent)
+            index = None if (sent := _message(message, text)) is None else peer.client_sends(*sent)
             send(message, text=text)
+            if index is not None:
+                peer.sent(index)
 
         connection.send = send_sync
 

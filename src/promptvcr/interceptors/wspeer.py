@@ -45,6 +45,7 @@ class ReplayPeer:
         self._times = (playback.chunk_times if playback is not None else None) or None
         self._break_at = playback.break_after if playback is not None and playback.breakage else None
         self._next = 0  # the next frame of the recording to play
+        self._sent = 0  # server frames sent (a fault cuts the connection after ``break_after``)
         self._lock = threading.Lock()
         self._released: queue.SimpleQueue[tuple[int, float] | None] = queue.SimpleQueue()
         self.client_socket, self._socket = socket.socketpair()
@@ -53,8 +54,9 @@ class ReplayPeer:
 
     # The code's side: a message it sends ------------------------------------------------------
 
-    def client_sent(self, kind: str, data: bytes) -> None:
-        """Match one message the code sends; raises :class:`CassetteMiss` when it differs."""
+    def client_sends(self, kind: str, data: bytes) -> int:
+        """Match one message the code is about to send; raises :class:`CassetteMiss` when it
+        differs. Once it is written, :meth:`sent` releases the server frames that follow it."""
         sent = Frame("client", "text" if kind == "text" else "binary", data)
         with self._lock:
             index = self._next_client()
@@ -64,6 +66,10 @@ class ReplayPeer:
                 raise self._miss(count, recorded, sent)
             assert index is not None
             self._next = index + 1
+        return index
+
+    def sent(self, index: int) -> None:
+        """Client frame ``index`` is on its way: the peer sends what followed it."""
         self._released.put((index, time.perf_counter()))
 
     def _miss(self, count: int, recorded: Frame | None, sent: Frame) -> CassetteMiss:
@@ -111,8 +117,8 @@ class ReplayPeer:
         base = self._times[start] if self._times is not None and start >= 0 else 0.0
         for index in range(start + 1, len(self._frames)):
             frame = self._frames[index]
-            if self._break_at is not None and index >= self._break_at:
-                self._socket.shutdown(socket.SHUT_RDWR)
+            if frame.sender == "server" and self._break_at is not None and self._sent >= self._break_at:
+                self._socket.shutdown(socket.SHUT_RDWR)  # a fault: the connection drops
                 self._socket.close()
                 return False
             if frame.sender == "client":  # its message releases what follows; its close ends the play
@@ -126,6 +132,7 @@ class ReplayPeer:
                     connection.close(frame.code or 1000, frame.data.decode("utf-8", "replace"))
                     return False
                 connection.send(frame.data.decode() if frame.kind == "text" else frame.data)
+                self._sent += 1
             except Exception:  # the code closed the connection meanwhile
                 return False
         return True
