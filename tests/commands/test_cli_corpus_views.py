@@ -149,5 +149,5 @@ def test_a_bedrock_model_id_keeps_its_version_suffix(
     assert out.splitlines()[1].split(" | ")[2] == "anthropic.claude-sonnet-4-20250514-v1:0"
     lines = _out(capsys, "stats", str(converted / "bedrock")).splitlines()
     assert [line.split() for line in lines if "claude-sonnet-4-20250514" in line] == [
-        ["anthropic.claude-sonnet-4-20250514-v1:0", "2", "2", "0", "0", "0"]
-    ]
+        ["anthropic.claude-sonnet-4-20250514-v1:0", "2", "2", "0", "unknown", "unknown"]
+    ]  # count-tokens answers record no usage: unknown, not zero

@@ -208,3 +208,29 @@ def test_stats_reads_the_anthropic_usage_inside_an_invoke_with_response_stream(
         [model, "1", "1", "1", "43", "282"],
         ["total", "1", "1", "1", "43", "282"],
     ]
+
+
+def test_unknown_tokens_are_shown_as_unknown_and_scan_says_when_clean(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from promptvcr.cli import main
+
+    cassette = tmp_path / "stream.yaml"
+    cassette.write_text(
+        "interactions:\n- request:\n    method: POST\n    url: https://api.openai.com/v1/chat/completions\n"
+        "    json: {model: gpt-4o, stream: true, messages: [{role: user, content: Hi}]}\n"
+        "  response:\n    status: 200\n    headers: {content-type: text/event-stream}\n"
+        "    events:\n    - data: {id: c1, choices: [{index: 0, delta: {content: Hello}}]}\n"
+        "    - data: '[DONE]'\nversion: 1\n"
+    )
+    assert main(["ls", str(tmp_path)]) == 0
+    listed = capsys.readouterr().out
+    assert "tokens unknown (no usage recorded)" in listed and "0 in, 0 out" not in listed
+    assert main(["show", str(cassette)]) == 0
+    assert "tokens unknown" in capsys.readouterr().out
+    assert main(["scan", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.strip() == f"no secret-shaped values in {tmp_path}."
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.startswith("promptvcr ")

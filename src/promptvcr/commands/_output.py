@@ -9,11 +9,22 @@ from __future__ import annotations
 
 from rich.console import Console
 
-__all__ = ["age", "console", "size"]
+from ..cassettes.tokens import Tokens
+
+__all__ = ["age", "console", "size", "tokens"]
 
 
 def console() -> Console:
     return Console(highlight=False, soft_wrap=True)
+
+
+def tokens(counted: Tokens, unknown: int = 0) -> str:
+    """``tokens 12 in, 5 out``; ``tokens unknown`` when no answer recorded its usage (a stream
+    without ``include_usage``), and how many answers are not counted when some did not."""
+    if counted.total == 0 and unknown:
+        return "tokens unknown (no usage recorded)"
+    text = f"tokens {counted.input:,} in, {counted.output:,} out"
+    return f"{text} (+{unknown} without usage)" if unknown else text
 
 
 def size(count: int) -> str:

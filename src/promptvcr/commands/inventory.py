@@ -61,6 +61,11 @@ class CassetteSummary:
         return "mixed" if len(kinds) > 1 else ("yes" if kinds == {True} else "no")
 
     @property
+    def unknown_tokens(self) -> int:
+        """How many answers recorded no usage (their tokens are unknown, not zero)."""
+        return sum(1 for i in self.interactions if i.tokens.total == 0)
+
+    @property
     def tokens(self) -> Tokens:
         total = Tokens()
         for interaction in self.interactions:

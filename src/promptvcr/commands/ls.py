@@ -34,7 +34,7 @@ def _figures(summary: CassetteSummary, now: float) -> str:
         streamed,
         _output.size(summary.size),
         f"{_output.age(now - summary.modified)} old",
-        f"tokens {tokens.input:,} in, {tokens.output:,} out",
+        _output.tokens(tokens, summary.unknown_tokens),
     ]
     return "  " + " | ".join(parts)
 
@@ -45,6 +45,7 @@ def listing(root: Path, now: float) -> tuple[list[Text], list[str]]:
     skipped: list[str] = []
     count = 0
     total = Tokens()
+    unknown = 0
     size = 0
     for path, found in find_cassettes(root):
         if not isinstance(found, CassetteSummary):
@@ -52,6 +53,7 @@ def listing(root: Path, now: float) -> tuple[list[Text], list[str]]:
             continue
         count += 1
         total += found.tokens
+        unknown += found.unknown_tokens
         size += found.size
         lines.append(Text(_shown(path, root), style="bold"))
         lines.append(Text(_figures(found, now)))
@@ -59,7 +61,7 @@ def listing(root: Path, now: float) -> tuple[list[Text], list[str]]:
         lines.append(
             Text(
                 f"{count} cassette{'' if count == 1 else 's'}, {_output.size(size)}, "
-                f"tokens {total.input:,} in, {total.output:,} out"
+                f"{_output.tokens(total, unknown)}"
             )
         )
     return lines, skipped

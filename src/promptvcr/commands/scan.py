@@ -39,4 +39,5 @@ def run(args: argparse.Namespace) -> int:
             f"keys, PROMPTVCR_RECORD_MODE=rewrite) and rotate any real key that was committed."
         )
         return 1
+    print(f"no secret-shaped values in {', '.join(map(str, args.paths))}.")
     return 0

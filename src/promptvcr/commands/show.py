@@ -61,7 +61,7 @@ def render(out: Console, position: int, interaction: Interaction, *, raw: bool) 
     out.print(Text(f"interactions[{position}] {request.method} {request.url}", style="bold"))
     streamed = f"streamed, {len(_events(response))} events" if summary.streamed else "not streamed"
     figures = [summary.provider, summary.model or "-", f"status {response.status}", streamed]
-    figures.append(f"tokens {summary.tokens.input:,} in, {summary.tokens.output:,} out")
+    figures.append(_output.tokens(summary.tokens, int(summary.tokens.total == 0)))
     out.print("  " + " | ".join(figures))
     for turn in request_turns(request):
         out.print(_turn(turn))

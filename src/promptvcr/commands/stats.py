@@ -37,8 +37,10 @@ def _add(left: _Row, right: _Row) -> _Row:
 
 
 def _figures(row: _Row) -> list[str]:
-    counts = (len(row.cassettes), row.requests, row.streamed, row.tokens.input, row.tokens.output)
-    return [f"{count:,}" for count in counts]
+    counts = (len(row.cassettes), row.requests, row.streamed)
+    if row.requests and row.tokens.total == 0:  # no answer recorded its usage: unknown, not zero
+        return [*(f"{count:,}" for count in counts), "unknown", "unknown"]
+    return [f"{count:,}" for count in (*counts, row.tokens.input, row.tokens.output)]
 
 
 def table(root: Path) -> tuple[Table, int]:
