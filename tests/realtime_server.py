@@ -100,6 +100,15 @@ def _certificate(folder: Path) -> tuple[Path, Path]:
     return cert_path, key_path
 
 
+def _echo(ws: ServerConnection) -> None:
+    """Answers each message at once with the same message, then ``done`` when told ``bye``."""
+    for message in ws:
+        if message == "bye":
+            ws.close(1000, "done")
+            return
+        ws.send(message)
+
+
 class RealtimeServer:
     """``with RealtimeServer() as server:`` ``server.url`` (``ws://127.0.0.1:port``) until exit.
 
@@ -117,7 +126,10 @@ class RealtimeServer:
     def _handler(self, ws: ServerConnection) -> None:
         path = ws.request.path if ws.request is not None else ""
         self.paths.append(path)
-        (_gemini if "BidiGenerateContent" in path else _openai)(ws)
+        if path.startswith("/echo"):
+            _echo(ws)
+        else:
+            (_gemini if "BidiGenerateContent" in path else _openai)(ws)
 
     def __enter__(self) -> RealtimeServer:
         server_ssl = None

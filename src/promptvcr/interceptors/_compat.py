@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -162,3 +163,32 @@ def websockets_server_connection(sock: Any) -> Any:
 
     protocol = ServerProtocol(max_size=None)
     return ServerConnection(sock, protocol, ping_interval=None, max_queue=None)
+
+
+def redirect_function(function: Any, replacement: Callable[..., Any]) -> Callable[[], None]:
+    """Make every call of ``function`` a call of ``replacement(original, *args, **kwargs)``,
+    whoever holds a reference to it: ``websockets.sync.client.connect`` is a function that
+    SDKs import by name (``from websockets.sync.client import connect``), so replacing the
+    module attribute would miss them. ``function``'s code becomes a trampoline that looks
+    ``replacement`` up in its module's globals; ``original`` is a copy of the function as it
+    was. Returns the undo."""
+    name = f"__promptvcr_redirect_{function.__name__}__"
+    namespace: dict[str, Any] = {}
+    exec(f"def trampoline(*args, **kwargs):\n    return {name}(*args, **kwargs)\n", namespace)
+    original = types.FunctionType(
+        function.__code__,
+        function.__globals__,
+        function.__name__,
+        function.__defaults__,
+        function.__closure__,
+    )
+    original.__kwdefaults__ = function.__kwdefaults__
+    saved_code = function.__code__
+    function.__globals__[name] = functools.partial(replacement, original)
+    function.__code__ = namespace["trampoline"].__code__
+
+    def undo() -> None:
+        function.__code__ = saved_code
+        function.__globals__.pop(name, None)
+
+    return undo

@@ -1,8 +1,9 @@
 """websockets, the client of the OpenAI Realtime API (``client.realtime.connect``, threads
 and asyncio) and of the Gemini Live API (``client.aio.live.connect``).
 
-Two seams see every connection: ``websockets.sync.client.connect`` (the threaded client's
-one function; openai imports it when it connects) and the asyncio ``connect`` class's
+Two seams see every connection: ``websockets.sync.client.connect``, the threaded client's
+one function, redirected in place so that references imported before the cassette see it too
+(:func:`._compat.redirect_function`), and the asyncio ``connect`` class's
 ``create_connection`` (see :mod:`._compat`), which every asyncio connection, subclass or
 redirect goes through. The handshake is a :class:`Request` decided like any other:
 
@@ -17,7 +18,6 @@ redirect goes through. The handshake is a :class:`Request` decided like any othe
 from __future__ import annotations
 
 import asyncio
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -28,7 +28,7 @@ from websockets.http11 import USER_AGENT
 from websockets.uri import parse_uri
 
 from ..cassettes.models import Request, Response
-from ._compat import WEBSOCKETS_ASYNC_CONNECT_SEAM, WEBSOCKETS_ASYNC_PROTOCOL_FACTORY
+from ._compat import WEBSOCKETS_ASYNC_CONNECT_SEAM, WEBSOCKETS_ASYNC_PROTOCOL_FACTORY, redirect_function
 from .decision import Handler, Record, Replay, Uninstall
 from .wspeer import ReplayPeer
 from .wstap import FrameTap
@@ -90,11 +90,9 @@ def _replayed(decision: Replay, request: Request) -> ReplayPeer:
 
 
 def install(handler: Handler) -> Uninstall:
-    sync_original = sync_client.connect
     async_original = getattr(async_client.connect, WEBSOCKETS_ASYNC_CONNECT_SEAM)
 
-    @functools.wraps(sync_original)
-    def sync_connect(uri: str, **kwargs: Any) -> Any:
+    def sync_connect(sync_original: Callable[..., Any], uri: str, **kwargs: Any) -> Any:
         request = _request(uri, kwargs.get("additional_headers"), kwargs.get("user_agent_header", USER_AGENT))
         decision = handler.handle(request)
         if isinstance(decision, Replay):
@@ -153,11 +151,11 @@ def install(handler: Handler) -> Uninstall:
         finally:
             setattr(self, WEBSOCKETS_ASYNC_PROTOCOL_FACTORY, factory)
 
-    sync_client.connect = sync_connect
+    undo_sync = redirect_function(sync_client.connect, sync_connect)
     setattr(async_client.connect, WEBSOCKETS_ASYNC_CONNECT_SEAM, create_connection)
 
     def uninstall() -> None:
-        sync_client.connect = sync_original
+        undo_sync()
         setattr(async_client.connect, WEBSOCKETS_ASYNC_CONNECT_SEAM, async_original)
 
     return uninstall
