@@ -204,7 +204,7 @@ def test_both_plugins_installed_pytest_starts_and_says_which_is_active(
     pytester.makepyfile(test_x="def test_x():\n    pass\n")
     both = pytester.runpytest_subprocess("--record-mode=none")
     both.assert_outcomes(passed=1)
-    both.stdout.fnmatch_lines(["*pytest-recording is installed too*-p no:recording or -p no:promptvcr*"])
+    both.stdout.fnmatch_lines(["*pytest-recording installed too*-p no:recording or -p no:promptvcr*"])
     ours = pytester.runpytest_subprocess("-p", "no:recording", "--record-mode=record")
     ours.assert_outcomes(passed=1)
     assert "installed too" not in ours.stdout.str()
@@ -264,3 +264,23 @@ def test_record_hooks_edit_and_drop_before_writing_in_both_styles(pytester: pyte
     assert "content: trimmed" in ours and "do not record" not in ours and ours.count("- request:") == 1
     theirs = (pytester.path / "cassettes/test_app/test_theirs.yaml").read_text()
     assert "content: vcr-trimmed" in theirs
+
+
+def test_the_record_mode_flag_reaches_an_explicit_use_cassette(pytester: pytest.Pytester) -> None:
+    from fake_provider import FakeProvider
+
+    with FakeProvider() as fake:
+        make_suite(
+            pytester,
+            test_app=f"""
+            import promptvcr
+            from llm import ask
+
+            def test_explicit():
+                with promptvcr.use_cassette("explicit.yaml") as cassette:
+                    assert ask("hello", base_url="{fake.openai_base_url}")
+                assert [play.outcome for play in cassette.played] == ["recorded"]
+            """,
+        )
+        run(pytester, "--record-mode=record").assert_outcomes(passed=1)
+    assert "content: hello" in (pytester.path / "explicit.yaml").read_text()

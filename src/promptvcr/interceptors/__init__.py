@@ -40,6 +40,9 @@ def _installer(name: str) -> Callable[[Handler], Uninstall] | None:
     if importlib.util.find_spec(library) is None:
         return None
     missing = [helper for helper in helpers if importlib.util.find_spec(helper) is None]
+    if missing and name == "httpx":
+        # httpx comes with many libraries that never send through it: fail its requests, not the cassette.
+        return _httpx_refused
     if missing:
         # Failing closed: traffic of an installed library must never reach the network unseen.
         raise RuntimeError(
@@ -49,6 +52,37 @@ def _installer(name: str) -> Callable[[Handler], Uninstall] | None:
     module = importlib.import_module(f"{__name__}.{name}")
     install: Callable[[Handler], Uninstall] = module.install
     return install
+
+
+class RespxMissing(RuntimeError):
+    """An httpx request while a cassette is active, in an environment without respx."""
+
+
+def _httpx_refused(handler: Handler) -> Uninstall:
+    """Without respx, httpx requests fail closed with one clear message; nothing else changes."""
+    import httpx
+
+    message = (
+        "promptvcr cannot intercept this httpx request: respx is not installed, so it was not sent. "
+        "Install it: pip install 'promptvcr[httpx]'"
+    )
+
+    def refuse(self: object, request: object) -> httpx.Response:
+        raise RespxMissing(message)
+
+    async def refuse_async(self: object, request: object) -> httpx.Response:
+        raise RespxMissing(message)
+
+    sync_before = httpx.HTTPTransport.handle_request
+    async_before = httpx.AsyncHTTPTransport.handle_async_request
+    httpx.HTTPTransport.handle_request = refuse  # type: ignore[method-assign]
+    httpx.AsyncHTTPTransport.handle_async_request = refuse_async  # type: ignore[method-assign]
+
+    def undo() -> None:
+        httpx.HTTPTransport.handle_request = sync_before  # type: ignore[method-assign]
+        httpx.AsyncHTTPTransport.handle_async_request = async_before  # type: ignore[method-assign]
+
+    return undo
 
 
 def install_all(handler: Handler) -> Uninstall:

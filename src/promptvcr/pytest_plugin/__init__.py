@@ -29,7 +29,7 @@ from .network import NetworkBlocked
 from .record_hooks import make_cassette
 from .report import CassetteUse, summary_lines
 from .serving import promptvcr_serve, promptvcr_serve_session  # noqa: F401  (the promptvcr serve fixtures)
-from .settings import MARKER, Options, parse_options, settings_for
+from .settings import MARKER, Options, export_record_mode, parse_options, settings_for
 
 if TYPE_CHECKING:
     from ..cassette import Cassette
@@ -66,7 +66,8 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     group = parser.getgroup("promptvcr", "promptvcr: record and replay LLM HTTP traffic")
     # pytest-recording defines --record-mode, --block-network and --allowed-hosts too (see .coexist).
-    shared = not coexist.recording_loads(pluginmanager)
+    rivals = coexist.active_rivals(pluginmanager)
+    shared = not rivals
     group.addoption(
         "--record-mode" if shared else "--promptvcr-record-mode",
         dest="record_mode" if shared else "promptvcr_record_mode",
@@ -81,7 +82,7 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         metavar="DIR",
         help="put default cassettes in DIR/<module>/ instead of <test dir>/cassettes/<module>/.",
     )
-    if shared:
+    if not coexist.recording_loads(pluginmanager):
         _addoption_network(group)
     _addoption_own(group)
 
@@ -127,7 +128,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "from a cassette; without a path, cassettes/<module>/<test>.yaml beside the test file.",
     )
     config.stash[_STATE] = _State(parse_options(config))
-    if not config.pluginmanager.has_plugin(coexist.RECORDING):
+    export_record_mode(config, config.stash[_STATE].options)
+    if not coexist.active_rivals(config.pluginmanager):  # no other plugin runs @pytest.mark.vcr
         config.pluginmanager.register(vcr_compat, vcr_compat.NAME)
     from .tracking import Tracker  # the usage record (promptvcr prune) and --drift-report
 
@@ -138,7 +140,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
-    return coexist.status_line(config.pluginmanager.has_plugin(coexist.RECORDING))
+    return coexist.status_line(coexist.active_rivals(config.pluginmanager))
 
 
 def _shown(config: pytest.Config, path: Path) -> str:

@@ -1,4 +1,4 @@
-"""Living beside pytest-recording: who owns the shared options, and the line that says so.
+"""Living beside pytest-recording (or cassetter): who owns the shared options, and the line that says so.
 
 pytest-recording defines ``--record-mode``, ``--block-network`` and ``--allowed-hosts``
 under the same names (and the same ``dest``), and pytest refuses a second definition. When
@@ -19,20 +19,40 @@ from typing import Any
 
 import pytest
 
-__all__ = ["RECORDING", "RecordingHookSpec", "promptvcr_cassette_dir", "recording_loads", "status_line"]
+__all__ = [
+    "RECORDING",
+    "RIVALS",
+    "RecordingHookSpec",
+    "active_rivals",
+    "promptvcr_cassette_dir",
+    "recording_loads",
+    "status_line",
+]
 
 #: pytest-recording's plugin name (its pytest11 entry point).
 RECORDING = "recording"
+#: Plugins that define ``--record-mode`` (and run ``@pytest.mark.vcr``): plugin name -> module.
+RIVALS = {RECORDING: "pytest_recording", "cassetter": "cassetter"}
+
+
+def _loads(pluginmanager: pytest.PytestPluginManager, name: str) -> bool:
+    if pluginmanager.has_plugin(name):
+        return True
+    if pluginmanager.is_blocked(name) or os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        return False
+    # Entry points load in no fixed order: the other plugin may come after us.
+    module = RIVALS[name]
+    return module in sys.modules or importlib.util.find_spec(module) is not None
+
+
+def active_rivals(pluginmanager: pytest.PytestPluginManager) -> list[str]:
+    """The plugins owning ``--record-mode`` in this run (registered, or about to be)."""
+    return [name for name in RIVALS if _loads(pluginmanager, name)]
 
 
 def recording_loads(pluginmanager: pytest.PytestPluginManager) -> bool:
     """Whether pytest-recording is, or is about to be, registered in this run."""
-    if pluginmanager.has_plugin(RECORDING):
-        return True
-    if pluginmanager.is_blocked(RECORDING) or os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
-        return False
-    # Entry points load in no fixed order: pytest-recording may come after us.
-    return "pytest_recording" in sys.modules or importlib.util.find_spec("pytest_recording") is not None
+    return _loads(pluginmanager, RECORDING)
 
 
 class RecordingHookSpec:
@@ -43,14 +63,17 @@ class RecordingHookSpec:
         """Called by promptvcr once, with a stand-in ``vcr`` that notes what it is asked."""
 
 
-def status_line(recording_active: bool) -> str | None:
-    if not recording_active:
+def status_line(rivals: list[str]) -> str | None:
+    if not rivals:
         return None
+    shown = {RECORDING: "pytest-recording"}
+    names = " and ".join(shown.get(name, name) for name in rivals)
+    options = "--record-mode/--block-network/--allowed-hosts" if RECORDING in rivals else "--record-mode"
     return (
-        "promptvcr: pytest-recording is installed too: it runs @pytest.mark.vcr tests and owns "
-        "--record-mode/--block-network/--allowed-hosts (vcrpy names: none, once, new_episodes, all, "
-        "rewrite; promptvcr maps them for its own cassettes, or use --promptvcr-record-mode); "
-        "promptvcr runs @pytest.mark.promptvcr tests. Choose one with -p no:recording or -p no:promptvcr."
+        f"promptvcr: {names} installed too: it runs @pytest.mark.vcr tests and owns {options} "
+        f"(vcrpy names: none, once, new_episodes, all, rewrite; promptvcr maps them for its own "
+        f"cassettes, or use --promptvcr-record-mode); promptvcr runs @pytest.mark.promptvcr tests. "
+        f"Choose one with {' or '.join(f'-p no:{name}' for name in rivals)} or -p no:promptvcr."
     )
 
 

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from ..modes import RecordMode, resolve_record_mode
+from ..modes import ENV_RECORD_MODE, RecordMode, resolve_record_mode
 from .naming import default_cassette_path
 from .record_hooks import HOOKS
 
-__all__ = ["MARKER", "Options", "Settings", "parse_options", "settings_for"]
+__all__ = ["MARKER", "Options", "Settings", "export_record_mode", "parse_options", "settings_for"]
 
 MARKER = "promptvcr"
 #: Options of the promptvcr_config fixture that are not use_cassette arguments.
@@ -54,6 +54,23 @@ def parse_options(config: pytest.Config) -> Options:
         allowed_hosts=tuple(host for host in hosts if host),
         unused=config.getoption("--cassette-unused"),
     )
+
+
+def export_record_mode(config: pytest.Config, options: Options) -> None:
+    """``--record-mode`` for every cassette of the run, ``use_cassette(...)`` in a test included:
+    as ``$PROMPTVCR_RECORD_MODE`` until pytest ends (a ``record_mode=`` written in code still wins)."""
+    if options.record_mode is None:
+        return
+    before = os.environ.get(ENV_RECORD_MODE)
+    os.environ[ENV_RECORD_MODE] = options.record_mode
+
+    def restore() -> None:
+        if before is None:
+            os.environ.pop(ENV_RECORD_MODE, None)
+        else:
+            os.environ[ENV_RECORD_MODE] = before
+
+    config.add_cleanup(restore)
 
 
 def _cassette_arguments() -> frozenset[str]:
