@@ -284,3 +284,26 @@ def test_the_record_mode_flag_reaches_an_explicit_use_cassette(pytester: pytest.
         )
         run(pytester, "--record-mode=record").assert_outcomes(passed=1)
     assert "content: hello" in (pytester.path / "explicit.yaml").read_text()
+
+
+def test_a_record_run_has_no_replayed_tokens_line(pytester: pytest.Pytester) -> None:
+    from fake_provider import FakeProvider
+
+    with FakeProvider() as fake:
+        make_suite(
+            pytester,
+            test_app=f"""
+            import pytest
+            from llm import ask
+
+            @pytest.mark.promptvcr
+            def test_hello():
+                assert ask("hello", base_url="{fake.openai_base_url}")
+            """,
+        )
+        recorded = run(pytester, "--record-mode=record")
+    recorded.assert_outcomes(passed=1)
+    recorded.stdout.fnmatch_lines(["tokens recorded: *, spent on this run"])
+    assert "tokens replayed" not in recorded.stdout.str()
+    replayed = run(pytester)
+    replayed.stdout.fnmatch_lines(["tokens replayed: *, not spent on this run"])
