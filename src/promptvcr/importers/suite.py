@@ -113,7 +113,15 @@ def migrate_source(path: Path, *, supported: frozenset[str]) -> tuple[str, Sourc
         edits.append((at, at, "".join(sorted(added))))
     for start, end, new in sorted(edits, reverse=True):
         text = text[:start] + new + text[end:]
+    report.changes.sort(key=_line_of)
+    report.todo.sort(key=_line_of)
     return text, report
+
+
+def _line_of(entry: str) -> int:
+    """The line number of a ``path:line: what`` entry, to list a file's entries in order."""
+    parts = entry.split(":")
+    return next((int(part) for part in parts[1:] if part.isdigit()), 0)
 
 
 def _whole_line(text: str, start: int, end: int) -> tuple[int, int, str]:
