@@ -307,3 +307,35 @@ def test_a_record_run_has_no_replayed_tokens_line(pytester: pytest.Pytester) -> 
     assert "tokens replayed" not in recorded.stdout.str()
     replayed = run(pytester)
     replayed.stdout.fnmatch_lines(["tokens replayed: *, not spent on this run"])
+
+
+def test_rerecord_in_one_step_records_what_missed_and_drops_what_is_no_longer_sent(
+    pytester: pytest.Pytester,
+) -> None:
+    from fake_provider import FakeProvider
+    from plugin_suites import chat, write_cassette
+
+    cassette = write_cassette(
+        pytester.path / "cassettes/test_app/test_prompt.yaml", chat("kept", "Hi!"), chat("old prompt", "Old!")
+    )
+    with FakeProvider() as fake:
+        make_suite(
+            pytester,
+            test_app=f"""
+            import pytest
+            from llm import ask
+
+            @pytest.mark.promptvcr
+            def test_prompt(cassette):
+                base = "{fake.openai_base_url}"
+                ask("kept", base_url=base)
+                ask("new prompt", base_url=base)
+            """,
+        )
+        result = run(pytester, "--record-mode=record", "--cassette-unused=drop", "-W", "error")
+        result.assert_outcomes(passed=1)
+        assert len(fake.requests) == 1  # only the new prompt went to the provider
+    text = cassette.read_text()
+    assert "content: kept" in text and "new prompt" in text and "old prompt" not in text
+    assert text.count("- request:") == 2
+    run(pytester, "--cassette-unused=fail").assert_outcomes(passed=1)  # nothing stale is left

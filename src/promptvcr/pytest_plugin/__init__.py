@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = ["NetworkBlocked", "UnusedInteractionsWarning", "cassette", "promptvcr_config"]
 
-UNUSED_SETTINGS = ("ignore", "warn", "fail")
+UNUSED_SETTINGS = ("ignore", "warn", "fail", "drop")
 _WORKER_OUTPUT = "promptvcr_cassette_uses"
 
 
@@ -110,7 +110,8 @@ def _addoption_own(group: pytest.OptionGroup) -> None:
         choices=UNUSED_SETTINGS,
         default="warn",
         help="what a passing test whose cassette holds unplayed interactions gets: "
-        "ignore, warn (default) or fail.",
+        "ignore, warn (default), fail, or drop (removed from the file; with --record-mode=record, "
+        "a re-record in one step).",
     )
     group.addoption(
         "--drift-report",
@@ -321,6 +322,13 @@ def _report_unused(item: pytest.Item, report: pytest.TestReport) -> None:
         f"by this test:\n" + "\n".join(f"  {line}" for line in unused) + "\n"
         "The code no longer sends them: re-record the cassette (--record-mode=rewrite) or delete them."
     )
+    if setting == "drop":
+        from .refresh import drop_unplayed
+
+        if dropped := drop_unplayed(active):
+            shown = _shown(item.config, active.path)
+            report.sections.append(("promptvcr", f"removed from {shown}: " + ", ".join(dropped)))
+            return
     if setting == "fail":
         report.outcome = "failed"
         report.longrepr = text
