@@ -6,15 +6,17 @@ tested without a client and each interceptor only converts to and from them.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlsplit
 
 from .playback import End, Playback
+from .sessions import served
 from .timing import Timing
 from .wsframes import WebSocketSession
 
-__all__ = ["Interaction", "Outcome", "Play", "Request", "Response"]
+__all__ = ["Interaction", "LazyRequest", "Outcome", "Play", "Request", "Response"]
 
 
 @dataclass(slots=True)
@@ -33,6 +35,65 @@ class Request:
     @property
     def content_type(self) -> str:
         return self.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+
+
+class LazyRequest(Request):
+    """A :class:`Request` whose headers are copied from the HTTP library's on first use.
+
+    A replayed request whose key is already known never reads its headers: an interceptor
+    hands over the content-type it needs and a function that copies the rest. It compares
+    equal to a :class:`Request` with the same values, and ``dataclasses.replace`` gives one.
+    """
+
+    __slots__ = ("_read_headers", "raw_content_type")
+
+    _read_headers: Callable[[], dict[str, str]]
+    #: The ``content-type`` header as sent ("" without one), read before the others.
+    raw_content_type: str
+
+    @classmethod
+    def of(
+        cls,
+        method: str,
+        url: str,
+        read_headers: Callable[[], dict[str, str]],
+        content: bytes,
+        content_type: str,
+    ) -> LazyRequest:
+        request = cls.__new__(cls)
+        request.method = method
+        request.url = url
+        request.content = content
+        request._read_headers = read_headers
+        request.raw_content_type = content_type
+        return request
+
+    def __getattr__(self, name: str) -> dict[str, str]:
+        # Only reached while the ``headers`` slot is unset: copy them now, once.
+        if name != "headers":
+            raise AttributeError(name)
+        headers = self.headers = self._read_headers()
+        return headers
+
+    @property
+    def content_type(self) -> str:
+        return self.raw_content_type.split(";", 1)[0].strip().lower()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Request):
+            return NotImplemented
+        return (self.method, self.url, self.headers, self.content) == (
+            other.method,
+            other.url,
+            other.headers,
+            other.content,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[type[Request], tuple[str, str, dict[str, str], bytes]]:
+        # Copied or pickled as the plain request it stands for (the reader may not pickle).
+        return Request, (self.method, self.url, self.headers, self.content)
 
 
 @dataclass(slots=True)
@@ -70,6 +131,15 @@ class Response:
     @property
     def is_event_stream(self) -> bool:
         return self.content_type == "text/event-stream"
+
+    @property
+    def live(self) -> bool:
+        """Part of a session (a websocket, an event stream): served by :meth:`served`."""
+        return self.websocket is not None or self.is_event_stream
+
+    def served(self, pace: float | None, played: Sequence[Play]) -> Response:
+        """This response as a cassette serves it (see :func:`.sessions.served`)."""
+        return served(self, pace, played)
 
 
 @dataclass(slots=True)

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Iterator
 from types import ModuleType
 from typing import Any
 
-from ..cassettes.models import Request, Response
+from ..cassettes.models import LazyRequest, Request, Response
 from ..cassettes.playback import Breakage
 from ..cassettes.wire import WIRE_HEADERS
 from .pacing import Fail, PacedBody, describe
@@ -21,12 +21,18 @@ __all__ = ["failures", "record_response", "replay_response", "to_request"]
 
 
 def to_request(request: Any) -> Request:
-    """promptvcr's request from an httpx-family request whose body was already read."""
-    return Request(
-        method=request.method,
-        url=str(request.url),
-        headers=dict(request.headers.items()),
-        content=request.content,
+    """promptvcr's request from an httpx-family request whose body was already read.
+
+    Its headers are copied only if something reads them: a replayed request whose key is
+    already known needs its content-type alone.
+    """
+    headers = request.headers
+    return LazyRequest.of(
+        request.method,
+        str(request.url),
+        lambda: dict(headers.items()),
+        request.content,
+        headers.get("content-type", ""),
     )
 
 

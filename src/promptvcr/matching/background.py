@@ -68,11 +68,22 @@ class BackgroundHosts:
         self.passthrough = _normalize(passthrough)
         # Every request asks; a test talks to a handful of hosts, so each is judged once.
         self._by_host: dict[str, tuple[str, Treatment] | None] = {}
+        self._by_url: dict[str, tuple[str, Treatment] | None] = {}
 
     def treatment(self, url: str) -> tuple[str, Treatment] | None:
         """The request's host and treatment, or ``None`` for ordinary traffic."""
         if not self.ignore and not self.passthrough:
             return None
+        try:  # the same URL again (one endpoint, many calls): no parsing at all
+            return self._by_url[url]
+        except KeyError:
+            pass
+        if len(self._by_url) >= 1024:
+            self._by_url.clear()
+        self._by_url[url] = found = self._by_host_of(url)
+        return found
+
+    def _by_host_of(self, url: str) -> tuple[str, Treatment] | None:
         host = (urlsplit(url).hostname or "").lower()
         try:
             return self._by_host[host]

@@ -6,6 +6,12 @@ parsed and re-serialized canonically (sorted keys, no whitespace, ``1.0`` writte
 loopback test server is the same call. The parts then pass through *rules*, plain
 functions ``KeyParts -> KeyParts`` that drop what changes every run without changing the
 answer. Users add their own by passing ``rules=[*DEFAULT_RULES, my_rule]``.
+
+A key depends only on the rules, the method, the URL, the content-type header and the
+body bytes, so it is computed once per distinct request: :func:`request_key` remembers
+it by those (the bytes hashed as they are), and canonicalizes only a body it has not seen.
+Loading a cassette computes the key of every recorded request, so a request sent with
+the bytes it was recorded with is a dictionary look-up from the first time.
 """
 
 from __future__ import annotations
@@ -14,24 +20,54 @@ import hashlib
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
-from ..cassettes.models import Request
-from .parts import KeyParts, Rule, key_parts
+from ..cassettes.models import LazyRequest, Request
+from .parts import KeyParts, Rule, parts_of
 from .rules import DEFAULT_RULES
 from .select import rules_for
 
-__all__ = ["apply_rules", "request_key"]
+__all__ = ["apply_rules", "computed_key", "request_key"]
+
+#: How many keys are remembered (all rules together) before the memory starts over.
+_MEMORY_SIZE = 50_000
+#: Bodies larger than this are hashed into the key every time, never held by the memory.
+_MAX_REMEMBERED_BODY = 1 << 20
+
+#: (id of the rules, method, url, content-type, body) -> (the rules, the key). The rules are
+#: held in the value, so the id in the entry stays theirs while the entry lives.
+_memory: dict[tuple[int, str, str, str, bytes], tuple[Sequence[Rule], str]] = {}
 
 
 def apply_rules(request: Request, rules: Sequence[Rule] = DEFAULT_RULES) -> KeyParts:
     """The parts of a request's key after the rules that apply to its host and path."""
     url = urlsplit(request.url)
-    parts = key_parts(request)
+    parts = parts_of(request, url)
     for rule in rules_for(rules, url.netloc, url.path):
         parts = rule(parts)
     return parts
 
 
-def request_key(request: Request, rules: Sequence[Rule] = DEFAULT_RULES) -> str:
-    """The key a request is stored and looked up under."""
+def computed_key(request: Request, rules: Sequence[Rule] = DEFAULT_RULES) -> str:
+    """The key of ``request``, computed from scratch (what :func:`request_key` remembers)."""
     canonical = apply_rules(request, rules).canonical()
     return hashlib.blake2b(canonical.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def request_key(request: Request, rules: Sequence[Rule] = DEFAULT_RULES) -> str:
+    """The key a request is stored and looked up under."""
+    content = request.content
+    # Only an immutable set of rules can be remembered by identity (a list may change).
+    if type(rules) is not tuple or len(content) > _MAX_REMEMBERED_BODY:
+        return computed_key(request, rules)
+    if type(request) is LazyRequest:
+        content_type = request.raw_content_type
+    else:
+        content_type = request.headers.get("content-type", "")
+    memo = (id(rules), request.method, request.url, content_type, content)
+    found = _memory.get(memo)
+    if found is not None and found[0] is rules:
+        return found[1]
+    key = computed_key(request, rules)
+    if len(_memory) >= _MEMORY_SIZE:
+        _memory.clear()
+    _memory[memo] = (rules, key)
+    return key

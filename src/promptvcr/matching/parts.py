@@ -15,12 +15,12 @@ import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import SplitResult, parse_qsl, urlsplit
 
 from ..cassettes.models import Request
 from ..cassettes.multipart import parse_multipart
 
-__all__ = ["KeyParts", "Rule", "key_parts", "parse_body"]
+__all__ = ["KeyParts", "Rule", "key_parts", "parse_body", "parts_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,10 +151,14 @@ def _path(path: str) -> str:
 
 def key_parts(request: Request) -> KeyParts:
     """The raw parts of a request's key, before any rule."""
-    url = urlsplit(request.url)
+    return parts_of(request, urlsplit(request.url))
+
+
+def parts_of(request: Request, url: SplitResult) -> KeyParts:
+    """:func:`key_parts` of a request whose URL the caller has already split."""
     # Sorted by name only: a repeated parameter keeps the order of its values (``?a=1&a=2``
     # is not ``?a=2&a=1``); for distinct names this is the order sorting the pairs gives.
-    query = tuple(sorted(parse_qsl(url.query, keep_blank_values=True), key=_name))
+    query = tuple(sorted(parse_qsl(url.query, keep_blank_values=True), key=_name)) if url.query else ()
     return KeyParts(
         request.method.upper(), _path(url.path) or "/", query, parse_body(request), request.content
     )

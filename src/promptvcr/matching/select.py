@@ -24,6 +24,7 @@ __all__ = [
 
 R = TypeVar("R", bound=Callable[..., object])
 
+
 def for_families(*families: str) -> Callable[[R], R]:
     """Mark a rule as applying only to requests of these provider families."""
 
@@ -43,11 +44,24 @@ def _select(rules: tuple[Rule, ...], family: str) -> tuple[Rule, ...]:
     return tuple(r for r in rules if family in getattr(r, "families", (family,)))
 
 
+#: (id of the rules, host, path) -> (the rules, the rules chosen): one look-up per request.
+_chosen: dict[tuple[int, str, str], tuple[tuple[Rule, ...], tuple[Rule, ...]]] = {}
+
+
 def rules_for(rules: Sequence[Rule], host: str, path: str) -> tuple[Rule, ...]:
     """The rules of ``rules`` that apply to a request to ``host`` and ``path``."""
+    if type(rules) is tuple:
+        found = _chosen.get((id(rules), host, path))
+        if found is not None and found[0] is rules:
+            return found[1]
     chosen = rules if isinstance(rules, tuple) else tuple(rules)
     try:
-        return _select(chosen, family_of(host, path))
+        selected = _select(chosen, family_of(host, path))
+        if type(rules) is tuple:
+            if len(_chosen) >= 4096:
+                _chosen.clear()
+            _chosen[(id(rules), host, path)] = (rules, selected)
+        return selected
     except TypeError:  # an unhashable rule object: choose without the cache
         family = family_of(host, path)
         return tuple(r for r in chosen if family in getattr(r, "families", (family,)))
