@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, overload
 from . import activation
 from .cassettes import persister
 from .cassettes.models import Interaction, Play, Request, Response
-from .cassettes.playback import Pace, pace_factor, paced
+from .cassettes.playback import Pace, pace_factor
 from .cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS
 from .errors import CassetteMiss, CassetteWriteError
 from .faults.plan import FaultFired, FaultPlan, answer_for, break_answer
@@ -184,9 +184,9 @@ class Cassette:
                     interaction = self._fuzzy(request)
                 if interaction is not None:
                     self.played.append(Play(request, "replayed", interaction.response))
-                    if self._pace is None and interaction.response.websocket is None:
+                    if self._pace is None and not interaction.response.live:
                         return Replay(interaction.response)
-                    return Replay(paced(interaction.response, self._pace), self)  # self: frames' misses
+                    return Replay(interaction.response.served(self._pace, self.played), self)  # self: misses
             if self.script is not None and (answer := self.script.answer(request, self, fired)) is not None:
                 return Replay(answer)
             if mode is RecordMode.REPLAY:

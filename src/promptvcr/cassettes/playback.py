@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -66,6 +67,10 @@ class Playback:
     breakage: Breakage | None = None
     break_after: int | None = None
     reason: str = ""
+    #: A session's stream (see :mod:`.sessions`): chunk ``i`` waits until ``gates[i]()`` is true
+    #: (``None``: no wait), and ``hold_open`` keeps an ``unrecorded`` end open until closed.
+    gates: tuple[Callable[[], bool] | None, ...] | None = None
+    hold_open: bool = False
 
     @property
     def breaks_before_headers(self) -> bool:

@@ -55,6 +55,8 @@ RESPONSE_HEADERS = frozenset(
         "x-amzn-bedrock-content-type",
         "x-amzn-bedrock-performanceconfig-latency",
         "x-amzn-bedrock-service-tier",
+        "mcp-session-id",  # an MCP server's session, sent back by the client on every request
+        "mcp-protocol-version",
     }
 )
 
@@ -96,6 +98,8 @@ _SECRET_HEADER_NAME = re.compile(r"auth|token|secret|key|cookie|signature|passwo
 
 def is_secret_header(name: str) -> bool:
     lowered = name.lower()
+    if lowered == "mcp-session-id":  # a session the server invents and ends, not a credential
+        return False
     return lowered in ("openai-organization", "openai-project") or bool(_SECRET_HEADER_NAME.search(lowered))
 
 

@@ -58,6 +58,10 @@ except ImportError:  # pragma: no cover - anyio comes with httpx and httpx2
 
 __all__ = ["Fail", "PacedBody", "describe", "wait_for_headers", "wait_for_headers_async"]
 
+#: How often a held chunk checks whether it is due (see :mod:`promptvcr.cassettes.sessions`),
+#: and how long a stream held open sleeps between checks that it was closed.
+_GATE_POLL, _HOLD = 0.002, 0.5
+
 #: An interceptor's mapping from a breakage to its library's exception.
 Fail = Callable[[Breakage], BaseException]
 
@@ -117,6 +121,10 @@ class PacedBody:
             return StreamNotRecorded(playback.reason)
         return self._fail(playback.breakage)  # type: ignore[arg-type]
 
+    def _gate(self, index: int) -> Callable[[], bool] | None:
+        gates = self._playback.gates
+        return gates[index] if gates is not None and index < len(gates) else None
+
     def __iter__(self) -> Iterator[bytes]:
         times, stop = self._plan()
         for index, chunk in enumerate(self._chunks):
@@ -124,7 +132,12 @@ class PacedBody:
                 break
             if times is not None and (delay := self._started + times[index] - time.monotonic()) > 0:
                 time.sleep(delay)
+            if (gate := self._gate(index)) is not None:
+                while not gate():
+                    time.sleep(_GATE_POLL)
             yield chunk
+        while stop is not None and self._playback.hold_open:
+            time.sleep(_HOLD)  # a long-lived stream stays open until the client closes it
         if stop is not None:
             raise self._error()
 
@@ -135,6 +148,11 @@ class PacedBody:
                 break
             if times is not None and (delay := self._started + times[index] - time.monotonic()) > 0:
                 await _async_sleep(delay)
+            if (gate := self._gate(index)) is not None:
+                while not gate():
+                    await _async_sleep(_GATE_POLL)
             yield chunk
+        while stop is not None and self._playback.hold_open:
+            await _async_sleep(_HOLD)
         if stop is not None:
             raise self._error()
