@@ -68,10 +68,7 @@ def _parse(value: str | RecordMode, source: str, path: Path | None = None) -> Re
         return RecordMode(name)
     except ValueError:
         valid = ", ".join(mode.value for mode in RecordMode)
-        raise ValueError(
-            f"Unknown record mode {value!r} (from {source}). Valid modes: {valid} "
-            f"(vcrpy's none, once, new_episodes and all are accepted too)."
-        ) from None
+        raise ValueError(f"Unknown record mode {value!r} (from {source}). Valid modes: {valid}.") from None
 
 
 def resolve_record_mode(value: str | RecordMode | None = None, path: Path | None = None) -> RecordMode:
