@@ -160,6 +160,7 @@ def test_vcrpy_mode_names_on_the_command_line_and_in_promptvcr_config(pytester: 
     test_file.write_text(text.replace("EXPECTED", "'rewrite'"))
     result = run(pytester, "--record-mode=all")
     result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["promptvcr: record mode 'all' is vcrpy's name for promptvcr's 'rewrite'."])
     cassette = pytester.path / "cassettes/test_modes/test_mode.yaml"
     assert cassette.exists()  # rewrite wrote it
     run(pytester, "--record-mode=once").assert_outcomes(failed=1)  # once, with a cassette: replay
@@ -339,3 +340,32 @@ def test_rerecord_in_one_step_records_what_missed_and_drops_what_is_no_longer_se
     assert "content: kept" in text and "new prompt" in text and "old prompt" not in text
     assert text.count("- request:") == 2
     run(pytester, "--cassette-unused=fail").assert_outcomes(passed=1)  # nothing stale is left
+
+
+def test_extra_cassettes_of_the_marker_and_default_cassette_are_honoured(pytester: pytest.Pytester) -> None:
+    make_suite(
+        pytester,
+        test_extra="""
+        import pytest
+        from llm import ask
+
+        @pytest.mark.vcr("shared.yaml")
+        def test_own_and_shared():
+            assert ask("own") == "Hi!"
+            assert ask("shared") == "Hi!"
+
+        @pytest.mark.default_cassette("renamed")
+        @pytest.mark.vcr
+        def test_renamed():
+            assert ask("renamed") == "Hi!"
+        """,
+    )
+    folder = pytester.path / "cassettes" / "test_extra"
+    folder.mkdir(parents=True)
+    (folder / "test_own_and_shared.yaml").write_text(_vcr_cassette("own"))
+    (folder / "shared.yaml").write_text(_vcr_cassette("shared", binary=True))
+    (folder / "renamed.yaml").write_text(_vcr_cassette("renamed"))
+    run(pytester, "-p", "no:randomly").assert_outcomes(passed=2)
+    assert (
+        (folder / "shared.yaml").read_text().startswith("interactions:\n- request:\n    body:")
+    )  # untouched

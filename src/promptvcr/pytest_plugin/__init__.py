@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..errors import CassetteMiss
-from ..modes import VCR_MODES, RecordMode
+from ..modes import VCR_MODES, RecordMode, vcr_mode_note
 from . import coexist, network, vcr_compat
 from .coexist import promptvcr_cassette_dir  # noqa: F401  (pytest-recording's vcr_cassette_dir)
 from .failures import failure_text
@@ -140,8 +140,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(MissWatch(), "promptvcr-misses")
 
 
-def pytest_report_header(config: pytest.Config) -> str | None:
-    return coexist.status_line(coexist.active_rivals(config.pluginmanager))
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    lines = [coexist.status_line(coexist.active_rivals(config.pluginmanager))]
+    mode = config.stash[_STATE].options.record_mode
+    if mode is not None and (note := vcr_mode_note(mode)) is not None:
+        lines.append(f"promptvcr: {note}.")
+    return [line for line in lines if line]
 
 
 def _shown(config: pytest.Config, path: Path) -> str:
