@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -259,6 +258,8 @@ def _opened(path: Path, extras: list[str], directory: Path, writes: bool, state:
             _note(state, f"converted {path.name} (and others) to promptvcr's format to record into it")
         return None
     if state.temp is None:
+        import tempfile
+
         state.temp = Path(tempfile.mkdtemp(prefix="promptvcr-vcr-"))
     digest = hashlib.sha256("\0".join(str(p.resolve()) for p in sources).encode()).hexdigest()[:16]
     target = state.temp / f"{digest}{path.suffix if path.suffix == '.json' else '.yaml'}"
