@@ -476,33 +476,65 @@ def load_times(workdir: Path, n: int, rounds: int) -> dict[str, float]:
 
 FIRST_USE = """
 import sys, time
-sys.path.insert(0, {tests!r})
 import httpx2, openai
 client = openai.OpenAI(api_key="k", base_url={base!r}, max_retries=0)
+question = [{{"role": "user", "content": "question number 0"}}]
+if {floor!r}:
+    sys.path.insert(0, {here!r})
+    from bench_floor import FloorTransport, OpenAIChat, _BareClient
+    from promptvcr.cassettes import fileformat
+    from pathlib import Path
+    served = fileformat.loads(Path({path!r}).read_text(), Path({path!r}))
+    client = openai.OpenAI(api_key="k", base_url={base!r}, max_retries=0,
+                           http_client=_BareClient(transport=FloorTransport(OpenAIChat(False), served)))
+    started = time.perf_counter()
+    client.chat.completions.create(messages=question, model="gpt-4o")
+    print(0.0, time.perf_counter() - started, "-")
+    raise SystemExit
 started = time.perf_counter()
 import promptvcr
-with promptvcr.use_cassette({path!r}):
-    question = [{{"role": "user", "content": "question number 0"}}]
-    client.chat.completions.create(messages=question, model="gpt-4o")
-took = time.perf_counter() - started
-libraries = ("aiohttp", "urllib3", "botocore", "requests", "websockets", "httpx")
-print(took, sorted(m for m in libraries if m in sys.modules))
+cassette = promptvcr.use_cassette({path!r})
+cassette.__enter__()
+entered = time.perf_counter()
+client.chat.completions.create(messages=question, model="gpt-4o")
+done = time.perf_counter()
+cassette.__exit__(None, None, None)
+libraries = ("aiohttp", "urllib3", "botocore", "requests", "websockets", "httpx", "respx")
+print(entered - started, done - entered, ",".join(sorted(m for m in libraries if m in sys.modules)))
 """
 
 
-def first_use(workdir: Path, rounds: int) -> tuple[float, str]:
+def first_use(workdir: Path, rounds: int) -> dict[str, Any]:
+    """A fresh process each time, with compiled bytecode as an installed package has it
+    (PYTHONDONTWRITEBYTECODE would make every process compile promptvcr anew)."""
+    import os
+
+    items = interactions(OpenAIChat(stream=False), 1)
     path = workdir / "first.yaml"
-    write_promptvcr(path, interactions(OpenAIChat(stream=False), 1))
-    code = FIRST_USE.format(
-        tests=str(Path(__file__).parent.parent / "tests"), base=OPENAI_BASE, path=str(path)
-    )
-    results = []
+    write_promptvcr(path, items)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(workdir / "pycache")
+    here = str(Path(__file__).parent)
+    results: dict[str, list[float]] = {"setup": [], "first request": [], "floor first request": []}
     imported = ""
-    for _ in range(rounds):
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-        took, imported = out.split(" ", 1)
-        results.append(float(took))
-    return statistics.median(results), imported.strip()
+    for r in range(rounds + 1):
+        for floor in (False, True):
+            code = FIRST_USE.format(base=OPENAI_BASE, path=str(path), floor=floor, here=here)
+            run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+            if run.returncode:
+                raise RuntimeError(run.stderr)
+            setup, request, names = run.stdout.split()
+            if r == 0:  # the first run compiles the bytecode
+                continue
+            if floor:
+                results["floor first request"].append(float(request))
+            else:
+                results["setup"].append(float(setup))
+                results["first request"].append(float(request))
+                imported = names
+    medians: dict[str, Any] = {name: statistics.median(values) for name, values in results.items()}
+    medians["imported"] = imported
+    return medians
 
 
 # --- the profile -----------------------------------------------------------------------------
@@ -570,10 +602,12 @@ def main() -> None:
         )
         loads = load_times(workdir, 10_000, 1 if quick else 3)
         print(f"load a 10,000-interaction cassette: YAML {loads['yaml']:.3f}s, JSON {loads['json']:.3f}s")
-        took, imported = first_use(workdir, 3 if quick else 7)
+        first = first_use(workdir, 3 if quick else 7)
         print(
-            f"first use in a process (import + enter + one request): {took * 1e3:.0f} ms; "
-            f"client libraries imported: {imported}"
+            f"first use in a fresh process: import promptvcr + enter {first['setup'] * 1e3:.1f} ms, "
+            f"first replayed request {first['first request'] * 1e3:.1f} ms "
+            f"(floor's first request {first['floor first request'] * 1e3:.1f} ms); "
+            f"client libraries imported: {first['imported']}"
         )
 
 

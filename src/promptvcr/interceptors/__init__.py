@@ -1,4 +1,4 @@
-"""One small module per HTTP library; each is active when its library can be imported.
+"""One small module per HTTP library; each is active once its library has been imported.
 
 Nothing provider-specific lives here: an interceptor only converts its library's request
 and response to promptvcr's values and asks a :class:`~.decision.Handler` what to do.
@@ -10,6 +10,7 @@ import importlib
 import importlib.util
 from collections.abc import Callable
 
+from ._lazy import install_when_imported
 from .decision import PASS_THROUGH, Decision, Handler, PassThrough, Record, Recorder, Replay, Uninstall
 
 __all__ = [
@@ -86,11 +87,6 @@ def _httpx_refused(handler: Handler) -> Uninstall:
 
 
 def install_all(handler: Handler) -> Uninstall:
-    """Patch every importable HTTP library; the returned function undoes them all."""
-    undo = [install(handler) for name in INTERCEPTORS if (install := _installer(name)) is not None]
-
-    def uninstall() -> None:
-        for step in reversed(undo):
-            step()
-
-    return uninstall
+    """Patch every HTTP library the process has imported, and any it imports while this is
+    in place (see :mod:`._lazy`); the returned function undoes them all."""
+    return install_when_imported(handler, {INTERCEPTORS[name][0]: name for name in INTERCEPTORS}, _installer)
