@@ -126,3 +126,22 @@ async def test_an_sse_transport_session_replays_with_the_server_stopped(tmp_path
         async with use_cassette(path, timing=timing) as cassette:
             assert await asyncio.wait_for(sse_session(url), 30) == live
         assert cassette.all_played
+
+
+def test_the_sse_transport_session_id_is_not_part_of_the_key() -> None:
+    from promptvcr.cassettes.models import Request
+    from promptvcr.matching.key import request_key
+    from promptvcr.matching.rules import default_rules
+
+    body = b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
+    keys = {
+        request_key(
+            Request("POST", f"http://127.0.0.1:8000/messages/?session_id={sid}", {}, body), default_rules()
+        )
+        for sid in ("7dcaf4d4b0c24452", "0a1b2c3d4e5f6071")
+    }
+    assert len(keys) == 1
+    other = Request("POST", "http://127.0.0.1:8000/search?session_id=1", {}, b'{"q": "x"}')
+    assert request_key(other, default_rules()) != request_key(
+        Request("POST", "http://127.0.0.1:8000/search?session_id=2", {}, b'{"q": "x"}'), default_rules()
+    )
