@@ -7,11 +7,15 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import hashlib
+import json
 import time
 import uuid
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import openai
 import pytest
 import yaml
@@ -128,6 +132,12 @@ def test_the_stored_session_is_readable(tmp_path: Path) -> None:
     received = [f["json"]["type"] for f in frames if f["from"] == "server" and "json" in f]
     assert received == EXPECTED_TYPES
     assert [f["close"]["code"] for f in frames if "close" in f] == [1000, 1000]
+    (append,) = [f for f in frames if f.get("json", {}).get("type") == "input_audio_buffer.append"]
+    assert append["json"]["audio"] == AUDIO_IN  # the bytes, base64, as sent
+    assert append["digests"] == {"audio": "sha256:" + hashlib.sha256(base64.b64decode(AUDIO_IN)).hexdigest()}
+    assert "event_id" in append["json"]  # stored as sent; ignored when matching
+    schema = json.loads((resources.files("promptvcr") / "cassettes" / "cassette.schema.json").read_text())
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(yaml.safe_load(path.read_text()))) == []
     times = [f["at"] for f in frames]
     assert times == sorted(times)
 

@@ -5,7 +5,8 @@ response) plus :class:`WebSocketSession`, the messages each side sent. Each is s
 mapping, its sender in ``from`` and its arrival in ``at`` (seconds after the handshake):
 
 ``json``     a text message holding JSON, parsed (``style`` when it was not written compactly,
-             see :mod:`.jsonstyle`); with ``binary: true`` a binary message holding JSON text
+             see :mod:`.jsonstyle`); with ``binary: true`` a binary message holding JSON text;
+             ``digests`` names the sha256 of each base64 payload (audio) in it, for review
 ``text``     any other text message
 ``base64``   any other binary message (audio), with its ``digest`` (``sha256:...``) for review
 ``close``    the closing handshake: ``{code, reason}``
@@ -19,6 +20,8 @@ import base64
 import dataclasses
 import hashlib
 import json
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -34,6 +37,9 @@ __all__ = ["Frame", "WebSocketSession", "frame_json", "session_from_data", "sess
 Sender = Literal["client", "server"]
 Kind = Literal["text", "binary", "close"]
 SENDERS: tuple[Sender, ...] = ("client", "server")
+#: A JSON string this long that is base64 is a binary payload (audio): its digest is stored too.
+_AUDIO = 512
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +86,8 @@ def _frame_to_data(frame: Frame) -> dict[str, Any]:
         data["json"] = redact_json_fields(document)
         if style:
             data["style"] = style
+        if digests := dict(_audio_digests(document, "")):
+            data["digests"] = digests
         if frame.kind == "binary":
             data["binary"] = True
     elif frame.kind == "text":
@@ -88,6 +96,23 @@ def _frame_to_data(frame: Frame) -> dict[str, Any]:
         data["base64"] = base64.b64encode(frame.data).decode("ascii")
         data["digest"] = "sha256:" + hashlib.sha256(frame.data).hexdigest()
     return data
+
+
+def _audio_digests(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    """``(path, sha256 of the decoded bytes)`` of each long base64 string (audio) in a document:
+    a reviewer sees which payload changed without reading it."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _audio_digests(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _audio_digests(item, f"{path}[{index}]")
+    elif isinstance(value, str) and len(value) >= _AUDIO and _BASE64.fullmatch(value):
+        try:
+            payload = base64.b64decode(value, validate=True)
+        except ValueError:
+            return
+        yield path, "sha256:" + hashlib.sha256(payload).hexdigest()
 
 
 def session_to_data(session: WebSocketSession) -> dict[str, Any]:
