@@ -214,7 +214,11 @@ def _outcome(load: Any, text: str) -> str:
 
 def _same_as_the_safe_loader(text: str) -> None:
     expected = _outcome(lambda t: yaml.load(t, Loader=LOADERS[0]), text)
-    assert _outcome(yamlreader.load, text) == expected, text
+    ours = _outcome(yamlreader.load, text)
+    if ours == "error Refused":  # only a structure without end (``&x [*x]``) is refused at this size
+        assert "[...]" in expected or "{...}" in expected or expected.startswith("error "), text
+        return
+    assert ours == expected, text
 
 
 @SETTINGS

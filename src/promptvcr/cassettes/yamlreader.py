@@ -173,6 +173,7 @@ def _build(text: str) -> Any:
                 raise _NotPlain
             value: Any = _plain(event.value) if event.implicit[0] else event.value
             if event.anchor is not None:
+                _new_anchor(event.anchor, anchors, open_anchors)
                 anchors[event.anchor] = (value, event.end_mark.index - event.start_mark.index)
         elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
             if event.tag is not None:
@@ -181,6 +182,7 @@ def _build(text: str) -> Any:
                 raise TooDeep
             value = {} if kind is yaml.MappingStartEvent else []
             if event.anchor is not None:
+                _new_anchor(event.anchor, anchors, open_anchors)
                 open_anchors.append((len(stack), event.anchor, event.start_mark.index, expansion))
         elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
             container, _ = stack.pop()  # it was placed in its parent when it started
@@ -236,6 +238,12 @@ def _build(text: str) -> Any:
 
 
 _NO_KEY: Any = object()
+
+
+def _new_anchor(name: str, anchors: dict[str, Any], open_anchors: list[tuple[int, str, int, int]]) -> None:
+    """A name anchored twice in a document: the full loader reports it (``found duplicate anchor``)."""
+    if name in anchors or any(open_name == name for _, open_name, _, _ in open_anchors):
+        raise _NotPlain
 
 
 def load(text: str) -> Any:
