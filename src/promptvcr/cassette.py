@@ -184,7 +184,7 @@ class Cassette:
                     interaction = self._fuzzy(request)
                 if interaction is not None:
                     self.played.append(Play(request, "replayed", interaction.response))
-                    if self._pace is None and not interaction.response.live:
+                    if self._pace is None and request.method != "GET" and not interaction.response.websocket:
                         return Replay(interaction.response)
                     return Replay(interaction.response.served(self._pace, self.played), self)  # self: misses
             if self.script is not None and (answer := self.script.answer(request, self, fired)) is not None:

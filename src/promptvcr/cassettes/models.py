@@ -132,11 +132,6 @@ class Response:
     def is_event_stream(self) -> bool:
         return self.content_type == "text/event-stream"
 
-    @property
-    def live(self) -> bool:
-        """Part of a session (a websocket, an event stream): served by :meth:`served`."""
-        return self.websocket is not None or self.is_event_stream
-
     def served(self, pace: float | None, played: Sequence[Play]) -> Response:
         """This response as a cassette serves it (see :func:`.sessions.served`)."""
         return served(self, pace, played)

@@ -1,8 +1,9 @@
 """Answers that belong to a session rather than to one request: how a cassette serves them.
 
 A websocket session (see :mod:`.wsframes`) is served by its interceptor frame by frame.
-A JSON-RPC event stream (MCP: the GET stream of streamable HTTP, the stream of the older SSE
-transport, whose answers arrive there while each POST only gets ``202``) is served here:
+A JSON-RPC event stream opened by a ``GET`` (MCP: the GET stream of streamable HTTP, the
+stream of the older SSE transport, whose answers arrive there while each POST only gets
+``202``) is served here:
 
 - an answer (an event whose JSON-RPC message holds a ``result`` or an ``error``) is held
   until the request with its ``id`` has been sent through the cassette, as the server could
@@ -74,7 +75,9 @@ class _SentIds:
 
 def served(response: Response, factor: float | None, played: Sequence[Play]) -> Response:
     """``response`` as a cassette serves it, ``played`` being the requests sent through it so far."""
-    if response.websocket is not None or not any(_MARKER in chunk for chunk in response.chunks):
+    if response.websocket is not None or not response.is_event_stream:
+        return paced(response, factor)
+    if not any(_MARKER in chunk for chunk in response.chunks):
         return paced(response, factor)
     sent = _SentIds(played)
     gates: list[Callable[[], bool] | None] = []
