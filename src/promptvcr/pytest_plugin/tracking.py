@@ -8,6 +8,7 @@ sends what it saw to the controller, which writes one record and one report.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Generator
@@ -35,6 +36,17 @@ def _parts(arg: str) -> tuple[str, bool]:
     return path, bool(rest)
 
 
+def _resolved(path: Path) -> str:
+    """A path made absolute with its links resolved: for an absolute path, file-system calls
+    once per path and process (a relative one depends on the working directory)."""
+    return _resolved_absolute(path) if path.is_absolute() else str(path.resolve())
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolved_absolute(path: Path) -> str:
+    return str(path.resolve())
+
+
 class Tracker:
     """A pytest plugin object, registered by the promptvcr plugin in ``pytest_configure``."""
 
@@ -46,6 +58,7 @@ class Tracker:
         self._item: pytest.Item | None = None
         self._item_passed = True
         self._item_cassettes: list[str] = []
+        self._folders: set[Path] = set()
         self._stop_watching = watch_exits(self._seen)
         self._check_selection()
 
@@ -72,7 +85,10 @@ class Tracker:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
         self._item, self._item_passed, self._item_cassettes = item, True, []
-        self.record.test_dirs = sorted({*self.record.test_dirs, str(item.path.parent.resolve())})
+        folder = item.path.parent
+        if folder not in self._folders:  # resolved once per folder: no file-system calls per test
+            self._folders.add(folder)
+            self.record.test_dirs = sorted({*self.record.test_dirs, _resolved(folder)})
         try:
             return (yield)
         finally:
@@ -113,7 +129,7 @@ class Tracker:
             positions = [i for i, interaction in enumerate(interactions) if id(interaction) in unplayed]
         else:
             positions = []  # rewritten or passed through: the whole file is in use
-        path = str(cassette.path.resolve())
+        path = _resolved(cassette.path)
         self.record.use(path, CassetteUsage(len(interactions), positions))
         if self._item is not None:
             self._item_cassettes.append(path)
@@ -126,6 +142,8 @@ class Tracker:
     # The end of the run -------------------------------------------------------------------
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.config.option.collectonly:  # pytest --co ran nothing: the last run's record stands
+            return
         workeroutput = getattr(self.config, "workeroutput", None)
         if workeroutput is not None:
             workeroutput[_WORKER_OUTPUT] = {
