@@ -18,7 +18,7 @@ from mcp_server import McpServer
 from promptvcr import CassetteMiss, use_cassette
 
 
-async def streamable_session(url: str, b: int = 3) -> dict[str, Any]:
+async def streamable_session(url: str, b: int = 3, mode: Any = "legacy") -> dict[str, Any]:
     """initialize, tools/list, tools/call, and a notification that arrives on the GET stream."""
     notifications: list[str] = []
 
@@ -27,11 +27,11 @@ async def streamable_session(url: str, b: int = 3) -> dict[str, Any]:
         if isinstance(method, str):
             notifications.append(method)
 
-    async with Client(url, mode="legacy", message_handler=on_message) as client:
+    async with Client(url, mode=mode, message_handler=on_message) as client:
         tools = await client.list_tools()
         added = await client.call_tool("add", {"a": 2, "b": b})
         announced = await client.call_tool("announce", {})
-        for _ in range(250):  # the GET stream is read by a task of its own
+        for _ in range(250 if mode == "legacy" else 0):  # the GET stream is read by a task of its own
             if notifications:
                 break
             await asyncio.sleep(0.02)
@@ -69,6 +69,20 @@ async def test_a_streamable_http_session_replays_with_the_server_stopped(tmp_pat
     assert replayed == live
     outcomes = {(play.request.method, play.outcome) for play in cassette.played}
     assert outcomes == {("POST", "replayed"), ("GET", "replayed"), ("DELETE", "replayed")}
+    assert cassette.all_played
+
+
+async def test_the_current_protocol_without_a_session_replays_too(tmp_path: Path) -> None:
+    """``mode="auto"``: ``server/discover`` first; no session id, no GET stream."""
+    path = tmp_path / "mcp_auto.yaml"
+    with McpServer() as server:
+        url = server.url
+        async with use_cassette(path, record_mode="rewrite"):
+            live = await asyncio.wait_for(streamable_session(url, mode="auto"), 30)
+    assert (live["added"], live["announced"]) == ("5", "announced")
+    async with use_cassette(path) as cassette:
+        assert await asyncio.wait_for(streamable_session(url, mode="auto"), 30) == live
+    assert {play.outcome for play in cassette.played} == {"replayed"}
     assert cassette.all_played
 
 
