@@ -179,6 +179,8 @@ def load_document(text: str, path: Path) -> list[dict[str, Any]]:
         document = json.loads(text) if is_json_path(path) else yamlreader.load(text)
     except TooDeep:
         raise _fail(path, f"it is nested more than {MAX_YAML_DEPTH} levels deep; no recording is.") from None
+    except yamlreader.Refused as error:
+        raise _fail(path, f"{error}.") from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
@@ -188,14 +190,14 @@ def load_document(text: str, path: Path) -> list[dict[str, Any]]:
     if not isinstance(document, dict):
         raise _fail(path, "the top level is not a mapping with 'interactions' and 'version'.")
     version = document.get("version")
-    except yamlreader.Refused as error:
-        raise _fail(path, f"{error}.") from None
     if version is None:
         raise _fail(
             path,
             "it has no 'version' field, which a promptvcr cassette ends with: the file was cut short, "
             "or it is not a promptvcr cassette.",
         )
+    if type(version) is not int:  # ``true`` equals 1 in Python, and ``1.0`` is no format version
+        raise _fail(path, f"'version' is {version!r}, not a format version number (this promptvcr writes 1).")
     if version != FORMAT_VERSION:
         raise _fail(
             path,
@@ -205,8 +207,6 @@ def load_document(text: str, path: Path) -> list[dict[str, Any]]:
     interactions = document.get("interactions") or []
     if not isinstance(interactions, list):
         raise _fail(path, "'interactions' is not a list.")
-    if type(version) is not int:  # ``true`` equals 1 in Python, and ``1.0`` is no format version
-        raise _fail(path, f"'version' is {version!r}, not a format version number (this promptvcr writes 1).")
     return interactions
 
 
