@@ -19,7 +19,7 @@ and async, 1 / 1,000 / 10,000 interactions, requests for the first / last / a ra
 200-event streams. Then: record mode against no cassette, loading a 10,000-interaction
 cassette (YAML and JSON), and the first use in a fresh process.
 
-Run: python benchmarks/bench_floor.py [--quick] [--profile] [--only openai|anthropic]
+Run: [CASSETTER_PATH=DIR] python benchmarks/bench_floor.py [--quick] [--profile] [--only openai|anthropic]
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import cProfile
 import json
+import os
 import pstats
 import random
 import statistics
@@ -50,6 +51,10 @@ import promptvcr
 from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.models import Interaction, Request, Response
 
+# cassetter is installed apart from the venv (``pip install --target DIR cassetter``, then
+# CASSETTER_PATH=DIR): in the venv its pytest plugin takes the ``cassette`` fixture from ours.
+if os.environ.get("CASSETTER_PATH"):
+    sys.path.append(os.environ["CASSETTER_PATH"])
 try:
     import cassetter
 except ImportError:  # pragma: no cover - optional contender
@@ -324,6 +329,14 @@ class _BareAsyncClient(httpx2.AsyncClient):
         return self._transport
 
 
+def bare(sdk_client: Any, transport: FloorTransport) -> Any:
+    """The SDK's own default HTTP client (its timeouts, limits, redirects), sending through
+    ``transport`` by an instance attribute that a promptvcr cassette left active (so that
+    entering it stays out of the samples) does not see: only the transport differs."""
+    sdk_client._client._transport_for_url = lambda url: transport
+    return sdk_client
+
+
 # --- timing ----------------------------------------------------------------------------------
 
 
@@ -365,9 +378,8 @@ class Case:
             if cassetter is not None and not work.stream:
                 write_cassetter(self.cst, items)
         self.run = run_async if asynchronous else run_sync
-        client_kind = _BareAsyncClient if asynchronous else _BareClient
         served = fileformat.loads(self.ours.read_text(), self.ours)  # exactly what promptvcr replays
-        self.floor = work.client(asynchronous, client_kind(transport=FloorTransport(work, served)))
+        self.floor = bare(work.client(asynchronous), FloorTransport(work, served))
         self.plain = work.client(asynchronous)
         self.run(work, self.floor, list(range(n)))  # the floor learns each body's bytes, untimed
 
@@ -507,8 +519,6 @@ print(entered - started, done - entered, ",".join(sorted(m for m in libraries if
 def first_use(workdir: Path, rounds: int) -> dict[str, Any]:
     """A fresh process each time, with compiled bytecode as an installed package has it
     (PYTHONDONTWRITEBYTECODE would make every process compile promptvcr anew)."""
-    import os
-
     items = interactions(OpenAIChat(stream=False), 1)
     path = workdir / "first.yaml"
     write_promptvcr(path, items)

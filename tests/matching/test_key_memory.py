@@ -4,6 +4,9 @@ over (headers read lazily), first and second time, under the default rules and o
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import pickle
 from pathlib import Path
 
 import pytest
@@ -28,7 +31,7 @@ def corpus_requests() -> list[Request]:
 def lazy(request: Request) -> LazyRequest:
     headers = dict(request.headers)
     return LazyRequest.of(
-        request.method, request.url, lambda: dict(headers), request.content, headers.get("content-type", "")
+        request.method, request.url, headers, request.content, headers.get("content-type", "")
     )
 
 
@@ -57,13 +60,26 @@ def test_the_content_type_takes_part_in_what_is_remembered() -> None:
 def test_a_lazy_request_reads_its_headers_only_when_asked_and_stands_for_a_request() -> None:
     reads = []
 
-    def read() -> dict[str, str]:
-        reads.append(1)
-        return {"content-type": "application/json", "x-a": "1"}
+    class Headers:
+        def items(self) -> list[tuple[str, str]]:
+            reads.append(1)
+            return [("content-type", "application/json"), ("x-a", "1")]
 
-    request = LazyRequest.of("POST", "http://h/v1/x", read, b"{}", "application/json")
+    request = LazyRequest.of("POST", "http://h/v1/x", Headers(), b"{}", "application/json")
     request_key(request)
     assert request.content_type == "application/json" and not reads
     plain = Request("POST", "http://h/v1/x", {"content-type": "application/json", "x-a": "1"}, b"{}")
     assert request == plain and plain == request and len(reads) == 1
     assert request.headers["x-a"] == "1" and len(reads) == 1
+
+
+def test_a_lazy_request_replaced_or_copied_is_whole() -> None:
+    request = LazyRequest.of(
+        "POST", "http://h/v1/x", {"content-type": "text/plain; a=b"}, b"hi", "text/plain; a=b"
+    )
+    changed = dataclasses.replace(request, headers={"content-type": "application/json"}, content=b"{}")
+    assert changed.content_type == "application/json"
+    assert request_key(changed) == computed_key(Request("POST", "http://h/v1/x", changed.headers, b"{}"))
+    copied = copy.deepcopy(request)
+    assert type(copied) is Request and copied == request and copied.content_type == "text/plain"
+    assert pickle.loads(pickle.dumps(request)) == request

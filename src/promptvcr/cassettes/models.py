@@ -6,9 +6,9 @@ tested without a client and each interceptor only converts to and from them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from .playback import End, Playback
@@ -41,39 +41,37 @@ class LazyRequest(Request):
     """A :class:`Request` whose headers are copied from the HTTP library's on first use.
 
     A replayed request whose key is already known never reads its headers: an interceptor
-    hands over the content-type it needs and a function that copies the rest. It compares
-    equal to a :class:`Request` with the same values, and ``dataclasses.replace`` gives one.
+    hands over the content-type it needs and the library's headers (anything with
+    ``items()``), copied only when read. It compares equal to a :class:`Request` with the
+    same values, and is copied or pickled as one.
     """
 
-    __slots__ = ("_read_headers", "raw_content_type")
+    __slots__ = ("_source", "raw_content_type")
 
-    _read_headers: Callable[[], dict[str, str]]
+    _source: Any
     #: The ``content-type`` header as sent ("" without one), read before the others.
     raw_content_type: str
 
     @classmethod
-    def of(
-        cls,
-        method: str,
-        url: str,
-        read_headers: Callable[[], dict[str, str]],
-        content: bytes,
-        content_type: str,
-    ) -> LazyRequest:
+    def of(cls, method: str, url: str, source: Any, content: bytes, content_type: str) -> LazyRequest:
         request = cls.__new__(cls)
         request.method = method
         request.url = url
         request.content = content
-        request._read_headers = read_headers
+        request._source = source
         request.raw_content_type = content_type
         return request
 
-    def __getattr__(self, name: str) -> dict[str, str]:
-        # Only reached while the ``headers`` slot is unset: copy them now, once.
-        if name != "headers":
-            raise AttributeError(name)
-        headers = self.headers = self._read_headers()
-        return headers
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for a slot still unset: the headers, copied now, once; or the
+        # content-type of one built by ``dataclasses.replace`` (headers given, no source).
+        if name == "headers":
+            headers = self.headers = dict(self._source.items())
+            return headers
+        if name == "raw_content_type":
+            value = self.raw_content_type = self.headers.get("content-type", "")
+            return value
+        raise AttributeError(name)
 
     @property
     def content_type(self) -> str:

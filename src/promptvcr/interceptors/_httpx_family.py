@@ -30,7 +30,7 @@ def to_request(request: Any) -> Request:
     return LazyRequest.of(
         request.method,
         str(request.url),
-        lambda: dict(headers.items()),
+        headers,
         request.content,
         headers.get("content-type", ""),
     )
