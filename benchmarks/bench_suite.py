@@ -1,0 +1,159 @@
+"""A whole pytest suite: 200 tests, each replaying one openai request (issue 22).
+
+Contenders, each a fresh ``pytest`` process over the same generated suite, interleaved
+round by round (alternating the order) on this noisy shared machine:
+
+* ``floor``             a fixture builds the same openai client per test, its default httpx2
+                        client sending to a bare transport that serves the recorded bytes;
+                        promptvcr's plugin is off (``-p no:promptvcr``);
+* ``promptvcr``         ``@pytest.mark.promptvcr``, one cassette per test;
+* ``pytest-recording``  ``@pytest.mark.vcr``, one vcrpy cassette per test, ``--record-mode=none``
+                        (installed apart from the venv: ``pip install --target DIR pytest-recording``,
+                        then PYTEST_RECORDING_PATH=DIR; skipped without it).
+
+Each is run serially and with ``-n 2`` (pytest-xdist). Times are wall-clock seconds of the
+whole process; ratios are medians of the ratios of runs taken side by side, with quartiles.
+
+Run: [PYTEST_RECORDING_PATH=DIR] python benchmarks/bench_suite.py [--rounds N] [--tests N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_floor import OpenAIChat, write_promptvcr, write_vcrpy
+
+from promptvcr.cassettes.models import Interaction, Request, Response
+
+CONFTEST = """
+import json, sys
+import httpx2, openai, pytest
+sys.path.insert(0, {bench!r})
+from bench_floor import FloorTransport, OpenAIChat, bare
+from promptvcr.cassettes import fileformat
+from pathlib import Path
+
+SERVED = fileformat.loads(Path({served!r}).read_text(), Path({served!r}))
+TRANSPORT = FloorTransport(OpenAIChat(False), SERVED)
+
+@pytest.fixture
+def client(request):
+    if request.config.getoption("--floor"):
+        return bare(OpenAIChat(False).client(False), TRANSPORT)
+    return OpenAIChat(False).client(False)
+
+def pytest_addoption(parser):
+    parser.addoption("--floor", action="store_true")
+"""
+
+TEST = """
+import pytest
+
+{marker}
+def test_{i}(client):
+    reply = client.chat.completions.create(messages=[{{"role": "user", "content": "question number {i}"}}],
+                                           model="gpt-4o")
+    assert reply.choices[0].message.content == "answer {i}"
+"""
+
+
+def make_suite(root: Path, tests: int) -> None:
+    work = OpenAIChat(stream=False)
+    items = [
+        Interaction(
+            Request(
+                "POST", work.url, {"content-type": "application/json"}, json.dumps(work.body(i)).encode()
+            ),
+            Response(200, {"content-type": "application/json"}, work.chunks(i)),
+        )
+        for i in range(tests)
+    ]
+    write_promptvcr(root / "served.yaml", items)
+    bench = str(Path(__file__).resolve().parent)
+    for variant, marker in (("pvcr", "@pytest.mark.promptvcr"), ("vcr", "@pytest.mark.vcr"), ("floor", "")):
+        folder = root / variant
+        folder.mkdir()
+        (folder / "conftest.py").write_text(CONFTEST.format(bench=bench, served=str(root / "served.yaml")))
+        for i in range(tests):
+            (folder / f"test_{i}.py").write_text(textwrap.dedent(TEST.format(i=i, marker=marker)))
+            (folder / "cassettes" / f"test_{i}").mkdir(parents=True, exist_ok=True)
+            if variant == "pvcr":
+                write_promptvcr(folder / "cassettes" / f"test_{i}" / f"test_{i}.yaml", [items[i]])
+            elif variant == "vcr":
+                write_vcrpy(folder / "cassettes" / f"test_{i}" / f"test_{i}.yaml", [items[i]])
+    (root / "pytest.ini").write_text("[pytest]\n")
+
+
+def run(root: Path, name: str, workers: bool) -> float:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(root / "pycache")
+    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(root)]
+    if workers:
+        args += ["-n", "2"]
+    if name == "floor":
+        args += ["-p", "no:promptvcr", str(root / "floor"), "--floor"]
+    elif name == "promptvcr":
+        args += [str(root / "pvcr")]
+    else:
+        env["PYTHONPATH"] = os.environ["PYTEST_RECORDING_PATH"]
+        args += ["-p", "no:promptvcr", str(root / "vcr"), "--record-mode=none"]
+    started = time.perf_counter()
+    done = subprocess.run(args, cwd=root, env=env, capture_output=True, text=True)
+    took = time.perf_counter() - started
+    if done.returncode:
+        raise RuntimeError(f"{name}: {done.stdout[-2000:]}{done.stderr[-2000:]}")
+    return took
+
+
+def quartiles(values: list[float]) -> tuple[float, float, float]:
+    q1, q2, q3 = statistics.quantiles(values, n=4, method="inclusive") if len(values) > 1 else values * 3
+    return q1, q2, q3
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--tests", type=int, default=200)
+    args = parser.parse_args()
+    names = ["floor", "promptvcr"] + (["pytest-recording"] if os.environ.get("PYTEST_RECORDING_PATH") else [])
+    if len(names) == 2:
+        print("pytest-recording: not given (PYTEST_RECORDING_PATH), skipped")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        make_suite(root, args.tests)
+        for workers in (False, True):
+            for name in names:
+                run(root, name, workers)  # bytecode compiled, caches warm
+            times: dict[str, list[float]] = {name: [] for name in names}
+            for r in range(args.rounds):
+                for name in names if r % 2 == 0 else names[::-1]:
+                    times[name].append(run(root, name, workers))
+            label = "-n 2" if workers else "serial"
+            floor = times["floor"]
+            print(f"{args.tests} tests, {label}: floor {statistics.median(floor):.2f}s", end="")
+            for name in names[1:]:
+                q1, ratio, q3 = quartiles([t / f for t, f in zip(times[name], floor, strict=True)])
+                per_test = (statistics.median(times[name]) - statistics.median(floor)) / args.tests * 1e3
+                print(
+                    f"; {name} {statistics.median(times[name]):.2f}s = {ratio:.3f} [{q1:.3f}, {q3:.3f}] "
+                    f"({per_test:+.1f} ms/test)",
+                    end="",
+                )
+            print(flush=True)
+
+
+if __name__ == "__main__":
+    main()
