@@ -29,12 +29,17 @@ __all__ = ["apply_rules", "computed_key", "request_key"]
 
 #: How many keys are remembered (all rules together) before the memory starts over.
 _MEMORY_SIZE = 50_000
+#: How many body bytes the memory may hold (most are a loaded cassette's own) before it starts over.
+_MEMORY_BYTES = 256 << 20
+_memory_bytes = 0
 #: Bodies larger than this are hashed into the key every time, never held by the memory.
 _MAX_REMEMBERED_BODY = 1 << 20
 
-#: (id of the rules, method, url, content-type, body) -> (the rules, the key). The rules are
-#: held in the value, so the id in the entry stays theirs while the entry lives.
-_memory: dict[tuple[int, str, str, str, bytes], tuple[Sequence[Rule], str]] = {}
+#: (id of the rules, method, url, content-type, body) -> the key: tuples and strings only, that
+#: the garbage collector need not walk (a 10,000-interaction cassette remembers 10,000).
+_memory: dict[tuple[int, str, str, str, bytes], str] = {}
+#: The rules each id in :data:`_memory` stands for, held so that no other object takes the id.
+_rules_by_id: dict[int, Sequence[Rule]] = {}
 
 
 def apply_rules(request: Request, rules: Sequence[Rule] = DEFAULT_RULES) -> KeyParts:
@@ -62,12 +67,19 @@ def request_key(request: Request, rules: Sequence[Rule] = DEFAULT_RULES) -> str:
         content_type = request.raw_content_type
     else:
         content_type = request.headers.get("content-type", "")
+    if _rules_by_id.get(id(rules)) is not rules:
+        if len(_rules_by_id) >= 64:  # forget every id before any may be reused
+            _rules_by_id.clear()
+            _memory.clear()
+        _rules_by_id[id(rules)] = rules
     memo = (id(rules), request.method, request.url, content_type, content)
-    found = _memory.get(memo)
-    if found is not None and found[0] is rules:
-        return found[1]
-    key = computed_key(request, rules)
-    if len(_memory) >= _MEMORY_SIZE:
-        _memory.clear()
-    _memory[memo] = (rules, key)
+    key = _memory.get(memo)
+    if key is None:
+        global _memory_bytes
+        key = computed_key(request, rules)
+        if len(_memory) >= _MEMORY_SIZE or _memory_bytes > _MEMORY_BYTES:
+            _memory.clear()
+            _memory_bytes = 0
+        _memory[memo] = key
+        _memory_bytes += len(content)
     return key
