@@ -321,5 +321,6 @@ def test_a_cassette_left_in_another_context_is_let_go(tmp_path: Path, provider: 
 def test_zz_totals() -> None:
     """The figures for the note: requests sent, found in the right file, in a wrong one, lost."""
     print(f"\nscope totals: {dict(totals)}")
-    assert totals["sent"] > 0 and totals["wrong file"] == 0 and totals["lost"] == 0
+    # Under pytest-xdist this worker may have run none of them; each test asserts its own counts.
+    assert totals["wrong file"] == 0 and totals["lost"] == 0
     assert totals["right file"] == totals["sent"]

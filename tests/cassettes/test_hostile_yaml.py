@@ -241,7 +241,7 @@ def test_promptvcr_ls_refuses_the_bomb_at_once(tmp_path: Path) -> None:
 
 def test_zz_report_the_worst_time() -> None:
     """Printed for the note: the slowest hostile file of this run."""
-    assert worst, "the hostile tests ran first"
-    name, seconds = max(worst.items(), key=lambda item: item[1])
+    # Under pytest-xdist this worker may have run none of them; each test asserts its own time.
+    name, seconds = max(worst.items(), key=lambda item: item[1], default=("none on this worker", 0.0))
     print(f"\nloader worst time on hostile files: {seconds:.3f} s ({name}), {len(worst)} kinds")
     assert seconds < LIMIT
