@@ -83,11 +83,12 @@ def test_the_innermost_cassette_answers(tmp_path: Path, recorded: Path) -> None:
     empty = tmp_path / "empty.yaml"
     empty.write_text("interactions: []\nversion: 1\n")
     with (
+        pytest.raises(promptvcr.CassetteMiss) as miss,
         promptvcr.use_cassette(recorded),
         promptvcr.use_cassette(empty),
-        pytest.raises(promptvcr.CassetteMiss),
     ):
         get_json("http://127.0.0.1:9")
+    assert miss.value.cassette == empty
 
 
 def test_record_mode_comes_from_the_environment_when_not_given(
