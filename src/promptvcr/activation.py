@@ -20,8 +20,11 @@ interceptor (and its library) only when the first cassette is entered.
 from __future__ import annotations
 
 import contextvars
+import functools
+import inspect
 import threading
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -29,7 +32,7 @@ from .cassettes.models import Request
 from .errors import CassetteMiss
 from .interceptors import PASS_THROUGH, Decision, Uninstall, install_all
 
-__all__ = ["activate", "active_cassettes", "deactivate", "watch_exits"]
+__all__ = ["activate", "active_cassettes", "deactivate", "run_each_call_in", "watch_exits"]
 
 
 class _Active(Protocol):
@@ -152,3 +155,28 @@ def watch_exits(callback: Callable[[Any], None]) -> Callable[[], None]:
                 _watchers.remove(callback)
 
     return stop
+
+
+class _Block(AbstractContextManager[Any], AbstractAsyncContextManager[Any], Protocol):
+    """What a decorated function runs in: a cassette, or a script's cassette."""
+
+
+def run_each_call_in(fresh: Callable[[], _Block], func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` (sync or async) running each call inside a block made anew by ``fresh``, so
+    that every call of a decorated function starts clean: the one decorator behind
+    ``@use_cassette(...)`` and ``@script(...)``."""
+    if inspect.iscoroutinefunction(func):
+
+        @functools.wraps(func)
+        async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+            async with fresh():
+                return await func(*args, **kwargs)
+
+        return async_wrapper
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with fresh():
+            return func(*args, **kwargs)
+
+    return wrapper

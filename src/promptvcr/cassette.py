@@ -11,8 +11,6 @@ atomically. When the body raised, exit stays quiet so that the real error is wha
 
 from __future__ import annotations
 
-import functools
-import inspect
 import threading
 import warnings
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -362,21 +360,7 @@ class Cassette:
     @overload
     def __call__(self, func: Callable[P, T]) -> Callable[P, T]: ...
     def __call__(self, func: Callable[P, Any]) -> Callable[P, Any]:
-        if inspect.iscoroutinefunction(func):
-
-            @functools.wraps(func)
-            async def async_wrapper(*args: P.args, **kwargs: P.kwargs) -> Any:
-                async with self._fresh():
-                    return await func(*args, **kwargs)
-
-            return async_wrapper
-
-        @functools.wraps(func)
-        def wrapper(*args: P.args, **kwargs: P.kwargs) -> Any:
-            with self._fresh():
-                return func(*args, **kwargs)
-
-        return wrapper
+        return activation.run_each_call_in(self._fresh, func)
 
 
 class _Recording:

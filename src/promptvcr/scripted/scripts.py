@@ -20,15 +20,14 @@ not use up a reply. Once every reply is used, the next request is a
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import inspect
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, ParamSpec, TypeVar, overload
 
+from .. import activation
 from ..cassette import Cassette
 from ..cassettes.models import Play, Request, Response
 from ..cassettes.playback import Pace, pace_factor, paced
@@ -167,21 +166,7 @@ class Script:
     def __call__(self, func: Callable[P, T]) -> Callable[P, T]: ...
     def __call__(self, func: Callable[P, Any]) -> Callable[P, Any]:
         """As a decorator: each call runs with a fresh use of the script, from its first reply."""
-        if inspect.iscoroutinefunction(func):
-
-            @functools.wraps(func)
-            async def async_wrapper(*args: P.args, **kwargs: P.kwargs) -> Any:
-                async with self.cassette():
-                    return await func(*args, **kwargs)
-
-            return async_wrapper
-
-        @functools.wraps(func)
-        def wrapper(*args: P.args, **kwargs: P.kwargs) -> Any:
-            with self.cassette():
-                return func(*args, **kwargs)
-
-        return wrapper
+        return activation.run_each_call_in(self.cassette, func)
 
 
 def script(*replies: Reply, timing: Pace = "none", faults: Sequence[Fault] = ()) -> Script:
