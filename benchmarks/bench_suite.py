@@ -14,7 +14,7 @@ round by round (alternating the order) on this noisy shared machine:
 Each is run serially and with ``-n 2`` (pytest-xdist). Times are wall-clock seconds of the
 whole process; ratios are medians of the ratios of runs taken side by side, with quartiles.
 
-Run: [PYTEST_RECORDING_PATH=DIR] python benchmarks/bench_suite.py [--rounds N] [--tests N]
+Run: [PYTEST_RECORDING_PATH=DIR] [PROMPTVCR_SRC=other/src] python benchmarks/bench_suite.py [--rounds N] [--tests N]
 """
 
 from __future__ import annotations
@@ -98,6 +98,8 @@ def make_suite(root: Path, tests: int) -> None:
 def run(root: Path, name: str, workers: bool) -> float:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(root / "pycache")
+    if os.environ.get("PROMPTVCR_SRC"):  # another promptvcr (a "before" tree) in every variant
+        env["PYTHONPATH"] = os.environ["PROMPTVCR_SRC"]
     args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(root)]
     if workers:
         args += ["-n", "2"]
@@ -106,7 +108,9 @@ def run(root: Path, name: str, workers: bool) -> float:
     elif name == "promptvcr":
         args += [str(root / "pvcr")]
     else:
-        env["PYTHONPATH"] = os.environ["PYTEST_RECORDING_PATH"]
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (os.environ["PYTEST_RECORDING_PATH"], os.environ.get("PROMPTVCR_SRC")) if p
+        )
         args += ["-p", "no:promptvcr", str(root / "vcr"), "--record-mode=none"]
     started = time.perf_counter()
     done = subprocess.run(args, cwd=root, env=env, capture_output=True, text=True)
