@@ -14,7 +14,8 @@ round by round (alternating the order) on this noisy shared machine:
 Each is run serially and with ``-n 2`` (pytest-xdist). Times are wall-clock seconds of the
 whole process; ratios are medians of the ratios of runs taken side by side, with quartiles.
 
-Run: [PYTEST_RECORDING_PATH=DIR] [PROMPTVCR_SRC=other/src] python benchmarks/bench_suite.py [--rounds N] [--tests N]
+Run: [PYTEST_RECORDING_PATH=DIR] [PROMPTVCR_SRC=other/src] python benchmarks/bench_suite.py
+     [--rounds N] [--tests N]
 """
 
 from __future__ import annotations
