@@ -20,6 +20,10 @@ def test_httpx_without_respx_fails_only_httpx_requests_with_one_clear_message(
             return None if name == "respx" else _real(name, package)
 
         importlib.util.find_spec = _without_respx
+
+
+        def pytest_unconfigure(config):  # the run is in-process: leave the outer session's import system as it was
+            importlib.util.find_spec = _real
         """,
         test_app="""
         import httpx
