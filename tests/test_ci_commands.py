@@ -20,7 +20,9 @@ def readme_commands() -> list[str]:
 
 def ci_commands() -> list[str]:
     lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-    return [line.strip() for line in lines if line.strip() and not line.startswith("#") and not STAGE.match(line)]
+    return [
+        line.strip() for line in lines if line.strip() and not line.startswith("#") and not STAGE.match(line)
+    ]
 
 
 def test_ci_runs_the_readme_commands_verbatim_and_nothing_else() -> None:

@@ -106,7 +106,9 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
             else:
                 target = node.module or ""
             found.add(target)
-            found.update(f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in modules)
+            found.update(
+                f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in modules
+            )
         for child in ast.iter_child_nodes(node):
             visit(child)
 
@@ -149,7 +151,9 @@ def test_no_module_name_repeats_across_packages() -> None:
 @pytest.mark.parametrize("room", ["promptvcr.cassettes", "promptvcr.matching"])
 def test_cassettes_and_matching_import_no_client_interceptor_pytest_or_cli(room: str) -> None:
     offending = {
-        name: sorted(t for t in targets if any(t == f or t.startswith(f + ".") for f in ROOM_IMPORTS_FORBIDDEN))
+        name: sorted(
+            t for t in targets if any(t == f or t.startswith(f + ".") for f in ROOM_IMPORTS_FORBIDDEN)
+        )
         for name, targets in GRAPH.items()
         if name == room or name.startswith(room + ".")
     }

@@ -22,7 +22,7 @@ def test_httpx_without_respx_fails_only_httpx_requests_with_one_clear_message(
         importlib.util.find_spec = _without_respx
 
 
-        def pytest_unconfigure(config):  # the run is in-process: leave the outer session's import system as it was
+        def pytest_unconfigure(config):  # an in-process run: give the outer session its import system back
             importlib.util.find_spec = _real
         """,
         test_app="""
