@@ -14,18 +14,19 @@ from __future__ import annotations
 import threading
 import warnings
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from datetime import datetime, timedelta, timezone
 from os import PathLike
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar, overload
 
 from . import activation
-from .cassettes import persister
+from .cassettes import persister, staleness, unwritten, verifying
 from .cassettes.models import Interaction, Play, Request, Response
-from .cassettes.playback import Pace, pace_factor
+from .cassettes.playback import Pace, pace_factor, untimed_message
 from .cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS
 from .errors import CassetteMiss, CassetteWriteError
-from .faults.plan import FaultFired, FaultPlan, answer_for, break_answer
+from .faults.plan import FaultFired, FaultPlan, answer_for, break_recorded, fire
 from .faults.spec import Fault
 from .interceptors.decision import PASS_THROUGH, Decision, Record, Replay
 from .matching.background import DEFAULT_IGNORE_HOSTS, DEFAULT_PASSTHROUGH_HOSTS, BackgroundHosts
@@ -34,7 +35,7 @@ from .matching.key import request_key
 from .matching.parts import Rule
 from .matching.rules import default_rules
 from .matching.tape import Tape
-from .modes import RecordMode, resolve_record_mode
+from .modes import RecordMode, check_ci, resolve_record_mode
 
 if TYPE_CHECKING:
     from .scripted.scripts import Script
@@ -77,6 +78,12 @@ class Cassette:
 
     ``allowed_secrets`` are values shaped like a secret that this cassette may hold as they
     are (a documented example a test checks for): they are neither masked nor refused.
+
+    Keeping cassettes honest (README: "Stale cassettes and verify"): ``drift`` lists what
+    ``RecordMode.verify`` found (:mod:`.cassettes.verifying`); ``max_age`` (``"30d"``, a timedelta)
+    and ``on_stale`` (``warn``, ``fail``, ``rewrite``) act on old recordings (:mod:`.cassettes.staleness`);
+    ``on_record_error="keep"`` writes a 429, 5xx or timeout received while recording, which the
+    default ``"skip"`` leaves out (:mod:`.cassettes.unwritten`). On CI, see :func:`.modes.check_ci`.
     """
 
     def __init__(
@@ -95,6 +102,9 @@ class Cassette:
         faults: Sequence[Fault] = (),
         allowed_secrets: Iterable[str] = (),
         script: Script | None = None,
+        max_age: str | timedelta | None = None,
+        on_stale: Literal["warn", "fail", "rewrite"] | None = None,
+        on_record_error: Literal["skip", "keep"] = "skip",
     ) -> None:
         # The arguments as given, so that each call of a decorated function gets a fresh
         # cassette with exactly these options (captured first, before any other local).
@@ -115,6 +125,11 @@ class Cassette:
         self.response_headers = frozenset(h.lower() for h in response_headers)
         self.allowed_secrets = frozenset(allowed_secrets)
         self.script = script  # answers what the file does not hold: see promptvcr.scripted.scripts
+        self.max_age = staleness.parse_max_age(max_age)
+        self.on_stale = on_stale
+        self.on_record_error = unwritten.check_on_record_error(on_record_error)
+        #: What ``RecordMode.verify`` found: each live answer whose structure changed.
+        self.drift: list[verifying.Drift] = []
         self.played: list[Play] = []
         self.missed: list[Request] = []
         self._misses: list[CassetteMiss] = []  # every miss raised for it, also those the code caught
@@ -167,7 +182,10 @@ class Cassette:
             with self._lock:
                 fired = self._fault_plan.pick(request)
             if fired is not None and not fired.fault.breaks_recorded_answer:
-                return Replay(self._fire(fired, answer_for(fired.fault, request)))
+                with self._lock:
+                    return Replay(
+                        fire(fired, answer_for(fired.fault, request), self.played, self.faults_fired)
+                    )
         if mode is RecordMode.PASSTHROUGH:
             with self._lock:
                 self.played.append(Play(request, "passthrough"))
@@ -175,11 +193,15 @@ class Cassette:
         with self._lock:
             key = request_key(request, self.rules)
             if mode.reads_cassette:
-                if fired is not None and (broken := self._break(fired, key)) is not None:
-                    return Replay(broken)
+                if fired is not None:  # borrowed, not used up: the retry gets the recorded answer
+                    peeked = self._tape.peek(key, allow_repeats=self.allow_playback_repeats)
+                    if broken := break_recorded(fired, peeked, self._pace, self.played, self.faults_fired):
+                        return Replay(broken)
                 interaction = self._tape.play(key, allow_repeats=self.allow_playback_repeats)
                 if interaction is None and self.fuzzy and mode is RecordMode.REPLAY:
                     interaction = self._fuzzy(request)
+                if interaction is not None and mode is RecordMode.VERIFY:
+                    return Record(verifying.Verifier(self._add_verified, request, interaction))
                 if interaction is not None:
                     self.played.append(Play(request, "replayed", interaction.response))
                     if self._pace is None and request.method != "GET" and not interaction.response.websocket:
@@ -191,35 +213,34 @@ class Cassette:
                 self.missed.append(request)
                 self._misses.append(error := self._miss(request, key))
                 raise error
+            if mode is RecordMode.VERIFY:  # live too, reported: verify checks the provider, not the code
+                self.drift.append(verifying.not_recorded(self.path, request))
+                self.played.append(Play(request, "passthrough"))
+                return PASS_THROUGH
 
         return Record(_Recording(self, request, key))
 
     def _add_recorded(self, request: Request, key: str, response: Response) -> None:
-        interaction = Interaction(request, response)
+        interaction = Interaction(request, response, datetime.now(timezone.utc))
         with self._lock:
             self._unfinished.pop(id(request), None)
+            if self.on_record_error == "skip" and unwritten.is_transient(response):
+                self.played.append(Play(request, "passthrough", response))
+                message = unwritten.skipped_message(self.path, request, response)
+                warnings.warn(message, unwritten.RecordErrorWarning, stacklevel=2)
+                return
             self._tape.append(key, interaction)
             self._recorded.append(interaction)
             self.played.append(Play(request, "recorded", response))
 
-    def _fire(self, fired: FaultFired, response: Response) -> Response:
-        """Serve a fault that replaces the answer (an HTTP error, a timeout)."""
-        playback = response.playback
+    def _add_verified(self, request: Request, interaction: Interaction, live: Response) -> None:
         with self._lock:
-            self.faults_fired.append(fired)
-            shown = None if playback is not None and playback.breaks_before_headers else response
-            self.played.append(Play(fired.request, "fault", shown))
-        return response
-
-    def _break(self, fired: FaultFired, key: str) -> Response | None:
-        """The recorded answer broken by ``fired``, borrowed rather than used up; ``None``
-        when there is none to break (the request then goes the ordinary way). Under the lock."""
-        interaction = self._tape.peek(key, allow_repeats=self.allow_playback_repeats)
-        broken = None if interaction is None else break_answer(fired.fault, interaction.response, self._pace)
-        if broken is not None:
-            self.faults_fired.append(fired)
-            self.played.append(Play(fired.request, "fault", broken))
-        return broken
+            position = next(
+                (i for i, known in enumerate(self._tape.interactions) if known is interaction), None
+            )
+            if (drift := verifying.drift_of(self.path, interaction, live, position)) is not None:
+                self.drift.append(drift)
+            self.played.append(Play(request, "verified", live))
 
     def _fuzzy(self, request: Request) -> Interaction | None:
         """Under the lock: the unplayed interaction whose message text is close enough, after
@@ -252,28 +273,29 @@ class Cassette:
                 f"Cassette {self.path} is already in use; a use_cassette object does not nest in itself."
             )
         self.record_mode = resolve_record_mode(self._requested_mode, self.path)
+        check_ci(self.record_mode, self.path)
         self.played = []
         self.missed = []
         self._misses = []
         self.faults_fired = []
         self._fault_plan = FaultPlan(self.faults) if self.faults else None
         self.background_hosts = {}
+        self.drift = []
         self._recorded = []
         self._unfinished = {}
         self._loaded = persister.Loaded([], exists=False)
         if self.record_mode.reads_cassette or self.record_mode is RecordMode.REWRITE:
             # rewrite reads too: a corrupt file must stop the run rather than be replaced silently.
             self._loaded = persister.load(self.path)
+        if self.record_mode.reads_cassette and staleness.rewrite(
+            self.path, self._loaded, self.max_age, self.on_stale
+        ):
+            check_ci(RecordMode.REWRITE, self.path, because=", from max_age with on_stale=rewrite")
+            self.record_mode = RecordMode.REWRITE  # the old file stays until the block succeeds
         interactions = self._loaded.interactions if self.record_mode.reads_cassette else []
         self._tape = Tape(interactions, rules=self.rules)
         if self._pace is not None and any(i.response.timing is None for i in interactions):
-            warnings.warn(
-                f"Cassette {self.path} has interactions recorded without timing; timing={self.timing!r} "
-                f"replays them without delays. Record them again to keep their timing "
-                f"(PROMPTVCR_RECORD_MODE=rewrite).",
-                RuntimeWarning,
-                stacklevel=3,
-            )
+            warnings.warn(untimed_message(self.path, self.timing), RuntimeWarning, stacklevel=3)
         activation.activate(self)
         self._active = True
 
@@ -287,7 +309,12 @@ class Cassette:
         self._active = False
         activation.deactivate(self)
         if self._unfinished and not body_raised:
-            self._warn_unfinished()
+            message = unwritten.unfinished_message(self.path, self._unfinished.values())
+            warnings.warn(message, RuntimeWarning, stacklevel=3)
+        if self.drift and not body_raised:
+            warnings.warn(
+                verifying.DriftWarning(verifying.drift_warning(self.path, self.drift)), stacklevel=3
+            )
         failed = body_raised or bool(self._misses)  # a caught miss fails the block too
         try:
             self._save(failed)
@@ -300,20 +327,6 @@ class Cassette:
                 add_note(self._misses[0].note(len(self._misses)))  # a framework's error hid the miss
             elif error is None and not body_raised:
                 raise CassetteMiss.swallowed(self._misses[0], len(self._misses), self.path)
-
-    def _warn_unfinished(self) -> None:
-        """A response the code neither read to the end nor closed is still arriving: not written.
-
-        (A response closed early, or cut by the server, is recorded as such and not listed.)"""
-        requests = "\n".join(f"  {r.method} {r.url}" for r in self._unfinished.values())
-        warnings.warn(
-            f"promptvcr: {len(self._unfinished)} response(s) recorded into {self.path} were neither read "
-            f"to the end nor closed when the cassette exited, so they were not written:\n{requests}\n"
-            f"Read each response to the end or close it (use the SDK's stream as a context manager) "
-            f"inside the cassette; what was read is then recorded.",
-            RuntimeWarning,
-            stacklevel=4,
-        )
 
     def _save(self, body_raised: bool) -> None:
         mode = self.record_mode

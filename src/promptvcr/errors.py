@@ -19,6 +19,8 @@ __all__ = [
     "CassetteMiss",
     "CassetteSecretError",
     "CassetteWriteError",
+    "RecordInCIError",
+    "StaleCassetteError",
 ]
 
 
@@ -78,3 +80,11 @@ class CassetteWriteError(CassetteError):
 
 class CassetteSecretError(CassetteWriteError):
     """A recording holds something shaped like a credential; the cassette was not written."""
+
+
+class RecordInCIError(CassetteError):
+    """A cassette would record, rewrite or verify while ``$CI`` is set, and nothing allowed it."""
+
+
+class StaleCassetteError(CassetteError):
+    """A cassette holds interactions older than its ``max_age`` (with ``on_stale="fail"``)."""

@@ -1,14 +1,29 @@
-"""Record modes: what a cassette may read, send and write."""
+"""Record modes: what a cassette may read, send and write; and which of them CI may run."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
 
-__all__ = ["ENV_RECORD_MODE", "VCR_MODES", "RecordMode", "resolve_record_mode", "vcr_mode_note"]
+from .errors import RecordInCIError
+
+__all__ = [
+    "ENV_ALLOW_IN_CI",
+    "ENV_RECORD_MODE",
+    "VCR_MODES",
+    "RecordMode",
+    "check_ci",
+    "on_ci",
+    "resolve_record_mode",
+    "vcr_mode_note",
+]
 
 ENV_RECORD_MODE = "PROMPTVCR_RECORD_MODE"
+#: Set to 1 to let ``record``, ``rewrite`` and ``verify`` run where ``$CI`` is set.
+ENV_ALLOW_IN_CI = "PROMPTVCR_ALLOW_RECORD_IN_CI"
+_FALSE = ("", "0", "false", "no", "off")
 
 #: vcrpy's (and pytest-recording's) mode names and ours. ``once`` records a cassette that
 #: does not exist yet and replays one that does; it is resolved per cassette path.
@@ -25,20 +40,28 @@ class RecordMode(str, Enum):
     ``record``            yes             only for misses    appends new interactions
     ``rewrite``           no              always             replaces the cassette
     ``passthrough``       no              always             never
+    ``verify``            yes             for every match    never (reports drift)
     ====================  ==============  =================  ===========================
+
+    ``verify`` sends each request that matches a recorded interaction to the network (the
+    live answer reaches the code) and compares the live answer's structure with the
+    recording (see :mod:`promptvcr.cassettes.shapes`), listing the differences in
+    ``Cassette.drift``; a request with no recording goes to the network too, reported as
+    "not recorded". It finds the provider changes a replayed suite cannot see.
     """
 
     REPLAY = "replay"
     RECORD = "record"
     REWRITE = "rewrite"
     PASSTHROUGH = "passthrough"
+    VERIFY = "verify"
 
     def __str__(self) -> str:
         return self.value
 
     @property
     def reads_cassette(self) -> bool:
-        return self in (RecordMode.REPLAY, RecordMode.RECORD)
+        return self in (RecordMode.REPLAY, RecordMode.RECORD, RecordMode.VERIFY)
 
     @property
     def writes_cassette(self) -> bool:
@@ -84,3 +107,26 @@ def resolve_record_mode(value: str | RecordMode | None = None, path: Path | None
     if from_env:
         return _parse(from_env, f"the environment variable {ENV_RECORD_MODE}", path)
     return RecordMode.REPLAY
+
+
+def on_ci(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether ``$CI`` says this is a CI run (any value but empty, ``0``, ``false``, ``no``, ``off``)."""
+    return (os.environ if environ is None else environ).get("CI", "").strip().lower() not in _FALSE
+
+
+def check_ci(mode: RecordMode, path: Path, *, because: str = "") -> None:
+    """Refuse ``record``, ``rewrite`` and ``verify`` on CI unless ``$PROMPTVCR_ALLOW_RECORD_IN_CI``
+    is set: a CI run should never spend money on a provider or write cassettes by accident
+    (an exported ``PROMPTVCR_RECORD_MODE``, a ``max_age`` set to re-record, vcrpy's ``once``)."""
+    if mode not in (RecordMode.RECORD, RecordMode.REWRITE, RecordMode.VERIFY) or not on_ci():
+        return
+    if os.environ.get(ENV_ALLOW_IN_CI, "").strip().lower() not in _FALSE:
+        return
+    action = "send its requests to the provider" if mode is RecordMode.VERIFY else "record into it"
+    raise RecordInCIError(
+        f"promptvcr: cassette {path} would {action} (record mode {mode.value}{because}), but $CI is set, "
+        f"and a CI run does not spend money on a provider or write cassettes unless told to.\n"
+        f"Record locally and commit the cassette; or, to do this on CI on purpose, set "
+        f"{ENV_ALLOW_IN_CI}=1 (pytest: --allow-record-in-ci).",
+        path=path,
+    )

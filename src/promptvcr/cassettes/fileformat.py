@@ -7,8 +7,11 @@ Layout::
       response: {status, headers, <body>}
     version: 1
 
-A response recorded by promptvcr also holds ``timing: {headers: s, chunks: [s, ...]}``
-(see :mod:`.timing`); it is optional, so cassettes written without it load as before.
+Each interaction recorded by promptvcr also holds ``recorded: "2026-11-24T06:00:00Z"``, the
+date it was recorded (UTC, quoted so that YAML reads it as text), which ``max_age`` measures;
+older cassettes have none and load as before (their age is unknown). A response also holds
+``timing: {headers: s, chunks: [s, ...]}`` (see :mod:`.timing`); it is optional, so
+cassettes written without it load as before.
 ``version`` comes last on purpose: a file cut short loses it, so truncation is reported
 as such instead of silently replaying fewer interactions. Bodies use the keys of
 :mod:`.bodies`. Secrets are removed here, on the way to the file, for every mode.
@@ -19,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +51,7 @@ __all__ = [
     "FORMAT_VERSION",
     "MAX_YAML_DEPTH",
     "appended_pieces",
+    "date_text",
     "dump_pieces",
     "dumps",
     "interaction_from_data",
@@ -75,6 +80,28 @@ def _body_data(chunks: Sequence[bytes], content_type: str, *, events: bool = Fal
     return data
 
 
+def date_text(moment: datetime) -> str:
+    """A recorded date as stored: ISO 8601 in UTC to the second, ``2026-11-24T06:00:00Z``."""
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc)
+    return moment.replace(tzinfo=None, microsecond=0).isoformat() + "Z"
+
+
+def _date(value: Any, path: Path, where: str) -> datetime:
+    """A stored date (text; a hand-written YAML timestamp is read as one too), in UTC."""
+    try:
+        moment = (
+            value
+            if isinstance(value, datetime)
+            else datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        )
+    except ValueError:
+        raise _fail(
+            path, f"{where}.recorded is {value!r}, expected a date like 2026-11-24T06:00:00Z."
+        ) from None
+    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+
+
 def interaction_to_data(
     interaction: Interaction,
     *,
@@ -90,8 +117,13 @@ def interaction_to_data(
     response: dict[str, Any] = {"status": resp.status}
     if headers := keep_headers(resp.headers, response_headers):
         response["headers"] = headers
+    dated = {} if interaction.recorded is None else {"recorded": date_text(interaction.recorded)}
     if resp.websocket is not None:  # its frames, each with its own time (see .wsframes)
-        return {"request": request, "response": {**response, "websocket": session_to_data(resp.websocket)}}
+        return {
+            "request": request,
+            "response": {**response, "websocket": session_to_data(resp.websocket)},
+            **dated,
+        }
     body = _body_data(resp.chunks, resp.content_type, events=resp.is_event_stream)
     response.update(body)
     if resp.end != "complete":
@@ -100,7 +132,7 @@ def interaction_to_data(
         response["timing"] = timing_to_data(
             resp.timing, resp.chunks, body_key=next(iter(body), ""), stored_chunks=stored_chunk_count(body)
         )
-    return {"request": request, "response": response}
+    return {"request": request, "response": response, **dated}
 
 
 def _fail(path: Path, what: str) -> CassetteFormatError:
@@ -170,7 +202,8 @@ def interaction_from_data(data: Any, path: Path, index: int) -> Interaction:
             raise _fail(path, f"{where}.response.end is {resp['end']!r}, expected one of {', '.join(ENDS)}.")
         response.end = resp["end"]
         response.playback = ended(response.end, len(response.chunks), f" in {path}")
-    return Interaction(request, response)
+    recorded = _date(data["recorded"], path, where) if data.get("recorded") is not None else None
+    return Interaction(request, response, recorded)
 
 
 def load_document(text: str, path: Path) -> list[dict[str, Any]]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -137,13 +138,18 @@ class Response:
 
 @dataclass(slots=True)
 class Interaction:
-    """One recorded request and the response the server gave to it."""
+    """One recorded request and the response the server gave to it.
+
+    ``recorded`` is when it was recorded (UTC; ``None`` for interactions recorded before
+    promptvcr kept the date, or built by hand): what ``max_age`` measures.
+    """
 
     request: Request
     response: Response
+    recorded: datetime | None = None
 
 
-Outcome = Literal["replayed", "recorded", "passthrough", "fault", "ignored"]
+Outcome = Literal["replayed", "recorded", "passthrough", "fault", "ignored", "verified"]
 
 
 @dataclass(slots=True, frozen=True)
@@ -154,7 +160,9 @@ class Play:
     when it came from the network and was (or will be, on exit) written to the cassette,
     and ``"passthrough"`` when it came from the network and is not kept; ``"fault"`` when
     an injected fault answered it (see :mod:`promptvcr.faults`); ``"ignored"`` when it went to
-    a background host that promptvcr answers locally (see :mod:`promptvcr.background`).
+    a background host that promptvcr answers locally (see :mod:`promptvcr.background`);
+    ``"verified"`` when ``RecordMode.verify`` sent it to the network and compared the answer
+    with its recording (see ``Cassette.drift``).
     """
 
     request: Request

@@ -30,6 +30,7 @@ __all__ = [
     "ended",
     "pace_factor",
     "paced",
+    "untimed_message",
 ]
 
 #: What ``use_cassette(timing=...)`` accepts: ``"none"``, ``"recorded"`` or a speed factor.
@@ -75,6 +76,15 @@ class Playback:
     @property
     def breaks_before_headers(self) -> bool:
         return self.breakage is not None and self.break_after is None
+
+
+def untimed_message(path: object, timing: Pace) -> str:
+    """The warning for a cassette whose interactions were recorded without timing."""
+    return (
+        f"Cassette {path} has interactions recorded without timing; timing={timing!r} "
+        f"replays them without delays. Record them again to keep their timing "
+        f"(PROMPTVCR_RECORD_MODE=rewrite)."
+    )
 
 
 def pace_factor(timing: Pace) -> float | None:

@@ -16,12 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..cassettes.bodies import json_bytes
-from ..cassettes.models import Request, Response
+from ..cassettes.models import Interaction, Play, Request, Response
 from ..cassettes.playback import Breakage, Playback, paced
 from .provider_errors import error_body, error_headers
 from .spec import Fault
 
-__all__ = ["FaultFired", "FaultPlan", "answer_for", "break_answer"]
+__all__ = ["FaultFired", "FaultPlan", "answer_for", "break_answer", "break_recorded", "fire"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,3 +97,29 @@ def break_answer(fault: Fault, recorded: Response, factor: float | None) -> Resp
     after = min(fault.after_events or 0, len(recorded.chunks))
     breakage: Breakage = "disconnect" if fault.kind == "cut_stream" else "read_timeout"
     return paced(recorded, factor, Playback(breakage=breakage, break_after=after))
+
+
+def fire(fired: FaultFired, response: Response, played: list[Play], log: list[FaultFired]) -> Response:
+    """Serve a fault that replaces the answer (an HTTP error, a timeout): noted in the
+    cassette's ``played`` and ``faults_fired`` lists, under its lock."""
+    log.append(fired)
+    playback = response.playback
+    shown = None if playback is not None and playback.breaks_before_headers else response
+    played.append(Play(fired.request, "fault", shown))
+    return response
+
+
+def break_recorded(
+    fired: FaultFired,
+    interaction: Interaction | None,
+    factor: float | None,
+    played: list[Play],
+    log: list[FaultFired],
+) -> Response | None:
+    """The recorded answer broken by ``fired`` (noted like :func:`fire`); ``None`` when there
+    is none to break, and the request then goes the ordinary way. Under the cassette's lock."""
+    broken = None if interaction is None else break_answer(fired.fault, interaction.response, factor)
+    if broken is not None:
+        log.append(fired)
+        played.append(Play(fired.request, "fault", broken))
+    return broken
