@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,6 +10,11 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+# This suite records against loopback servers, on CI too (where CI=true): it allows what a user's
+# CI refuses (see promptvcr.modes.check_ci), for this process and the pytest runs it starts. The
+# guard itself is tested with the variable removed (tests/pytest_plugin/test_ci_guard.py).
+os.environ.setdefault("PROMPTVCR_ALLOW_RECORD_IN_CI", "1")
 
 from fake_provider import FakeProvider
 

@@ -12,12 +12,17 @@ if _TYPE_CHECKING:
     from . import faults
     from .cassette import Cassette, use_cassette
     from .cassettes import Interaction, Play, Request, Response
+    from .cassettes.staleness import StaleCassetteWarning
+    from .cassettes.unwritten import RecordErrorWarning
+    from .cassettes.verifying import Drift, DriftWarning
     from .errors import (
         CassetteError,
         CassetteFormatError,
         CassetteMiss,
         CassetteSecretError,
         CassetteWriteError,
+        RecordInCIError,
+        StaleCassetteError,
     )
     from .importers import import_vcr
     from .matching import DEFAULT_RULES, KeyParts, Rule, drop_body_fields, drop_query_params
@@ -36,11 +41,17 @@ _EXPORTS = {
     "Play": ".cassettes",
     "Request": ".cassettes",
     "Response": ".cassettes",
+    "StaleCassetteWarning": ".cassettes.staleness",
+    "RecordErrorWarning": ".cassettes.unwritten",
+    "Drift": ".cassettes.verifying",
+    "DriftWarning": ".cassettes.verifying",
     "CassetteError": ".errors",
     "CassetteFormatError": ".errors",
     "CassetteMiss": ".errors",
     "CassetteSecretError": ".errors",
     "CassetteWriteError": ".errors",
+    "RecordInCIError": ".errors",
+    "StaleCassetteError": ".errors",
     "import_vcr": ".importers",
     "DEFAULT_RULES": ".matching",
     "KeyParts": ".matching",
@@ -67,14 +78,20 @@ __all__ = [
     "CassetteMiss",
     "CassetteSecretError",
     "CassetteWriteError",
+    "Drift",
+    "DriftWarning",
     "FuzzyMatchWarning",
     "Interaction",
     "KeyParts",
     "Play",
+    "RecordErrorWarning",
+    "RecordInCIError",
     "RecordMode",
     "Request",
     "Response",
     "Rule",
+    "StaleCassetteError",
+    "StaleCassetteWarning",
     "default_rules",
     "drop_body_fields",
     "drop_query_params",

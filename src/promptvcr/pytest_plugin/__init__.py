@@ -21,7 +21,7 @@ import pytest
 
 from ..errors import CassetteMiss
 from ..modes import VCR_MODES, RecordMode, vcr_mode_note
-from . import coexist, network, vcr_compat
+from . import coexist, network, upkeep, vcr_compat
 from .coexist import promptvcr_cassette_dir  # noqa: F401  (pytest-recording's vcr_cassette_dir)
 from .failures import failure_text
 from .misses import MissWatch, hidden_miss, replaced_text
@@ -85,6 +85,7 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     if not coexist.recording_loads(pluginmanager):
         _addoption_network(group)
     _addoption_own(group)
+    upkeep.add_options(group)  # --max-age, --on-stale, --allow-record-in-ci
 
 
 def _addoption_network(group: pytest.OptionGroup) -> None:
@@ -130,6 +131,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.stash[_STATE] = _State(parse_options(config))
     export_record_mode(config, config.stash[_STATE].options)
+    upkeep.configure(config)
     if not coexist.active_rivals(config.pluginmanager):  # no other plugin runs @pytest.mark.vcr
         config.pluginmanager.register(vcr_compat, vcr_compat.NAME)
     from .tracking import Tracker  # the usage record (promptvcr prune) and --drift-report
@@ -188,9 +190,12 @@ def _promptvcr_cassette(
     else:
         module_dir = request.getfixturevalue("promptvcr_cassette_dir")
         settings = settings_for(item, promptvcr_config, state.options, module_dir)
-    active = make_cassette(
-        settings.opened or settings.path, {"record_mode": settings.record_mode, **settings.cassette_options}
-    )
+    options = {
+        "record_mode": settings.record_mode,
+        **settings.cassette_options,
+        **upkeep.overrides(request.config),
+    }
+    active = make_cassette(settings.opened or settings.path, options)
     shown = _shown(request.config, settings.path)
     # Entered and left by hand, not with ``with``: pytest does not throw a failed test into
     # its fixtures, and the cassette must know (rewrite keeps the old file when the test failed).
@@ -238,6 +243,7 @@ def _record(item: pytest.Item, active: Cassette, shown: str) -> CassetteUse:
         unused=_unused(active) if active.record_mode.reads_cassette else [],
         replayed_tokens=(replayed.input, replayed.output),
         recorded_tokens=(recorded.input, recorded.output),
+        drift=[{"where": drift.where, "differences": list(drift.differences)} for drift in active.drift],
     )
 
 

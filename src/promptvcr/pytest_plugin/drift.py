@@ -4,6 +4,11 @@ When prompts change, many tests miss at once and their failures scroll past one 
 The report gathers them: per test, the cassette and what differs from the nearest recorded
 request, then the one command that re-records exactly those tests (``--record-mode=record``
 records only what missed and keeps everything else as it is).
+
+A ``--record-mode=verify`` run adds a second section: each live answer whose structure
+differs from its recording (see :mod:`promptvcr.cassettes.verifying`), per test, with the
+command that re-records those tests (``--record-mode=rewrite``: the answers changed, so the
+cassettes are recorded anew).
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ class DriftEntry:
     nodeid: str
     cassette: str
     message: str
+    #: ``"miss"`` (a request no recording matched) or ``"verify"`` (a live answer that drifted).
+    kind: str = "miss"
 
     def to_data(self) -> dict[str, Any]:
         return asdict(self)
@@ -44,10 +51,18 @@ def _shown(path: Path, root: Path) -> str:
 
 
 def drift_entries(cassette: Cassette, nodeid: str, root: Path) -> list[DriftEntry]:
-    """One entry per request the cassette missed; built only on a miss."""
+    """One entry per request the cassette missed, and one per answer verify found drifted."""
+    shown = _shown(cassette.path, root)
+    entries = [
+        DriftEntry(
+            nodeid, shown, "\n".join([drift.where, *(f"  {line}" for line in drift.differences)]), "verify"
+        )
+        for drift in getattr(cassette, "drift", ())
+    ]
+    if not cassette.missed:
+        return entries
     interactions = cassette.interactions
     keys = [request_key(interaction.request, cassette.rules) for interaction in interactions]
-    entries = []
     for request in cassette.missed:
         message = miss_message(
             path=Path(_shown(cassette.path, root)),
@@ -61,7 +76,31 @@ def drift_entries(cassette: Cassette, nodeid: str, root: Path) -> list[DriftEntr
     return entries
 
 
+def _verify_text(entries: list[DriftEntry]) -> list[str]:
+    entries = sorted(entries, key=lambda entry: (entry.nodeid, entry.cassette))
+    tests = list(dict.fromkeys(entry.nodeid for entry in entries if entry.nodeid))
+    cassettes = {entry.cassette for entry in entries}
+    lines = [
+        f"verify: {len(entries)} live answer(s) in {len(cassettes)} cassette(s), {len(tests)} test(s), "
+        f"differ in structure from the recording.",
+        "",
+        "Record them anew, to replay what the provider sends now:",
+        "  python -m pytest --record-mode=rewrite " + " ".join(shlex.quote(test) for test in tests),
+    ]
+    for entry in entries:
+        lines += [
+            "",
+            f"== verify {entry.nodeid or '(outside a test)'}  cassette {entry.cassette}",
+            entry.message,
+        ]
+    return lines
+
+
 def report_text(entries: list[DriftEntry]) -> str:
+    verified = [entry for entry in entries if entry.kind == "verify"]
+    if verified:
+        head = report_text([entry for entry in entries if entry.kind != "verify"]).rstrip("\n")
+        return "\n".join([head, "", *_verify_text(verified)]) + "\n"
     if not entries:
         return "promptvcr drift report: no request missed its cassette.\n"
     entries = sorted(entries, key=lambda entry: (entry.nodeid, entry.cassette))

@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .upkeep import drift_lines
+
 __all__ = ["CassetteUse", "summary_lines"]
 
 _SHOWN_PER_CASSETTE = 5
@@ -31,6 +33,8 @@ class CassetteUse:
     """``interactions[i] METHOD url`` of each interaction no request played."""
     replayed_tokens: tuple[int, int] = (0, 0)
     recorded_tokens: tuple[int, int] = (0, 0)
+    drift: list[dict[str, Any]] = field(default_factory=list)
+    """What ``--record-mode=verify`` found: ``{where, differences}`` per drifted answer."""
 
     def to_data(self) -> dict[str, Any]:
         return asdict(self)
@@ -121,4 +125,5 @@ def summary_lines(uses: Iterable[CassetteUse]) -> list[str]:
         lines.append(_tokens_line("tokens replayed", replayed, "not spent on this run"))
     if sum(recorded):
         lines.append(_tokens_line("tokens recorded", recorded, "spent on this run"))
+    lines.extend(drift_lines((use.path, d["where"], d["differences"]) for use in uses for d in use.drift))
     return lines
