@@ -99,10 +99,11 @@ class Staleness:
         if self.oldest is not None:
             ages.append(f"the oldest was recorded {_age_text(self.oldest)} ago")
         if self.undated:
-            ages.append(f"{self.undated} have no recorded date (recorded before promptvcr kept one)")
+            ages.append(f"{self.undated} have no recorded date, so their age is unknown")
+        then = f" {action}" if action else ""
         return (
             f"promptvcr: cassette {self.path} is older than max_age={_age_text(self.max_age)}: "
-            f"{self.stale} of its {self.total} interaction(s) are stale ({'; '.join(ages)}). {action}\n"
+            f"{self.stale} of its {self.total} interaction(s) are stale ({'; '.join(ages)}).{then}\n"
             f"Re-record it: python -m pytest --record-mode=rewrite <the tests that use it>, or "
             f"PROMPTVCR_RECORD_MODE=rewrite for use_cassette outside pytest."
         )
