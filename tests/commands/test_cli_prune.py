@@ -113,7 +113,7 @@ def test_prune_refuses_without_a_usage_record(tmp_path: Path, capsys: pytest.Cap
     ("args", "reason"),
     [
         (("-k", "hello"), "tests were deselected (-k, -m, --deselect or --lf)"),
-        (("test_app.py",), "it ran only test_app.py"),
+        (("test_app.py",), "it ran only test_app.py, not test_later.py"),
         (("test_app.py::test_hello",), "it ran only test_app.py::test_hello"),
     ],
 )

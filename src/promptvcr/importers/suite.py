@@ -31,6 +31,9 @@ KEPT = frozenset({"record_mode", "allowed_hosts"})
 _IMPORT = "from promptvcr.pytest_plugin.vcr_compat import match_on_rules\n"
 _IMPORT_HOOKS = "from promptvcr.pytest_plugin.record_hooks import vcr_style\n"
 _HOOKS = frozenset({"before_record_request", "before_record_response"})
+#: vcrpy's default ``match_on`` (no body), written out where a ``vcr_config`` relied on it.
+DEFAULT_MATCH_ON = '["method", "scheme", "host", "port", "path", "query"]'
+KEEP_VCR_MATCHING = f'"rules": match_on_rules({DEFAULT_MATCH_ON})'
 
 
 @dataclass
@@ -185,7 +188,33 @@ def _config(
         elif name in RENAMED:
             _, key_end = _span(lines, key)
             pending.append((key_start, key_end, f'"{RENAMED[name]}"'))
+    if not {"match_on", "rules"} & {k.value for k in mapping.keys if isinstance(k, ast.Constant)}:
+        removed = {start for start, end, new in pending if not new and end > start}
+        kept = [k for k in mapping.keys if k is not None and _span(lines, k)[0] not in removed]
+        pending.extend(_keep_vcr_matching(mapping, lines, kept))
+        report.changes.append(
+            f"{where}{mapping.lineno}: vcr_config has no match_on: vcrpy's default, which never compared "
+            f"bodies, is kept as rules=match_on_rules(...); remove that line to compare bodies (the "
+            f"summary names the tests whose cassettes are stale)"
+        )
     name_at = "".join(lines).index("vcr_config", _span(lines, node)[0])
     edits.extend(pending)
     edits.append((name_at, name_at + len("vcr_config"), "promptvcr_config"))
     report.changes.append(f"{where}{node.lineno}: vcr_config -> promptvcr_config")
+
+
+def _keep_vcr_matching(
+    mapping: ast.Dict, lines: list[str], kept: list[ast.expr]
+) -> list[tuple[int, int, str]]:
+    """The edits that add vcrpy's default matching as the first entry of ``mapping``.
+
+    Inserted just after the ``{``, so it never overlaps an entry that is being removed;
+    ``kept``: the keys that stay, after which a comma is needed.
+    """
+    brace, _ = _span(lines, mapping)
+    first = next((key for key in mapping.keys if key is not None), None)
+    if first is not None and first.lineno != mapping.lineno:
+        entry = f"\n{' ' * first.col_offset}{KEEP_VCR_MATCHING},"
+    else:
+        entry = KEEP_VCR_MATCHING + (", " if kept else "")
+    return [(brace + 1, brace + 1, entry), (0, 0, _IMPORT)]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ from .rules import DEFAULT_RULES, family_of, rule_name, rules_for
 
 __all__ = [
     "DEFAULT_FUZZY_THRESHOLD",
+    "ENV_PYTEST_RECORD_FLAG",
     "FuzzyMatch",
     "FuzzyMatchWarning",
     "differences",
@@ -36,12 +38,26 @@ __all__ = [
     "fuzzy_threshold",
     "miss_message",
     "nearest",
+    "record_hint",
 ]
 
 _MAX_SHOWN = 8
 _MAX_OTHERS = 5
 #: JSON path segments under which a string is the text of a message (a prompt, not a setting).
 _TEXT_CONTAINERS = ("messages", "contents", "input", "system", "systemInstruction", "instructions", "prompt")
+
+
+#: The pytest option that sets promptvcr's record mode in the running pytest, written there by
+#: the plugin (``pytest_plugin.coexist``): ``--promptvcr-record-mode`` when pytest-recording owns
+#: ``--record-mode``. Read from the environment because this room imports no pytest code, and so
+#: that a miss raised in a ``promptvcr serve`` child of that pytest names the same option.
+ENV_PYTEST_RECORD_FLAG = "PROMPTVCR_PYTEST_RECORD_FLAG"
+
+
+def record_hint() -> str:
+    """How to record a missed request, with the pytest option that works in this run."""
+    flag = os.environ.get(ENV_PYTEST_RECORD_FLAG) or "--record-mode"
+    return f"To record it, run again with PROMPTVCR_RECORD_MODE=record (pytest: {flag}=record)."
 
 
 def nearest(
@@ -111,7 +127,7 @@ def miss_message(
             lines.append("The cassette holds no interactions.")
         else:
             lines.extend(_review(found[0], found[1:]))
-    lines.append("To record it, run again with PROMPTVCR_RECORD_MODE=record (pytest: --record-mode=record).")
+    lines.append(record_hint())
     if times_recorded:
         lines.append(
             "If the code may repeat this call, pass allow_playback_repeats=True to replay the last answer."

@@ -132,6 +132,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_STATE] = _State(parse_options(config))
     export_record_mode(config, config.stash[_STATE].options)
     upkeep.configure(config)
+    coexist.export_record_flag(config)  # the option a miss names (see .coexist)
     if not coexist.active_rivals(config.pluginmanager):  # no other plugin runs @pytest.mark.vcr
         config.pluginmanager.register(vcr_compat, vcr_compat.NAME)
     from .tracking import Tracker  # the usage record (promptvcr prune) and --drift-report

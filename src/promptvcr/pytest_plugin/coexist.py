@@ -20,11 +20,14 @@ from typing import Any
 import pytest
 
 __all__ = [
+    "ENV_PYTEST_RECORD_FLAG",
     "RECORDING",
     "RIVALS",
     "RecordingHookSpec",
     "active_rivals",
+    "export_record_flag",
     "promptvcr_cassette_dir",
+    "record_flag",
     "recording_loads",
     "status_line",
 ]
@@ -33,6 +36,10 @@ __all__ = [
 RECORDING = "recording"
 #: Plugins that define ``--record-mode`` (and run ``@pytest.mark.vcr``): plugin name -> module.
 RIVALS = {RECORDING: "pytest_recording", "cassetter": "cassetter"}
+#: Where the option that sets promptvcr's record mode in this run is written for the messages
+#: that name it (a miss, a blocked connection): the same name as
+#: ``promptvcr.matching.diagnose.ENV_PYTEST_RECORD_FLAG``, which cannot import pytest code.
+ENV_PYTEST_RECORD_FLAG = "PROMPTVCR_PYTEST_RECORD_FLAG"
 
 
 def _loads(pluginmanager: pytest.PytestPluginManager, name: str) -> bool:
@@ -53,6 +60,29 @@ def active_rivals(pluginmanager: pytest.PytestPluginManager) -> list[str]:
 def recording_loads(pluginmanager: pytest.PytestPluginManager) -> bool:
     """Whether pytest-recording is, or is about to be, registered in this run."""
     return _loads(pluginmanager, RECORDING)
+
+
+def record_flag(rivals: list[str]) -> str:
+    """promptvcr's record-mode option in a run where ``rivals`` are active."""
+    return "--promptvcr-record-mode" if rivals else "--record-mode"
+
+
+def export_record_flag(config: pytest.Config) -> None:
+    """Tell the messages raised during this run which option records here, until pytest ends.
+
+    With pytest-recording active, ``--record-mode=record`` is refused (its modes are vcrpy's),
+    so a miss must name ``--promptvcr-record-mode=record``.
+    """
+    before = os.environ.get(ENV_PYTEST_RECORD_FLAG)
+    os.environ[ENV_PYTEST_RECORD_FLAG] = record_flag(active_rivals(config.pluginmanager))
+
+    def restore() -> None:
+        if before is None:
+            os.environ.pop(ENV_PYTEST_RECORD_FLAG, None)
+        else:
+            os.environ[ENV_PYTEST_RECORD_FLAG] = before
+
+    config.add_cleanup(restore)
 
 
 class RecordingHookSpec:

@@ -5,6 +5,11 @@ the tests that own it, so a reviewer finds the recording beside the code that ma
 Names come from pytest's node names (parametrized ids included), made safe for every file
 system and capped in length; a capped name keeps a digest of the full one, so two long
 names that share a prefix still get two files.
+
+A suite moved from pytest-recording (``promptvcr migrate``) keeps its files under
+pytest-recording's names, which differ from ours for some parametrized ids (a space, a
+``#``, a run of replaced characters, a name over the cap): when only that file exists, it is
+the test's cassette, so a migrated suite finds every cassette without renaming one.
 """
 
 from __future__ import annotations
@@ -14,12 +19,20 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["MAX_NAME_LENGTH", "cassette_file_name", "default_cassette_path"]
+__all__ = [
+    "MAX_NAME_LENGTH",
+    "cassette_file_name",
+    "cassette_in",
+    "default_cassette_path",
+    "recording_file_name",
+]
 
 #: Longest file name (without ``.yaml``) of a default cassette; Windows paths stop at 260.
 MAX_NAME_LENGTH = 100
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.,+=@\[\]()-]+")
 _DIGEST_LENGTH = 10
+#: The characters pytest-recording's ``default_cassette_name`` replaces, each by one ``-``.
+_RECORDING_UNSAFE = re.compile(r"[<>?%*:|\"'/\\]")
 
 
 def cassette_file_name(test_name: str, class_names: Sequence[str] = ()) -> str:
@@ -32,6 +45,27 @@ def cassette_file_name(test_name: str, class_names: Sequence[str] = ()) -> str:
     return name
 
 
+def recording_file_name(test_name: str, class_names: Sequence[str] = ()) -> str:
+    """pytest-recording's file name (without ``.yaml``) for the same test: ``[Class.]name``, the
+    innermost class only, each of ``<>?%*:|"'/\\`` replaced by ``-`` and no length cap."""
+    name = f"{class_names[-1]}.{test_name}" if class_names else test_name
+    return _RECORDING_UNSAFE.sub("-", name)
+
+
+def cassette_in(folder: Path, test_name: str, class_names: Sequence[str] = ()) -> Path:
+    """The cassette of one test in ``folder``: our name, or pytest-recording's if only that exists."""
+    ours = folder / f"{cassette_file_name(test_name, class_names)}.yaml"
+    theirs = folder / f"{recording_file_name(test_name, class_names)}.yaml"
+    if theirs.name == ours.name or theirs.parent != folder:
+        return ours
+    try:
+        if not ours.exists() and theirs.is_file():
+            return theirs
+    except (OSError, ValueError):  # a name the file system refuses (too long, a NUL): not a file
+        pass
+    return ours
+
+
 def default_cassette_path(
     test_file: Path, test_name: str, class_names: Sequence[str] = (), cassette_dir: Path | None = None
 ) -> Path:
@@ -40,4 +74,4 @@ def default_cassette_path(
     ``cassette_dir`` defaults to ``cassettes`` beside the test file.
     """
     base = cassette_dir if cassette_dir is not None else test_file.parent / "cassettes"
-    return base / test_file.stem / f"{cassette_file_name(test_name, class_names)}.yaml"
+    return cassette_in(base / test_file.stem, test_name, class_names)

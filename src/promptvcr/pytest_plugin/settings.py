@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from ..modes import ENV_RECORD_MODE, RecordMode, resolve_record_mode
-from .naming import default_cassette_path
+from .naming import cassette_in, default_cassette_path
 from .record_hooks import HOOKS
 
 __all__ = ["MARKER", "Options", "Settings", "export_record_mode", "parse_options", "settings_for"]
@@ -135,7 +135,7 @@ def settings_for(
         classes = [node.name for node in item.listchain() if isinstance(node, pytest.Class)]
         cassette_path = default_cassette_path(item.path, item.name, classes, directory)
         if module_dir is not None and options.cassette_dir is None:
-            cassette_path = Path(os.fspath(module_dir)) / cassette_path.name
+            cassette_path = cassette_in(Path(os.fspath(module_dir)), item.name, classes)
     mode = _record_mode(item, options, given_mode, cassette_path)
     cassette_options = {k: v for k, v in config.items() if k not in _CONFIG_ONLY} | marker_kwargs
     configured_hosts = config.get("allowed_hosts", ())

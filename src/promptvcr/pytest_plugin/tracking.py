@@ -8,6 +8,7 @@ sends what it saw to the controller, which writes one record and one report.
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import os
 import time
@@ -59,6 +60,8 @@ class Tracker:
         self._item_passed = True
         self._item_cassettes: list[str] = []
         self._folders: set[Path] = set()
+        self._file_args: list[str] = []
+        self._modules: set[Path] = set()  # the test files collected
         self._stop_watching = watch_exits(self._seen)
         self._check_selection()
 
@@ -69,11 +72,52 @@ class Tracker:
             self.record.incomplete.append(reason)
 
     def _check_selection(self) -> None:
-        """A run of whole folders covers every test in them; a run of single files or tests does not."""
+        """A run of whole folders covers every test in them; tests named inside a file do not
+        (the file's other tests are never collected), nor files left out with ``--ignore``.
+        Files given one by one are judged at the end, by what was collected (:meth:`_check_files`)."""
         for arg in self.config.args:
             path, names_tests = _parts(arg)
-            if names_tests or not (self.config.invocation_params.dir / path).is_dir():
+            if names_tests:
                 self._incomplete(f"it ran only {arg}")
+            elif not (self.config.invocation_params.dir / path).is_dir():
+                self._file_args.append(arg)
+        if self.config.getoption("ignore", None) or self.config.getoption("ignore_glob", None):
+            self._incomplete("test files were left out (--ignore)")
+
+    def pytest_collectstart(self, collector: pytest.Collector) -> None:
+        if isinstance(collector, pytest.Module):
+            self._modules.add(collector.path)
+
+    def _check_files(self) -> None:
+        """Files given one by one cover the suite when no other test file lies in their folders.
+
+        Prune deletes only below the folders whose tests ran (``test_dirs``), so the suite that
+        matters is every test file there, as a bare ``pytest`` would collect it (``python_files``
+        patterns; ``norecursedirs``, virtualenvs and ``collect_ignore`` left out): when each was
+        collected (the only test file was given, or all of them), the run covered the whole suite.
+        """
+        if not self._file_args or not self._modules:
+            return  # a run of whole folders, or an xdist controller (its workers check)
+        patterns = self.config.getini("python_files")
+        roots = sorted({path.parent for path in self._modules})
+        roots = [
+            root for root in roots if not any(root != other and root.is_relative_to(other) for other in roots)
+        ]
+        hook = self.config.hook.pytest_ignore_collect
+        for root in roots:
+            for folder, dirs, files in os.walk(root):
+                here = Path(folder)
+                dirs[:] = sorted(d for d in dirs if not hook(collection_path=here / d, config=self.config))
+                for name in sorted(files):
+                    path = here / name
+                    if (
+                        any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
+                        and path not in self._modules
+                        and not hook(collection_path=path, config=self.config)
+                    ):
+                        shown = os.path.relpath(path, self.config.invocation_params.dir)
+                        self._incomplete(f"it ran only {' '.join(self._file_args)}, not {shown}")
+                        return
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         self._incomplete("tests were deselected (-k, -m, --deselect or --lf)")
@@ -144,6 +188,7 @@ class Tracker:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.config.option.collectonly:  # pytest --co ran nothing: the last run's record stands
             return
+        self._check_files()
         workeroutput = getattr(self.config, "workeroutput", None)
         if workeroutput is not None:
             workeroutput[_WORKER_OUTPUT] = {

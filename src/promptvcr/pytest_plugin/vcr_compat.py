@@ -36,6 +36,8 @@ __all__ = ["VCR_MARKER", "applies", "match_on_rule", "match_on_rules", "settings
 VCR_MARKER = "vcr"
 NAME = "promptvcr-vcr-compat"
 _WORKER_OUTPUT = "promptvcr_vcr_compat"
+#: Set on a match_on rule that leaves bodies out: its tests are checked for stale cassettes.
+_VCR_RULE = "_promptvcr_ignores_bodies"
 #: vcrpy's default match_on: it never compares bodies.
 VCR_DEFAULT_MATCH_ON = ("method", "scheme", "host", "port", "path", "query")
 #: vcr_config keys that need nothing here: promptvcr removes credentials and keeps only an
@@ -127,13 +129,23 @@ def vcr(_promptvcr_cassette: Cassette) -> Cassette:
 @pytest.fixture(autouse=True)
 def _promptvcr_vcr_compat(request: pytest.FixtureRequest) -> Iterator[None]:
     item = request.node
-    if not isinstance(item, pytest.Item) or not applies(item):
+    if not isinstance(item, pytest.Item):
+        yield
+        return
+    unmigrated = applies(item)
+    # A migrated test matching like vcrpy (rules=match_on_rules(...)) is watched too, so a
+    # stale cassette stays named after ``promptvcr migrate`` kept vcrpy's matching.
+    ours = item.get_closest_marker("promptvcr") is not None or "_promptvcr_cassette" in request.fixturenames
+    if not unmigrated and not ours:
         yield
         return
     active: Cassette = request.getfixturevalue("_promptvcr_cassette")
     yield
     state = item.config.stash[_STATE]
-    state.tests.add(item.nodeid)
+    if unmigrated:
+        state.tests.add(item.nodeid)
+    elif not any(getattr(rule, _VCR_RULE, False) for rule in active.rules):
+        return
     if _would_miss_with_bodies(active):
         state.body_misses.add(item.nodeid)
 
@@ -156,6 +168,7 @@ def match_on_rule(match_on: tuple[str, ...]) -> Rule:
             body=parts.body if keep_body else None,
         )
 
+    setattr(vcr_match_on, _VCR_RULE, not keep_body)  # the summary then checks bodies (see above)
     return vcr_match_on
 
 
@@ -335,17 +348,26 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     state = config.stash.get(_STATE, None)
-    if hasattr(config, "workerinput") or state is None or not state.tests:
+    if hasattr(config, "workerinput") or state is None or not (state.tests or state.body_misses):
         return
     write = terminalreporter.write_line
-    write(
-        f"promptvcr: {len(state.tests)} test(s) ran from pytest-recording's @pytest.mark.vcr and vcr_config "
-        f"(pytest-recording is not installed); `promptvcr migrate` converts cassettes and markers for good."
-    )
-    if state.body_misses:
+    if state.tests:
         write(
-            f"promptvcr: {len(state.body_misses)} of them would miss with body matching: their cassettes "
-            f"are stale (vcrpy's match_on ignored bodies): " + ", ".join(sorted(state.body_misses))
+            f"promptvcr: {len(state.tests)} test(s) ran from pytest-recording's @pytest.mark.vcr and "
+            f"vcr_config (pytest-recording is not installed); `promptvcr migrate` converts cassettes and "
+            f"markers for good."
+        )
+    stale = sorted(state.body_misses)
+    if stale and state.tests:
+        write(
+            f"promptvcr: {len(stale)} of them would miss with body matching: their cassettes "
+            f"are stale (vcrpy's match_on ignored bodies): " + ", ".join(stale)
+        )
+    elif stale:
+        write(
+            f"promptvcr: {len(stale)} test(s) matching like vcrpy (match_on_rules, no bodies) would miss "
+            f"with body matching: their cassettes are stale; re-record them (--record-mode=rewrite), "
+            f"then drop match_on_rules from promptvcr_config: " + ", ".join(stale)
         )
     for note in state.notes:
         write(f"promptvcr: {note}")
