@@ -76,11 +76,14 @@ def resolve_on_stale(value: str | None) -> str:
 
 
 def _age_text(age: timedelta) -> str:
-    if age >= timedelta(days=2):
-        return f"{age.days} days"
-    if age >= timedelta(hours=2):
-        return f"{int(age.total_seconds() // 3600)} hours"
-    return f"{int(age.total_seconds() // 60)} minutes"
+    """``30 days``, ``12 hours``, ``1 day``: the largest unit that says it without fractions
+    below two of it (``36 hours``, not ``1 day``)."""
+    seconds = int(age.total_seconds())
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= 2 * size or (seconds >= size and seconds % size == 0):
+            count = seconds // size
+            return f"{count} {unit}{'' if count == 1 else 's'}"
+    return f"{seconds} second{'' if seconds == 1 else 's'}"
 
 
 @dataclass(frozen=True)

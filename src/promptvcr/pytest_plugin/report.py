@@ -121,7 +121,7 @@ def summary_lines(uses: Iterable[CassetteUse]) -> list[str]:
         lines.extend(_listing(unused))
     else:
         lines.append("unused interactions: none")
-    if outcomes["replayed"] or not sum(recorded):  # a record run that replayed nothing: no such line
+    if outcomes["replayed"] or not (sum(recorded) or outcomes["verified"]):  # none for a run all live
         lines.append(_tokens_line("tokens replayed", replayed, "not spent on this run"))
     if sum(recorded):
         lines.append(_tokens_line("tokens recorded", recorded, "spent on this run"))
