@@ -17,7 +17,9 @@ Anything else returns ``NOTHING`` and the pipeline runs.
 from __future__ import annotations
 
 import re
+from typing import NoReturn
 
+from .bail import certain_bail
 from .extract import looks_like_json
 from .failure import RepairError
 from .fastpath import DECODER, without_trailing_commas
@@ -47,8 +49,12 @@ def _lone_value(text: str, tags: tuple[TagPair, ...]) -> bool:
 
 
 def _richer(value: JSONValue, text: str, dropped: str) -> JSONValue:
-    """``value``, or json_repair's value of ``text`` when that holds data ``value`` lost."""
-    if value_size(value) >= text_size(text):
+    """``value``, or json_repair's value of ``text`` when that holds data ``value`` lost.
+
+    Letters and digits the pass left out on purpose (``dropped``: comments, call names) are
+    not missing: when they explain the difference, json_repair need not be asked.
+    """
+    if value_size(value) >= text_size(text) - (text_size(dropped) if dropped else 0):
         return value
     theirs = upstream_value(text)
     if theirs is not NOTHING and richer(value, theirs, dropped):
@@ -56,10 +62,23 @@ def _richer(value: JSONValue, text: str, dropped: str) -> JSONValue:
     return value
 
 
+def _no_value(text: str) -> NoReturn:
+    """What the syntax step would conclude about the same text."""
+    reason = "the text around the JSON could not be repaired into a value"
+    raise RepairError("syntax", reason, text, normalize(text).stopped_at)
+
+
 def quick_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
     """The value of ``text`` when nothing around it needs deciding, else ``NOTHING``."""
     value = without_trailing_commas(text)
     if value is not NOTHING:
+        return value
+    if certain_bail(text):  # the pass would hand json_repair this very text: skip it
+        if not _lone_value(text, tags):
+            return NOTHING
+        value = upstream_value(text)
+        if value is NOTHING:
+            _no_value(text)
         return value
     normalized = normalize(text)
     if not normalized.text.strip():
@@ -76,8 +95,7 @@ def quick_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
         return NOTHING
     source = source_for_upstream(text, normalized)
     value = upstream_value(source)
-    if value is NOTHING:  # what the syntax step would conclude about the same text
-        reason = "the text around the JSON could not be repaired into a value"
-        raise RepairError("syntax", reason, text, normalized.stopped_at)
+    if value is NOTHING:
+        _no_value(text)
     value = restore(value, normalized.strings)
     return value if source is text else _richer(value, text, normalized.dropped)

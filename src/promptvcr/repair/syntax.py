@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import re
 
+from .bail import certain_bail
 from .failure import RepairError
 from .fastpath import DECODER, without_trailing_commas
 from .job import NOTHING, Candidate, Job, JSONValue
@@ -39,6 +40,11 @@ def repair_text(text: str, known_broken: bool = False) -> JSONValue:
             pass
     value: JSONValue = without_trailing_commas(text)
     if value is not NOTHING:
+        return value
+    if certain_bail(text):  # the pass would hand json_repair this very text
+        value = upstream_value(text)
+        if value is NOTHING:
+            raise _NoValue(normalize(text).stopped_at)
         return value
     normalized = normalize(text)
     if not normalized.text.strip():

@@ -1,0 +1,119 @@
+"""Tell, at C speed, that the token pass would stop without rewriting anything.
+
+The token pass (``token_pass.normalize``) reads a text until the first thing it cannot read
+with certainty, then hands the text to json_repair. When it stopped before rewriting
+anything but spacing, json_repair reads the original text and the pass's work is thrown
+away. On short broken output json_repair is fast, so that wasted pass is most of what we
+add to its time.
+
+``certain_bail`` recognises the common shapes of that case with regular expressions only:
+the text opens with a run of plain JSON tokens that the pass would copy unchanged (strings
+with JSON escapes and no trailing whitespace, numbers, ``true``/``false``/``null``,
+punctuation with no comma or colon to add or drop), and the run ends where the pass must
+stop: letters right after a string (``"v"alue"``), a bare word no rule of the pass reads
+(``{"a": value, …}``, ``1notanumber``), or a ``/`` that starts no comment (``1/3``). It
+answers ``True`` only when the pass would give json_repair the text unchanged, so skipping
+the pass changes no result; ``False`` means "run the pass", never "the pass succeeds".
+"""
+
+from __future__ import annotations
+
+import re
+
+from .bare_tokens import LITERAL, NUMBER, PARTIAL_LITERAL, call_name_end, lax_number
+
+_STRING = r'"[^"\\\x00-\x1f]*+(?:\\["\\bfnrt][^"\\\x00-\x1f]*+)*+(?<![\s"\\])(?<!\\[fnrt])"|""'
+# A string whose value ends in whitespace would hide behind a placeholder: not plain.
+_NUMBER_OR_LITERAL = r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null"
+# Numbers and literals are read loosely here (fast) and exactly in the skeleton below.
+_PLAIN = re.compile(r"(?:[\s{}\[\]:,]++|-?[0-9][0-9.eE+-]*+|[tfn][a-z]*+|" + _STRING + ")*+")
+_TOKEN_START = re.compile(r"[^\s{}\[\]:,]*\Z")
+_STRINGS = re.compile(_STRING)
+_NUMBERS_AND_LITERALS = re.compile(_NUMBER_OR_LITERAL)
+_OPENS_CONTAINER = re.compile(r"\s*[{\[]")
+# A prefix of plain tokens only (no '1e', 'nul', '.5' left over), and none of them one the
+# pass would still rewrite: a comma to insert (two values side by side, or a
+# key and its value with no colon), a comma to drop, a number or literal used as a key, a
+# Python set (``{"a", "b"}``).
+_SKELETON = re.compile(r"[S0\s{}\[\]:,]*\Z")
+_REWRITTEN = re.compile(r"[S0\]}]\s*[S0\[{]|,\s*[\]},]|[\[{]\s*,|0\s*:|\{\s*S\s*[,}]")
+_BARE_KEY = re.compile(r"(?:(?:[^\W\d]|\$)[\w$.-]*|\d+)\s*[:\uff1a]")
+_WORD_START = re.compile(r"[\w$.+*!?@%&=<>|~^`\\-]")
+_NO_COMMENT = re.compile(r"/(?![/*])")
+_SPACE = re.compile(r"\s*")
+_STOPS_AFTER_STRING = re.compile(r"[^\W\d]|[_$.+*!?@%&=<>|~^`;]")
+# Any string the pass reads to its closing quote; a raw newline could make it a multi-line
+# value, which the pass reads differently.
+_LOOSE_STRING = re.compile(r'"(?:[^"\\\n]|\\[^\n])*"')
+_UNCLOSED_STRING = re.compile(r'"(?:[^"\\]|\\.)*\Z', re.S)
+_MEMBER_INSIDE = re.compile(r"""[,}]\s*["'`]?\w+["'`]?\s*:""")  # as the pass's
+_MISSING_VALUE = re.compile(r":\s*[,}\]:]")
+
+
+def _bare_word_stops(text: str, at: int) -> bool:
+    """Whether no rule of the pass reads the bare word at ``at`` (as key or value)."""
+    return not (
+        text.startswith("...", at)
+        or _BARE_KEY.match(text, at)
+        or NUMBER.match(text, at)
+        or lax_number(text, at)
+        or call_name_end(text, at) > 0
+        or LITERAL.match(text, at)
+        or PARTIAL_LITERAL.match(text, at)
+    )
+
+
+def _skeleton(prefix: str) -> str:
+    """``prefix`` with each string as ``S`` and each number or literal as ``0``."""
+    return _NUMBERS_AND_LITERALS.sub("0", _STRINGS.sub("S", prefix))
+
+
+def _unchanged(skeleton: str) -> bool:
+    """Whether the pass would copy the tokens of ``skeleton`` unchanged."""
+    return _SKELETON.match(skeleton) is not None and _REWRITTEN.search(skeleton) is None
+
+
+def _string_stops(text: str, at: int, last: str) -> bool:
+    """Whether the pass stops at the string opening at ``at`` that is not plain."""
+    closed = _LOOSE_STRING.match(text, at)
+    if closed is not None:  # '"lorem "ipsum" sic"': letters after the quote that closes it
+        after = _SPACE.match(text, closed.end()).end()  # type: ignore[union-attr]
+        return after < len(text) and _STOPS_AFTER_STRING.match(text, after) is not None
+    # Cut off inside a value that holds what looks like the next member: json_repair's call.
+    unclosed = _UNCLOSED_STRING.match(text, at)
+    return unclosed is not None and last in ":[" and _MEMBER_INSIDE.search(text, at) is not None
+
+
+def certain_bail(text: str) -> bool:
+    """Whether the token pass would stop having rewritten nothing but spacing (see above)."""
+    if _OPENS_CONTAINER.match(text) is None:
+        return False
+    end = _PLAIN.match(text).end()  # type: ignore[union-attr]
+    prefix = text[:end]
+    if _MISSING_VALUE.search(prefix):  # '{"a": , "b": 1}': the pass stops at the ','
+        skeleton = _skeleton(prefix)
+        missing = _MISSING_VALUE.search(skeleton)
+        if missing is not None and _unchanged(skeleton[: missing.start() + 1]):
+            return True
+    if end >= len(text):
+        return False
+    tokens_end = len(prefix.rstrip())
+    last = prefix[tokens_end - 1]  # the last character of the last plain token
+    char = text[end]
+    tail = ""  # what the pass reads before it stops, beyond the plain tokens
+    if _NO_COMMENT.match(text, end):
+        stops = True  # '{"key": 1/3}': '/' starts no comment, and the pass stops there
+    elif last == '"':
+        # Letters after a closing quote: no key, value or top-level string may end there.
+        stops = _STOPS_AFTER_STRING.match(char) is not None
+    elif char == '"':
+        stops, tail = _string_stops(text, end, last), "S"
+    elif last in ":[{,":  # a value, an item or a key: the checks below cover all three
+        stops = _WORD_START.match(char) is not None and _bare_word_stops(text, end)
+    elif tokens_end == end and last in "0123456789el" and _WORD_START.match(char):
+        start = _TOKEN_START.search(prefix).start()  # type: ignore[union-attr]
+        stops = _bare_word_stops(text, start)  # '1notanumber': the pass reads the whole word
+    else:
+        return False
+    # Last, as the costliest check: nothing before the stop that the pass would rewrite.
+    return stops and _unchanged(_skeleton(prefix) + tail)
