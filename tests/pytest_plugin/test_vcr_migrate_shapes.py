@@ -208,3 +208,20 @@ def test_the_hint_reads_the_option_the_plugin_exported(monkeypatch: pytest.Monke
     assert diagnose.record_hint().endswith("(pytest: --record-mode=record).")
     monkeypatch.setenv(diagnose.ENV_PYTEST_RECORD_FLAG, "--promptvcr-record-mode")
     assert diagnose.record_hint().endswith("(pytest: --promptvcr-record-mode=record).")
+
+
+def test_migrate_names_a_default_cassette_marker_it_cannot_carry_over(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = (
+        "import pytest\n\n\n"
+        '@pytest.mark.default_cassette("shared")\n'
+        "@pytest.mark.vcr\n"
+        "def test_renamed():\n"
+        "    pass\n"
+    )
+    (tmp_path / "test_named.py").write_text(source)
+    assert main(["migrate", str(tmp_path)]) == 1
+    printed = capsys.readouterr().out
+    assert "test_named.py:4: @pytest.mark.default_cassette: name the file in the promptvcr marker" in printed
+    assert "test_named.py:5: pytest.mark.vcr -> pytest.mark.promptvcr" in printed

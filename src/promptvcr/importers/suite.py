@@ -53,10 +53,10 @@ def _span(lines: list[str], node: ast.AST) -> tuple[int, int]:
     return start, end
 
 
-def _is_vcr_mark(node: ast.AST) -> bool:
+def _is_vcr_mark(node: ast.AST, name: str = "vcr") -> bool:
     return (
         isinstance(node, ast.Attribute)
-        and node.attr == "vcr"
+        and node.attr == name
         and isinstance(node.value, ast.Attribute)
         and node.value.attr == "mark"
     )
@@ -92,6 +92,11 @@ def migrate_source(path: Path, *, supported: frozenset[str]) -> tuple[str, Sourc
             start, end = _span(lines, marker)
             edits.append((end - len("vcr"), end, "promptvcr"))
             report.changes.append(f"{where}{marker.lineno}: pytest.mark.vcr -> pytest.mark.promptvcr")
+        elif _is_vcr_mark(marker, "default_cassette"):
+            report.todo.append(
+                f"{where}{node.lineno}: @pytest.mark.default_cassette: name the file in the promptvcr "
+                f'marker instead, @pytest.mark.promptvcr("cassettes/<module>/<name>.yaml")'
+            )
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             if node.name == "vcr_config":
                 _config(node, lines, edits, report, supported)
