@@ -92,9 +92,9 @@ def migrate_source(path: Path, *, supported: frozenset[str]) -> tuple[str, Sourc
             start, end = _span(lines, marker)
             edits.append((end - len("vcr"), end, "promptvcr"))
             report.changes.append(f"{where}{marker.lineno}: pytest.mark.vcr -> pytest.mark.promptvcr")
-        elif _is_vcr_mark(marker, "default_cassette"):
+        elif _is_vcr_mark(marker, "default_cassette") and isinstance(marker, ast.Attribute):
             report.todo.append(
-                f"{where}{node.lineno}: @pytest.mark.default_cassette: name the file in the promptvcr "
+                f"{where}{marker.lineno}: @pytest.mark.default_cassette: name the file in the promptvcr "
                 f'marker instead, @pytest.mark.promptvcr("cassettes/<module>/<name>.yaml")'
             )
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
