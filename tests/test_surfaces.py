@@ -109,7 +109,7 @@ def test_an_unknown_record_mode_lists_the_valid_ones(recorded: Path, monkeypatch
         pass
     assert str(error.value) == (
         "Unknown record mode 'everything' (from the environment variable PROMPTVCR_RECORD_MODE). "
-        "Valid modes: replay, record, rewrite, passthrough."
+        "Valid modes: replay, record, rewrite, passthrough, verify."
     )
     with pytest.raises(ValueError, match="from the record_mode argument"):
         promptvcr.use_cassette(recorded, record_mode="nope").__enter__()
@@ -118,7 +118,7 @@ def test_an_unknown_record_mode_lists_the_valid_ones(recorded: Path, monkeypatch
 def test_record_mode_is_a_str_enum() -> None:
     assert RecordMode("record") is RecordMode.RECORD
     assert RecordMode.REPLAY == "replay"
-    assert [mode.value for mode in RecordMode] == ["replay", "record", "rewrite", "passthrough"]
+    assert [mode.value for mode in RecordMode] == ["replay", "record", "rewrite", "passthrough", "verify"]
 
 
 def test_public_api_is_exactly_what_all_lists() -> None:

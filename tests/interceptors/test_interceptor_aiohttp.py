@@ -49,7 +49,8 @@ def test_every_read_style_records_then_replays_offline(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "c.yaml"
-    with FakeProvider() as fake, promptvcr.use_cassette(path, record_mode="record") as cassette:
+    recording = promptvcr.use_cassette(path, record_mode="record", on_record_error="keep")  # the 429 too
+    with FakeProvider() as fake, recording as cassette:
         recorded = asyncio.run(_reads(fake.base_url))
     assert len(fake.requests) == len(cassette.played) == 6
     assert recorded[3] == b"data: [DONE]\n" and recorded[6] is True and recorded[7] == (429, "0")
