@@ -16,7 +16,7 @@ from .spans import Span, json_spans
 from .tags import Region, any_opener, has_json, tagged_regions
 
 _MEMBER_BEFORE = re.compile(r"""["'\u201d\u2019]\s*[:\uff1a]\s*\Z""")
-_THINKING = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
+THINKING = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
 _SEPARATORS = re.compile(r"[\s,]*")
 _LOOSE_VALUE = re.compile(
     r"""[\[{(]|\A\s*(?:["'\u201c\u2018]|[-+]?\.?\d|true\b|false\b|null\b|none\b)|["'\u201d\u2019]\s*[:\uff1a]""",
@@ -78,8 +78,8 @@ def find_candidates(text: str, tags: tuple[tuple[str, str], ...]) -> list[Candid
         found = [c for region in regions if has_json(region.text) for c in _in_region(region, "tag")]
         if found:
             return found
-    if _THINKING.search(text):  # a reasoning model's drafts count only when nothing follows
-        drafts_hidden = _THINKING.sub(lambda m: " " * len(m.group()), text)
+    if THINKING.search(text):  # a reasoning model's drafts count only when nothing follows
+        drafts_hidden = THINKING.sub(lambda m: " " * len(m.group()), text)
         found = _in_region(Region(drafts_hidden, 0, len(text)), "text")
         if found:
             return found

@@ -24,7 +24,7 @@ _CONTINUES_AFTER = re.compile(r"""\s*[,"'\]}:]""")
 _CONTINUES_BEFORE = re.compile(r"""["'\]}][\s]*[:,]?\s*\Z""")
 
 
-def _continued(text: str, candidates: tuple[Candidate, ...]) -> bool:
+def continued(text: str, candidates: tuple[Candidate, ...]) -> bool:
     """Whether JSON punctuation touches a candidate from outside (``{"a": 1}, "b": 2}``)."""
     covered = sorted(candidates, key=lambda c: c.start)
     for index, candidate in enumerate(covered):
@@ -56,7 +56,7 @@ def may_have_lost(job: Job) -> bool:
             return True
         tagged = tagged or candidate.origin == "tag"
     # With tags, the prompt said where the answer is: text outside them is prose.
-    return not tagged and _continued(job.text, job.candidates)
+    return not tagged and continued(job.text, job.candidates)
 
 
 def keep_upstream_data(job: Job) -> Job:

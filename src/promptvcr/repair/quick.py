@@ -20,26 +20,35 @@ import re
 from typing import NoReturn
 
 from .bail import certain_bail
+from .extract import THINKING as _THINKING
 from .extract import looks_like_json
 from .failure import RepairError
 from .fastpath import DECODER, without_trailing_commas
-from .job import NOTHING, JSONValue, TagPair
+from .fences import fenced_blocks
+from .job import NOTHING, Candidate, JSONValue, TagPair
 from .measure import richer, text_size, value_size
+from .no_loss import continued
 from .spans import matching_end
-from .tags import any_opener
+from .tags import DEFAULT_TAGS, any_opener
 from .token_pass import normalize, restore
 from .upstream import source_for_upstream, upstream_value
 
 _LONE_QUOTE = re.compile(r"""\s*["']\s*\Z""")
 _OPENING = re.compile(r"\s*[{\[]")
-_MARKUP = ("```", "~~~", "<")
+_DEFAULT_OPENER = any_opener(DEFAULT_TAGS)
 _BRACKET = re.compile(r"[{\[(]")
+
+
+def _opener(tags: tuple[TagPair, ...]) -> re.Pattern[str]:
+    return _DEFAULT_OPENER if tags is DEFAULT_TAGS else any_opener(tags)
 
 
 def _lone_value(text: str, tags: tuple[TagPair, ...]) -> bool:
     """Whether extraction would take ``text`` whole: one bracketed value, or no brackets at
     all (``1\n2``, ``0.0.1``), with no fence, tag or markup around it."""
-    if any(mark in text for mark in _MARKUP) or any_opener(tags).search(text):
+    if "```" in text or "~~~" in text or "<" in text:
+        return False
+    if _opener(tags).search(text):
         return False
     opening = _OPENING.match(text)
     if opening is None:
@@ -68,11 +77,40 @@ def _no_value(text: str) -> NoReturn:
     raise RepairError("syntax", reason, text, normalize(text).stopped_at)
 
 
+def _fenced_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
+    """The value of the one fenced block in ``text`` when it holds one valid JSON container
+    and prose at most around it (``Here it is:\n```json\n{...}\n```\n``), else ``NOTHING``.
+
+    This is what extraction, selection and the no-loss step conclude about such a text.
+    """
+    if _opener(tags).search(text) or _THINKING.search(text):
+        return NOTHING  # tagged blocks or drafts: extraction decides
+    blocks = fenced_blocks(text)
+    if len(blocks) != 1 or not _OPENING.match(blocks[0].text):
+        return NOTHING
+    block = blocks[0]
+    content = block.text.strip()
+    try:
+        value = DECODER.decode(content)
+    except ValueError:
+        return NOTHING
+    start = block.start + block.text.index(content[0])
+    if value_size(value) < text_size(content) or continued(
+        text, (Candidate(content, start, start + len(content), "fence"),)
+    ):
+        return NOTHING  # the no-loss step would ask json_repair
+    return value
+
+
 def quick_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
     """The value of ``text`` when nothing around it needs deciding, else ``NOTHING``."""
     value = without_trailing_commas(text)
     if value is not NOTHING:
         return value
+    if "```" in text or "~~~" in text:
+        value = _fenced_value(text, tags)
+        if value is not NOTHING:
+            return value
     if certain_bail(text):  # the pass would hand json_repair this very text: skip it
         if not _lone_value(text, tags):
             return NOTHING

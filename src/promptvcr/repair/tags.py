@@ -55,7 +55,6 @@ def _patterns(pair: TagPair) -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 
 @lru_cache(maxsize=64)
-@lru_cache(maxsize=64)
 def any_opener(pairs: tuple[TagPair, ...]) -> re.Pattern[str]:
     """One regex for the opening tags of all ``pairs``: a single search rules them all out."""
     return re.compile("|".join(f"(?:{_patterns(pair)[0].pattern})" for pair in pairs) or "(?!)", re.I)
