@@ -15,7 +15,7 @@ from .job import Candidate, Job
 from .spans import Span, json_spans
 from .tags import Region, any_opener, has_json, tagged_regions
 
-_MEMBER_BEFORE = re.compile(r"""["'\u201d\u2019]\s*[:\uff1a]\s*\Z""")
+MEMBER_BEFORE = re.compile(r"""["'\u201d\u2019]\s*[:\uff1a]\s*\Z""")
 THINKING = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
 _SEPARATORS = re.compile(r"[\s,]*")
 _LOOSE_VALUE = re.compile(
@@ -45,7 +45,7 @@ def _valid_and_adjacent(text: str, found: list[Span]) -> list[Span]:
 def _spans(region: Region, origin: str) -> list[Candidate]:
     """Candidates inside one region: its bracketed values, or the region itself."""
     found = json_spans(region.text)
-    if found and _MEMBER_BEFORE.search(region.text, 0, found[0].start):
+    if found and MEMBER_BEFORE.search(region.text, 0, found[0].start):
         found = []  # '"a": [1], "b": 2': the bracket is a member's value, the braces are missing
     if found and any(span.valid for span in found):
         found = _valid_and_adjacent(region.text, found)

@@ -15,6 +15,7 @@ from .job import JSONValue
 _NOT_DATA = re.compile(r"[\W_]+")
 _NON_FINITE = frozenset(("NaN", "Infinity", "-Infinity"))  # json_repair's spelling of our null
 _WORD = re.compile(r"[^\W_]+")
+_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|.)", re.S)
 _LITERAL_WORD = {None: "null", True: "true", False: "false"}
 _LITERAL_SIZE = {None: 4, True: 4, False: 5}
 
@@ -22,6 +23,12 @@ _LITERAL_SIZE = {None: 4, True: 4, False: 5}
 def text_size(text: str) -> int:
     """Letters and digits in ``text``."""
     return len(_NOT_DATA.sub("", text))
+
+
+def source_size(text: str) -> int:
+    """Letters and digits in JSON-like source text, escape sequences left out: the ``n`` of
+    ``\\n`` is syntax, and counting it would make every value with a newline look short."""
+    return text_size(_ESCAPE.sub("", text)) if "\\" in text else text_size(text)
 
 
 def words(value: JSONValue) -> Counter[str]:

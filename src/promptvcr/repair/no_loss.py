@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from .job import NOTHING, Candidate, Job
-from .measure import richer, text_size, value_size
+from .measure import richer, source_size, value_size
 from .token_pass import normalize
 from .upstream import upstream_value
 
@@ -44,6 +44,12 @@ def _tagged(job: Job) -> bool:
     return any(candidate.origin == "tag" for candidate in job.candidates)
 
 
+def _kept_size(text: str) -> int:
+    """Letters and digits of ``text`` outside the syntax the token pass leaves out on purpose."""
+    dropped = normalize(text).dropped
+    return source_size(text) - (source_size(dropped) if dropped else 0)
+
+
 def may_have_lost(job: Job) -> bool:
     """Whether anything suggests data was left behind (cheap: no parsing)."""
     if len(job.parsed) < len(job.candidates):
@@ -52,7 +58,8 @@ def may_have_lost(job: Job) -> bool:
     for candidate, value in job.parsed:
         if candidate.origin == "upstream":
             return False  # the value already is json_repair's
-        if value_size(value) < text_size(candidate.text):
+        size = value_size(value)
+        if size < source_size(candidate.text) and size < _kept_size(candidate.text):
             return True
         tagged = tagged or candidate.origin == "tag"
     # With tags, the prompt said where the answer is: text outside them is prose.

@@ -20,15 +20,15 @@ import re
 from typing import NoReturn
 
 from .bail import certain_bail
+from .extract import MEMBER_BEFORE, looks_like_json
 from .extract import THINKING as _THINKING
-from .extract import looks_like_json
 from .failure import RepairError
 from .fastpath import DECODER, without_trailing_commas
 from .fences import fenced_blocks
 from .job import NOTHING, Candidate, JSONValue, TagPair
-from .measure import richer, text_size, value_size
+from .measure import richer, source_size, text_size, value_size
 from .no_loss import continued
-from .spans import matching_end
+from .spans import json_spans, matching_end
 from .tags import DEFAULT_TAGS, any_opener
 from .token_pass import normalize, restore
 from .upstream import source_for_upstream, upstream_value
@@ -63,7 +63,7 @@ def _richer(value: JSONValue, text: str, dropped: str) -> JSONValue:
     Letters and digits the pass left out on purpose (``dropped``: comments, call names) are
     not missing: when they explain the difference, json_repair need not be asked.
     """
-    if value_size(value) >= text_size(text) - (text_size(dropped) if dropped else 0):
+    if value_size(value) >= source_size(text) - (text_size(dropped) if dropped else 0):
         return value
     theirs = upstream_value(text)
     if theirs is not NOTHING and richer(value, theirs, dropped):
@@ -95,9 +95,28 @@ def _fenced_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
     except ValueError:
         return NOTHING
     start = block.start + block.text.index(content[0])
-    if value_size(value) < text_size(content) or continued(
+    if value_size(value) < source_size(content) or continued(
         text, (Candidate(content, start, start + len(content), "fence"),)
     ):
+        return NOTHING  # the no-loss step would ask json_repair
+    return value
+
+
+def _prose_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
+    """The value of the one valid JSON container inside prose (``Sure! {...} Hope it helps``),
+    when nothing else in the text could be a candidate, else ``NOTHING``.
+
+    This is what extraction, selection and the no-loss step conclude about such a text.
+    """
+    if _opener(tags).search(text) or _THINKING.search(text):
+        return NOTHING
+    spans = json_spans(text)
+    if len(spans) != 1 or not spans[0].valid or MEMBER_BEFORE.search(text, 0, spans[0].start):
+        return NOTHING
+    start, end, _ = spans[0]
+    body = text[start:end]
+    value = DECODER.decode(body)
+    if value_size(value) < source_size(body) or continued(text, (Candidate(body, start, end, "text"),)):
         return NOTHING  # the no-loss step would ask json_repair
     return value
 
@@ -109,8 +128,10 @@ def quick_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
         return value
     if "```" in text or "~~~" in text:
         value = _fenced_value(text, tags)
-        if value is not NOTHING:
-            return value
+    elif _OPENING.match(text) is None and ("{" in text or "[" in text):
+        value = _prose_value(text, tags)
+    if value is not NOTHING:
+        return value
     if certain_bail(text):  # the pass would hand json_repair this very text: skip it
         if not _lone_value(text, tags):
             return NOTHING
