@@ -80,11 +80,17 @@ def parse(
         if schema is None:
             try:  # valid JSON, the common case: one json.loads and no Job at all
                 return DECODER.decode(text)
-            except ValueError:
-                pass
+            except ValueError as error:  # 'Extra data': a valid value, then more text
+                valid_first = getattr(error, "msg", "") == "Extra data"
             forget()
-            text = without_orphan_closer(text)
-            value = quick_value(text, pairs)
+            stripped = without_orphan_closer(text)
+            if stripped is not text:
+                text = stripped
+                try:  # '{"a": 1}```': valid once the stray fence is gone
+                    return finite(DECODER.decode(text), text)
+                except ValueError:
+                    pass
+            value = quick_value(text, pairs, valid_first)
             if value is not NOTHING:
                 return finite(value, text)
         steps = _AFTER_FAST_PATH if schema is None else steps

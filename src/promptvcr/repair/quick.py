@@ -121,14 +121,18 @@ def _prose_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
     return value
 
 
-def quick_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
-    """The value of ``text`` when nothing around it needs deciding, else ``NOTHING``."""
+def quick_value(text: str, tags: tuple[TagPair, ...], valid_first: bool = False) -> JSONValue:
+    """The value of ``text`` when nothing around it needs deciding, else ``NOTHING``.
+
+    ``valid_first``: ``json.loads`` read a whole value at the start of ``text`` and then found
+    more (``{"a": 1}}``, ``{"a": 1} Hope this helps``).
+    """
     value = without_trailing_commas(text)
     if value is not NOTHING:
         return value
     if "```" in text or "~~~" in text:
         value = _fenced_value(text, tags)
-    elif _OPENING.match(text) is None and ("{" in text or "[" in text):
+    elif valid_first or (_OPENING.match(text) is None and ("{" in text or "[" in text)):
         value = _prose_value(text, tags)
     if value is not NOTHING:
         return value
