@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-_DOUBLE_BODY = re.compile(r'(?:[^"\\]|\\.)*', re.S)
+_DOUBLE_BODY = re.compile(r'[^"\\]*+(?:\\.[^"\\]*+)*+', re.S)
 _SMART_CLOSE = {"\u201c": "\u201d", "\u2018": "\u2019"}
 _STRAY_CLOSER_LINE = re.compile(r"\n[ \t]*[}\]][ \t]*,?[ \t]*\n\s*\Z")
 _KEY_AHEAD = re.compile(r'"[^"\n]*"[ \t]*:')

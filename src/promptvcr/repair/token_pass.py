@@ -262,8 +262,9 @@ class _Pass:
         return not "".join(self.out[self.opened_at[-1] + 1 :]).strip()
 
     def read_string(self, text: str, index: int) -> int:
-        self.begin_value()
-        is_key = self.expect == _ITEM and self.in_object()
+        if self.expect != _ITEM:
+            self.begin_value()
+        is_key = self.expect == _ITEM and bool(self.stack) and self.stack[-1] == "{"
         ends = _KEY_END if is_key else _VALUE_END[self.stack[-1]] if self.stack else _TOP_END
         read = read_string(text, index, ends)
         if read is None:
