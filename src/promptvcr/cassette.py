@@ -126,7 +126,7 @@ class Cassette:
         self.allowed_secrets = frozenset(allowed_secrets)
         self.script = script  # answers what the file does not hold: see promptvcr.scripted.scripts
         self.max_age = staleness.parse_max_age(max_age)
-        self.on_stale = on_stale
+        self.on_stale = on_stale if on_stale is None else staleness.resolve_on_stale(on_stale)
         self.on_record_error = unwritten.check_on_record_error(on_record_error)
         #: What ``RecordMode.verify`` found: each live answer whose structure changed.
         self.drift: list[verifying.Drift] = []

@@ -126,3 +126,5 @@ def test_a_max_age_that_is_no_age_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="max_age '30 days' is not an age"):
         promptvcr.use_cassette(tmp_path / "c.yaml", max_age="30 days")
     assert parse_max_age(None) is None and parse_max_age("") is None
+    with pytest.raises(ValueError, match="on_stale is 'later'; expected one of warn, fail, rewrite"):
+        promptvcr.use_cassette(tmp_path / "c.yaml", on_stale="later")  # type: ignore[arg-type]
