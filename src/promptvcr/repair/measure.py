@@ -22,6 +22,8 @@ _LITERAL_SIZE = {None: 4, True: 4, False: 5}
 
 def text_size(text: str) -> int:
     """Letters and digits in ``text``."""
+    if text.isascii() and text.isalnum():
+        return len(text)
     return len(_NOT_DATA.sub("", text))
 
 
@@ -60,20 +62,27 @@ def richer(ours: JSONValue, theirs: JSONValue, dropped: str = "") -> bool:
     return bool(words(theirs) - words(ours) - Counter(_WORD.findall(dropped)))
 
 
-def _member_size(key: str, item: JSONValue) -> int:
-    """A key counts only with a value: ``{"b": ""}`` from ``{"b": `` holds no data."""
-    size = value_size(item)
-    return size + text_size(key) if size or item != "" else 0
-
-
 def value_size(value: JSONValue) -> int:
-    """Letters and digits that ``value`` holds, keys included."""
+    """Letters and digits that ``value`` holds, keys included.
+
+    A key counts only with a value: ``{"b": ""}`` from ``{"b": `` holds no data.
+    """
     if isinstance(value, str):
         return 4 if value in _NON_FINITE else text_size(value)
     if isinstance(value, dict):
-        return sum(_member_size(str(key), item) for key, item in value.items())
+        total = 0
+        for key, item in value.items():
+            size = value_size(item)
+            if size or item != "":
+                total += size + text_size(key if isinstance(key, str) else str(key))
+        return total
     if isinstance(value, list):
-        return sum(value_size(item) for item in value)
-    if value is None or isinstance(value, bool):
+        total = 0
+        for item in value:
+            total += value_size(item)
+        return total
+    if value is None or value is True or value is False:
         return _LITERAL_SIZE[value]
+    if type(value) is int:
+        return len(str(value)) - (value < 0)
     return text_size(repr(value))

@@ -77,7 +77,7 @@ def _no_value(text: str) -> NoReturn:
     raise RepairError("syntax", reason, text, normalize(text).stopped_at)
 
 
-def _fenced_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
+def fenced_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
     """The value of the one fenced block in ``text`` when it holds one valid JSON container
     and prose at most around it (``Here it is:\n```json\n{...}\n```\n``), else ``NOTHING``.
 
@@ -102,7 +102,7 @@ def _fenced_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
     return value
 
 
-def _prose_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
+def prose_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
     """The value of the one valid JSON container inside prose (``Sure! {...} Hope it helps``),
     when nothing else in the text could be a candidate, else ``NOTHING``.
 
@@ -131,9 +131,9 @@ def quick_value(text: str, tags: tuple[TagPair, ...], valid_first: bool = False)
     if value is not NOTHING:
         return value
     if "```" in text or "~~~" in text:
-        value = _fenced_value(text, tags)
+        value = fenced_value(text, tags)
     elif valid_first or (_OPENING.match(text) is None and ("{" in text or "[" in text)):
-        value = _prose_value(text, tags)
+        value = prose_value(text, tags)
     if value is not NOTHING:
         return value
     if certain_bail(text):  # the pass would hand json_repair this very text: skip it

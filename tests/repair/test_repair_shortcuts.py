@@ -1,0 +1,163 @@
+"""Shortcuts that must give exactly the answer of the longer road they skip (issue 21).
+
+- ``bail.certain_bail``: when it says the token pass would stop having rewritten nothing but
+  spacing, it must be right (json_repair then reads the text itself, as it would anyway);
+- the direct json_repair parser must answer as ``json_repair.loads``;
+- the fenced-block and prose quick paths must give what the full pipeline gives.
+
+Checked on every input of the three data sets, on cut and spliced variants of them, and on
+seeded random token soup.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+from typing import Any
+
+import json_repair
+import pytest
+from peer_suites import NO_VALUE, attempt, load_suite
+from repair_corpus import load_cases
+
+from promptvcr.repair import DEFAULT_TAGS, Job, parse, run
+from promptvcr.repair.bail import certain_bail
+from promptvcr.repair.job import NOTHING
+from promptvcr.repair.pipeline import DEFAULT_STEPS
+from promptvcr.repair.quick import fenced_value, prose_value
+from promptvcr.repair.token_pass import normalize
+from promptvcr.repair.upstream import forget, source_for_upstream, upstream_value
+
+_SOUP = [
+    *'{}[]:, \n"',
+    *('"a"', '"b c"', '"x "', '"\\n"', '"\\u00e9"', '"q\\"r"', '""', '"lorem "', '"un', '"a\\q"'),
+    *("1", "-2", "0", "01", "1.5", "2.", ".5", "1e5", "true", "false", "null", "True", "None"),
+    *("x", "key", "value", "/", "/3", "//c\n", "#", "...", "(", ")", "'s'", "1_0", "e", "-"),
+    *(";", "\u201c", "tru", "$a", "_b", "\\", ", b: ", ":,", ": }", '"""'),
+]
+
+_INSERTS = ["x", "a1", "/3", " foo", ".5", "_1", "-2", "\u00e9"]
+
+
+@functools.cache
+def dataset_texts() -> tuple[str, ...]:
+    texts = [case["input"] for case in load_cases()]
+    texts += [case["input"] for suite in ("json_repair", "jsonrepair_js") for case in load_suite(suite)]
+    return tuple(texts)
+
+
+def variants(seed: int, count: int) -> list[str]:
+    """Cuts and splices of the data sets, and random token soup behind an opening bracket."""
+    rng = random.Random(seed)
+    texts = list(dataset_texts())
+    found = []
+    for text in texts:
+        found.append(text[: rng.randrange(len(text) + 1)])
+        at = rng.randrange(len(text) + 1)
+        found.append(text[:at] + rng.choice(_INSERTS) + text[at:])
+    for _ in range(count):
+        soup = "".join(rng.choice(_SOUP) for _ in range(rng.randint(1, 12)))
+        found.append(rng.choice(["{", "[", '{"k": ', "[1, ", '{"a": [', " {", ""]) + soup)
+    return found
+
+
+def _stops_unchanged(text: str) -> bool:
+    normalized = normalize(text)
+    return (
+        normalized.stopped_at < len(text)
+        and not normalized.strings
+        and source_for_upstream(text, normalized) is text
+    )
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_certain_bail_is_never_wrong(seed: int) -> None:
+    texts = [*dataset_texts(), *variants(seed, 20_000)]
+    predicted = [text for text in texts if certain_bail(text)]
+    assert len(predicted) > 1000  # it does recognise the common shapes
+    assert [text for text in predicted if not _stops_unchanged(text)] == []
+
+
+def test_certain_bail_recognises_the_common_shapes() -> None:
+    for text in (
+        '{"key": "v"alue"}',
+        '{"name": "John", "city": New York}',
+        '[ "lorem "ipsum" sic"]',
+        '{"key": 1/3}',
+        '{"a": "first, b: 1}',
+        '{"key": , "key2": "value2"}',
+    ):
+        assert certain_bail(text), text
+    for text in ('{"key": "value"', "{'a': 1}", '{"a": 1,}', '{"a": "x", "b" "y"}', '{"a" 1 "b"x}'):
+        assert not certain_bail(text), text
+
+
+def _upstream_loads(text: str) -> Any:
+    return json_repair.loads(text, skip_json_loads=True)
+
+
+def test_direct_parser_answers_as_json_repair_loads() -> None:
+    for text in dataset_texts():
+        forget()
+        ours = attempt(upstream_value, text)
+        theirs = attempt(_upstream_loads, text)
+        if theirs is NO_VALUE or (theirs == "" and '""' not in text and "''" not in text):
+            assert ours is NO_VALUE or ours is NOTHING, text
+        else:
+            assert json.dumps(ours, sort_keys=True) == json.dumps(theirs, sort_keys=True), text
+
+
+def _pipeline(text: str) -> Any:
+    forget()
+    return run(Job(text=text, schema=None, tags=DEFAULT_TAGS), DEFAULT_STEPS[1:]).value
+
+
+def _fenced_and_prose_texts(seed: int) -> list[str]:
+    rng = random.Random(seed)
+    values = []
+    for text in dataset_texts():
+        try:
+            json.loads(text)
+        except ValueError:
+            continue
+        values.append(text.strip())
+    prose = ["", "Here it is:\n", "Sure! ", "Note: {x}\n", "}", "]", " {}", "[1]", ', "b": 2}', "a, b: "]
+    prose += ["<think>x</think>", "[CONTENT]", '"q": 1,', "~~~\n"]
+    fences = ["```json\n{}\n```", "```\n{}\n```", "```json {} ```", "~~~\n{}\n~~~", "```{}```"]
+    fences += ["```python\n{}\n```", "```json\n{}\n", "{}"]
+    return [
+        rng.choice(prose) + rng.choice(fences).replace("{}", rng.choice(values)) + rng.choice(prose)
+        for _ in range(3000)
+    ]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_fenced_and_prose_quick_paths_give_the_pipelines_answer(seed: int) -> None:
+    texts = [*dataset_texts(), *_fenced_and_prose_texts(seed)]
+    answered = 0
+    for text in texts:
+        try:
+            json.loads(text)
+            continue  # valid JSON never reaches them
+        except ValueError as error:
+            valid_first = error.msg == "Extra data"
+        forget()
+        if "```" in text or "~~~" in text:
+            quick = fenced_value(text, DEFAULT_TAGS)
+        elif valid_first or (text.lstrip()[:1] not in ("{", "[") and ("{" in text or "[" in text)):
+            quick = prose_value(text, DEFAULT_TAGS)
+        else:
+            continue
+        if quick is NOTHING:
+            continue
+        answered += 1
+        slow = attempt(_pipeline, text)
+        assert json.dumps(quick, sort_keys=True) == json.dumps(slow, sort_keys=True, default=str), text
+    assert answered > 1000
+
+
+def test_parse_uses_fresh_memos_for_each_text() -> None:
+    """Per-text memos serve the stages of one repair: an equal text later gets the same answer."""
+    text = '{"key": "v"alue", "n": 1'
+    assert parse(text) == parse((text + " ")[:-1]) == parse(text)
