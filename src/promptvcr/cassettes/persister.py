@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CassetteSecretError
-from . import fileformat, redaction, storage
+from . import fileformat, parsecache, redaction, storage
 from .models import Interaction
 
 __all__ = ["Loaded", "Stored", "append", "load", "replace", "stored_form"]
@@ -42,7 +42,15 @@ def load(path: Path) -> Loaded:
     text = storage.read_text(path)
     if text is None:
         return Loaded([], exists=False)
-    return Loaded(fileformat.loads(text, path), exists=True, signature=(len(text), hash(text)))
+    signature = (len(text), hash(text))
+    if len(text) < parsecache.MIN_SIZE or parsecache.cache_dir() is None:
+        return Loaded(fileformat.loads(text, path), exists=True, signature=signature)
+    # A large file: read once, then found again by its text (see .parsecache).
+    name = parsecache.entry_name(text, "json" if fileformat.is_json_path(path) else "yaml")
+    interactions = parsecache.lookup(name, path)
+    if interactions is None:
+        interactions = parsecache.store(name, fileformat.loads(text, path))
+    return Loaded(interactions, exists=True, signature=signature)
 
 
 class Stored(list[dict[str, Any]]):

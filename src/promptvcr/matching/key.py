@@ -12,20 +12,27 @@ body bytes, so it is computed once per distinct request: :func:`request_key` rem
 it by those (the bytes hashed as they are), and canonicalizes only a body it has not seen.
 Loading a cassette computes the key of every recorded request, so a request sent with
 the bytes it was recorded with is a dictionary look-up from the first time.
+A large cassette read from the parse cache brings the keys computed the first time it was
+read under the default rules (see :func:`loaded_keys`), so it is not canonicalized again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..cassettes.models import LazyRequest, Request
+from ..cassettes.models import Interaction, LazyRequest, Request
+from ..cassettes.parsecache import CachedInteractions
 from .parts import KeyParts, Rule, parts_of
 from .rules import DEFAULT_RULES
 from .select import rules_for
 
-__all__ = ["apply_rules", "computed_key", "request_key"]
+__all__ = ["apply_rules", "computed_key", "loaded_keys", "request_key"]
 
 #: How many keys are remembered (all rules together) before the memory starts over.
 _MEMORY_SIZE = 50_000
@@ -57,12 +64,12 @@ def computed_key(request: Request, rules: Sequence[Rule] = DEFAULT_RULES) -> str
     return hashlib.blake2b(canonical.encode("utf-8"), digest_size=16).hexdigest()
 
 
-def request_key(request: Request, rules: Sequence[Rule] = DEFAULT_RULES) -> str:
-    """The key a request is stored and looked up under."""
+def _memo(request: Request, rules: Sequence[Rule]) -> tuple[int, str, str, str, bytes] | None:
+    """What :data:`_memory` knows ``request``'s key by; ``None`` for one never remembered."""
     content = request.content
     # Only an immutable set of rules can be remembered by identity (a list may change).
     if type(rules) is not tuple or len(content) > _MAX_REMEMBERED_BODY:
-        return computed_key(request, rules)
+        return None
     if type(request) is LazyRequest:
         content_type = request.raw_content_type
     else:
@@ -72,14 +79,60 @@ def request_key(request: Request, rules: Sequence[Rule] = DEFAULT_RULES) -> str:
             _rules_by_id.clear()
             _memory.clear()
         _rules_by_id[id(rules)] = rules
-    memo = (id(rules), request.method, request.url, content_type, content)
+    return (id(rules), request.method, request.url, content_type, content)
+
+
+def _remember(memo: tuple[int, str, str, str, bytes], key: str) -> None:
+    global _memory_bytes
+    if len(_memory) >= _MEMORY_SIZE or _memory_bytes > _MEMORY_BYTES:
+        _memory.clear()
+        _memory_bytes = 0
+    _memory[memo] = key
+    _memory_bytes += len(memo[4])
+
+
+def request_key(request: Request, rules: Sequence[Rule] = DEFAULT_RULES) -> str:
+    """The key a request is stored and looked up under."""
+    memo = _memo(request, rules)
+    if memo is None:
+        return computed_key(request, rules)
     key = _memory.get(memo)
     if key is None:
-        global _memory_bytes
         key = computed_key(request, rules)
-        if len(_memory) >= _MEMORY_SIZE or _memory_bytes > _MEMORY_BYTES:
-            _memory.clear()
-            _memory_bytes = 0
-        _memory[memo] = key
-        _memory_bytes += len(content)
+        _remember(memo, key)
     return key
+
+
+@cache
+def _token() -> bytes:
+    """Names the code that computes keys under :data:`DEFAULT_RULES`: every source file of
+    this package (name, size, modification time), so that keys kept are never stale."""
+    here = Path(__file__).resolve().parent
+    parts = []
+    for folder in (here, here / "rules"):
+        with contextlib.suppress(OSError):
+            for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+                if entry.name.endswith(".py"):
+                    stat = entry.stat()
+                    parts.append(f"{entry.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return hashlib.blake2b("\0".join(parts).encode(), digest_size=16).digest()
+
+
+def loaded_keys(interactions: Sequence[Interaction], rules: Sequence[Rule] = DEFAULT_RULES) -> list[str]:
+    """The key of every interaction's request, each remembered as :func:`request_key` does.
+
+    A cassette read from the parse cache (see :mod:`..cassettes.parsecache`) under the
+    default rules brings the keys computed when it was first read, and is offered them then.
+    """
+    if type(interactions) is not CachedInteractions or rules is not DEFAULT_RULES:
+        return [request_key(interaction.request, rules) for interaction in interactions]
+    keys = interactions.keys(_token())
+    if keys is None:
+        keys = [request_key(interaction.request, rules) for interaction in interactions]
+        interactions.offer_keys(_token(), keys)
+        return keys
+    for interaction, key in zip(interactions, keys, strict=True):
+        memo = _memo(interaction.request, rules)
+        if memo is not None and memo not in _memory:
+            _remember(memo, key)
+    return keys

@@ -1,0 +1,287 @@
+"""A large cassette read once: its parsed interactions kept on disk, found again by its text.
+
+Reading a 10,000-interaction YAML cassette walks about a million parser events and writes
+every structured body back to its exact bytes: a second or more, paid again by every test
+process. Files of :data:`MIN_SIZE` characters or more are therefore kept here after they
+are read, in a compact form of plain data (tuples, lists, dicts, strings, bytes, numbers)
+written with :mod:`marshal`, which constructs no other objects (unlike ``pickle``). An entry
+is named by a hash of the file's text, its format (YAML or JSON), Python's marshal format
+and the source of the code that reads cassettes: any edit to the file, even one that keeps
+its size, or to promptvcr, finds another name, and the file is read as before.
+
+The cache is an optimisation and never a reason for a load to fail: an entry that cannot
+be written (a read-only home, a full disk) is skipped, and one that is truncated or damaged
+(each holds a checksum of its content) is ignored and replaced. Interactions this form
+cannot hold (a websocket session) leave their file uncached rather than lose data.
+
+Secrets: an entry holds exactly what the cassette file holds, already redacted when it was
+written, and nothing more (no request that was not recorded, no environment).
+
+Where: ``$PROMPTVCR_CACHE_DIR``, else ``$XDG_CACHE_HOME/promptvcr``, else
+``~/.cache/promptvcr``; ``PROMPTVCR_CACHE_DIR=off`` (or empty) turns it off. It keeps at most
+:data:`MAX_ENTRIES` entries and :data:`MAX_BYTES` bytes, dropping the least recently used.
+
+A cassette read from the cache offers its requests' keys to the matching layer (see
+:class:`CachedInteractions`), which computes them once and offers them back to be kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import marshal
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from .models import Interaction, Request, Response
+from .playback import ENDS, ended
+from .timing import Timing
+
+__all__ = ["MIN_SIZE", "CachedInteractions", "cache_dir", "entry_name", "lookup", "store"]
+
+#: Files shorter than this (in characters) are parsed every time: below it, hashing and
+#: reading an entry saves too little (a 256 KiB YAML cassette parses in about 30 ms).
+MIN_SIZE = 256 << 10
+MAX_ENTRIES = 64
+MAX_BYTES = 512 << 20
+#: Bumped when the compact form changes.
+_LAYOUT = b"promptvcr-parse-cache-1"
+_MAGIC = b"PVCRPC01"
+_DIGEST = 16
+
+
+def cache_dir() -> Path | None:
+    """Where entries live, or ``None`` when the cache is turned off."""
+    configured = os.environ.get("PROMPTVCR_CACHE_DIR")
+    if configured is not None:
+        if not configured.strip() or configured.strip().lower() == "off":
+            return None
+        return Path(configured)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "promptvcr"
+
+
+@cache
+def _code_fingerprint() -> bytes:
+    """The running promptvcr's cassette-reading code: every source file's name, size and
+    modification time (an installed release and a working copy being edited alike)."""
+    parts = [_LAYOUT, str(marshal.version).encode(), sys.version.encode()]
+    with contextlib.suppress(ImportError):
+        import yaml
+
+        parts.append(str(getattr(yaml, "__version__", "")).encode())
+    here = Path(__file__).resolve().parent
+    for folder in (here, here / "rules"):
+        with contextlib.suppress(OSError):
+            for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+                if entry.name.endswith(".py"):
+                    stat = entry.stat()
+                    parts.append(f"{entry.name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    return hashlib.blake2b(b"\0".join(parts), digest_size=_DIGEST).digest()
+
+
+def entry_name(text: str, fmt: str) -> str:
+    """The name of the entry for a file's ``text`` read as ``fmt`` (``"yaml"`` or ``"json"``)."""
+    digest = hashlib.blake2b(_code_fingerprint() + fmt.encode(), digest_size=_DIGEST)
+    digest.update(text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+class CachedInteractions(list[Interaction]):
+    """A loaded cassette's interactions, with what the matching layer knows of them.
+
+    ``keys(token)`` gives each request's key as computed before under the code and rules
+    that ``token`` names (``None`` when unknown); ``offer_keys(token, keys)`` keeps them with
+    the cache entry. The token is opaque here: the matching layer makes it.
+    """
+
+    _keys: tuple[bytes, list[str]] | None = None
+    _remember: Callable[[bytes, list[str]], None] | None = None
+
+    def keys(self, token: bytes) -> list[str] | None:
+        if self._keys is not None and self._keys[0] == token and len(self._keys[1]) == len(self):
+            return self._keys[1]
+        return None
+
+    def offer_keys(self, token: bytes, keys: list[str]) -> None:
+        if self.keys(token) is not None or len(keys) != len(self):
+            return
+        self._keys = (token, keys)
+        remember, self._remember = self._remember, None
+        if remember is not None:
+            remember(token, keys)
+
+
+# The compact form of one interaction:
+# (method, url, request headers, request body, status, response headers, chunks,
+#  timing as (headers, chunks) or None, end, recorded as (y, m, d, H, M, S, us) or None)
+_Compact = tuple[Any, ...]
+
+
+def _compact(interaction: Interaction) -> _Compact | None:
+    """``None`` for an interaction the compact form cannot hold exactly."""
+    req, resp, recorded = interaction.request, interaction.response, interaction.recorded
+    if type(req) is not Request or type(resp) is not Response or resp.websocket is not None:
+        return None
+    if not _own_playback(resp):
+        return None
+    timing = None if resp.timing is None else (resp.timing.headers, resp.timing.chunks)
+    date = None
+    if recorded is not None:
+        if recorded.tzinfo is not timezone.utc or recorded.fold:
+            return None
+        date = (
+            recorded.year,
+            recorded.month,
+            recorded.day,
+            recorded.hour,
+            recorded.minute,
+            recorded.second,
+            recorded.microsecond,
+        )
+    return (
+        req.method,
+        req.url,
+        req.headers,
+        req.content,
+        resp.status,
+        resp.headers,
+        resp.chunks,
+        timing,
+        resp.end,
+        date,
+    )
+
+
+def _own_playback(resp: Response) -> bool:
+    """Whether the response's playback is the one its ``end`` gives (rebuilt when read)."""
+    expected = ended(resp.end, len(resp.chunks), "")
+    if expected is None or resp.playback is None:
+        return expected is resp.playback
+    return dataclasses.replace(resp.playback, reason=expected.reason) == expected
+
+
+def _interaction(item: _Compact, where: str) -> Interaction:
+    method, url, req_headers, content, status, resp_headers, chunks, timing, end, date = item
+    if end not in ENDS:
+        raise ValueError(end)
+    response = Response(status, resp_headers, chunks, None if timing is None else Timing(*timing))
+    if end != "complete":
+        response.end = end
+        response.playback = ended(end, len(chunks), where)
+    recorded = None
+    if date is not None:
+        year, month, day, hour, minute, second, microsecond = date
+        recorded = datetime(year, month, day, hour, minute, second, microsecond, timezone.utc)
+    return Interaction(Request(method, url, req_headers, content), response, recorded)
+
+
+def _entry_path(name: str) -> Path | None:
+    folder = cache_dir()
+    return None if folder is None else folder / name
+
+
+def lookup(name: str, path: Path) -> CachedInteractions | None:
+    """The interactions kept under ``name`` (``path`` is the cassette, for messages), or
+    ``None``: no entry, the cache turned off, or an entry that is damaged."""
+    entry = _entry_path(name)
+    if entry is None:
+        return None
+    try:
+        data = entry.read_bytes()
+    except OSError:
+        return None
+    header = len(_MAGIC) + _DIGEST
+    payload = memoryview(data)[header:]
+    if data[: len(_MAGIC)] != _MAGIC:
+        return None
+    if hashlib.blake2b(payload, digest_size=_DIGEST).digest() != data[len(_MAGIC) : header]:
+        return None
+    try:
+        items, keys = marshal.loads(payload)
+        where = f" in {path}"
+        loaded = CachedInteractions(_interaction(item, where) for item in items)
+    except (ValueError, TypeError, EOFError, IndexError):
+        return None
+    loaded._keys = keys
+    loaded._remember = _rewriter(name, items)
+    with contextlib.suppress(OSError):
+        os.utime(entry)  # recently used: pruned last
+    return loaded
+
+
+def _rewriter(name: str, items: Sequence[_Compact]) -> Callable[[bytes, list[str]], None]:
+    def remember(token: bytes, keys: list[str]) -> None:
+        _write(name, items, (token, keys))
+
+    return remember
+
+
+def store(name: str, interactions: list[Interaction]) -> CachedInteractions:
+    """Keep ``interactions`` under ``name`` when they fit the compact form and the cache
+    can be written; what to hand on either way (offering keys keeps them too)."""
+    loaded = CachedInteractions(interactions)
+    items: list[_Compact] = []
+    for interaction in interactions:
+        item = _compact(interaction)
+        if item is None:
+            return loaded
+        items.append(item)
+    if _write(name, items, None):
+        loaded._remember = _rewriter(name, items)
+    return loaded
+
+
+def _write(name: str, items: Sequence[_Compact], keys: tuple[bytes, list[str]] | None) -> bool:
+    """Write one entry atomically; ``False`` (silently) when it cannot be."""
+    entry = _entry_path(name)
+    if entry is None:
+        return False
+    try:
+        payload = marshal.dumps((list(items), keys))
+    except ValueError:
+        return False
+    digest = hashlib.blake2b(payload, digest_size=_DIGEST).digest()
+    temp = None
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
+        with os.fdopen(fd, "wb") as out:
+            out.write(_MAGIC + digest)
+            out.write(payload)
+        os.replace(temp, entry)
+        temp = None
+        _prune(entry.parent)
+    except OSError:
+        return False
+    finally:
+        if temp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+    return True
+
+
+def _prune(folder: Path) -> None:
+    """Drop the least recently used entries beyond :data:`MAX_ENTRIES` or :data:`MAX_BYTES`."""
+    entries = []
+    with os.scandir(folder) as scan:
+        for item in scan:
+            if len(item.name) == 2 * _DIGEST and item.is_file():
+                with contextlib.suppress(OSError):
+                    stat = item.stat()
+                    entries.append((stat.st_mtime_ns, stat.st_size, item.path))
+    entries.sort(reverse=True)
+    total = 0
+    for count, (_, size, name) in enumerate(entries):
+        total += size
+        if count >= MAX_ENTRIES or total > MAX_BYTES:
+            with contextlib.suppress(OSError):
+                os.unlink(name)
