@@ -6,6 +6,7 @@ and response to promptvcr's values and asks a :class:`~.decision.Handler` what t
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 from collections.abc import Callable
@@ -36,11 +37,23 @@ INTERCEPTORS = {
 }
 
 
+def _installed(library: str) -> bool:
+    """Whether ``library`` can be imported, asked once per process: for a library that is not
+    installed the answer is a search of every path entry, each time a cassette is entered.
+    (Remembered per ``find_spec`` function, so an environment that replaces it is asked anew.)"""
+    return _found(importlib.util.find_spec, library)
+
+
+@functools.cache
+def _found(find_spec: Callable[[str], object], library: str) -> bool:
+    return find_spec(library) is not None
+
+
 def _installer(name: str) -> Callable[[Handler], Uninstall] | None:
     library, *helpers = INTERCEPTORS[name]
-    if importlib.util.find_spec(library) is None:
+    if not _installed(library):
         return None
-    missing = [helper for helper in helpers if importlib.util.find_spec(helper) is None]
+    missing = [helper for helper in helpers if not _installed(helper)]
     if missing and name == "httpx":
         # httpx comes with many libraries that never send through it: fail its requests, not the cassette.
         return _httpx_refused

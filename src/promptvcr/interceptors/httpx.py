@@ -86,21 +86,45 @@ def _mocker() -> type:
     return respx_mocker(_MOCKER_NAME, _Transport)
 
 
-def install(handler: Handler) -> Uninstall:
-    _mocker()
+class _Router:
+    """One respx router for the process, started for each activation with its handler.
 
-    def side_effect(request: httpx.Request) -> httpx.Response | httpx.Request:
+    Building a router and its route costs as much as starting it, and a pytest suite enters
+    a cassette per test; the handler of the activation in place is all that changes.
+    """
+
+    handler: Handler | None = None
+
+    @functools.cached_property
+    def router(self) -> respx.MockRouter:
+        _mocker()
+        router = respx.MockRouter(using=_MOCKER_NAME, assert_all_called=False, assert_all_mocked=False)
+        router.route().mock(side_effect=self.side_effect)
+        return router
+
+    def side_effect(self, request: httpx.Request) -> httpx.Response | httpx.Request:
+        handler = self.handler
+        if handler is None:  # stopped meanwhile (another thread's cassette exited): not ours
+            return request
         decision = handler.handle(to_request(request))
         if isinstance(decision, Replay) and decision.response.playback is None:
             return replay_response(httpx, decision.response)  # type: ignore[no-any-return]
         request.extensions[_DECISION] = decision
         return request  # respx: pass it through to the real transport
 
-    router = respx.MockRouter(using=_MOCKER_NAME, assert_all_called=False, assert_all_mocked=False)
-    router.route().mock(side_effect=side_effect)
+
+_ROUTER = _Router()
+
+
+def install(handler: Handler) -> Uninstall:
+    # The shared router, unless it is in use (a second install alongside the first): then a router of its own.
+    shared = _ROUTER if _ROUTER.handler is None else _Router()
+    router = shared.router
+    shared.handler = handler
     router.start()
 
     def uninstall() -> None:
         router.stop(quiet=True)
+        shared.handler = None
 
     return uninstall

@@ -191,15 +191,22 @@ def _response(
     return response
 
 
-def install(handler: Handler) -> Uninstall:
+@functools.cache
+def _checked_signature(original: Callable[..., Any]) -> inspect.Signature:
+    """The seam's signature, once per process, after checking the installed urllib3 (reading
+    package metadata costs more than the rest of installing, which every cassette entry does)."""
     version = importlib.metadata.version("urllib3")
     if int(version.split(".")[0]) < 2:
         raise RuntimeError(
             f"urllib3 {version} is installed; promptvcr intercepts urllib3 2.x only, so "
             f"requests and boto3 traffic could reach the network unseen. Upgrade: pip install 'urllib3>=2'"
         )
+    return inspect.signature(original)
+
+
+def install(handler: Handler) -> Uninstall:
     original = getattr(HTTPConnectionPool, URLLIB3_ATTEMPT_SEAM)
-    signature = inspect.signature(original)
+    signature = _checked_signature(original)
 
     @functools.wraps(original)
     def attempt(pool: HTTPConnectionPool, *args: Any, **kwargs: Any) -> Any:
