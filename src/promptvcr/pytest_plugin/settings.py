@@ -8,6 +8,7 @@ mode is; ``once`` is resolved per cassette (record it if missing, else replay).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 from collections.abc import Mapping
@@ -73,7 +74,9 @@ def export_record_mode(config: pytest.Config, options: Options) -> None:
     config.add_cleanup(restore)
 
 
+@functools.cache
 def _cassette_arguments() -> frozenset[str]:
+    """``use_cassette``'s arguments, read from its signature once (not once per test)."""
     from ..cassette import use_cassette
 
     return frozenset(inspect.signature(use_cassette).parameters) - {"path", "record_mode"}
