@@ -41,6 +41,10 @@ _BARE_KEY = re.compile(r"(?:(?:[^\W\d]|\$)[\w$.-]*|\d+)\s*[:\uff1a]")
 _WORD_START = re.compile(r"[\w$.+*!?@%&=<>|~^`\\-]")
 _NO_COMMENT = re.compile(r"/(?![/*])")
 _SPACE = re.compile(r"\s*")
+_BRACKETS = re.compile(r"[{}\[\]]")
+_OPENER_OF = {"}": "{", "]": "["}
+_NOT_BRACKET = re.compile(r"[^{}\[\]]+")
+_PAIR = re.compile(r"\{\}|\[\]")
 _STOPS_AFTER_STRING = re.compile(r"[^\W\d]|[_$.+*!?@%&=<>|~^`;]")
 # Any string the pass reads to its closing quote; a raw newline could make it a multi-line
 # value, which the pass reads differently.
@@ -84,6 +88,29 @@ def _string_stops(text: str, at: int, last: str) -> bool:
     return unclosed is not None and last in ":[" and _MEMBER_INSIDE.search(text, at) is not None
 
 
+def _stray_closer(prefix: str) -> bool:
+    """Whether plain tokens reach a closing bracket that closes nothing open (``[2, }``)."""
+    skeleton = _skeleton(prefix)
+    brackets = _NOT_BRACKET.sub("", skeleton)
+    while True:  # drop matched pairs, innermost first, at C speed
+        fewer = _PAIR.sub("", brackets)
+        if fewer == brackets:
+            break
+        brackets = fewer
+    if "}" not in brackets and "]" not in brackets:
+        return False  # every closer closes what is open (output cut off, most likely)
+    stack: list[str] = []
+    for bracket in _BRACKETS.finditer(skeleton):
+        char = bracket.group()
+        if char in "{[":
+            stack.append(char)
+        elif stack and stack[-1] == _OPENER_OF[char]:
+            stack.pop()
+        else:  # the pass stops here: it closes only what is open
+            return _unchanged(skeleton[: bracket.start()])
+    return False
+
+
 def certain_bail(text: str) -> bool:
     """Whether the token pass would stop having rewritten nothing but spacing (see above)."""
     if _OPENS_CONTAINER.match(text) is None:
@@ -96,7 +123,7 @@ def certain_bail(text: str) -> bool:
         if missing is not None and _unchanged(skeleton[: missing.start() + 1]):
             return True
     if end >= len(text):
-        return False
+        return _stray_closer(prefix)
     tokens_end = len(prefix.rstrip())
     last = prefix[tokens_end - 1]  # the last character of the last plain token
     char = text[end]
