@@ -87,9 +87,10 @@ def test_certain_bail_recognises_the_common_shapes() -> None:
         '{"key": 1/3}',
         '{"a": "first, b: 1}',
         '{"key": , "key2": "value2"}',
+        '{"a": 1, "b": [}',
     ):
         assert certain_bail(text), text
-    for text in ('{"key": "value"', "{'a': 1}", '{"a": 1,}', '{"a": "x", "b" "y"}', '{"a" 1 "b"x}'):
+    for text in ('{"key": "value"', "{'a': 1}", '{"a": 1,}', '{"a": "x", "b" "y"}', '{"a" 1 "b"x}', '[1, [2'):
         assert not certain_bail(text), text
 
 
