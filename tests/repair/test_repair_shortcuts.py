@@ -90,7 +90,7 @@ def test_certain_bail_recognises_the_common_shapes() -> None:
         '{"a": 1, "b": [}',
     ):
         assert certain_bail(text), text
-    for text in ('{"key": "value"', "{'a': 1}", '{"a": 1,}', '{"a": "x", "b" "y"}', '{"a" 1 "b"x}', '[1, [2'):
+    for text in ('{"key": "value"', "{'a': 1}", '{"a": 1,}', '{"a": "x", "b" "y"}', '{"a" 1 "b"x}', "[1, [2"):
         assert not certain_bail(text), text
 
 
