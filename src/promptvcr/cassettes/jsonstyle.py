@@ -43,8 +43,19 @@ _CANDIDATES: tuple[tuple[tuple[str, str], int | str | None], ...] = (
 _KEYS = frozenset({"separators", "indent", "ascii", "pad", "before", "after"})
 
 
+#: One encoder per style, built once: ``json.dumps`` with options builds one per call.
+_encoders: dict[tuple[str, str, int | str | None, bool], json.JSONEncoder] = {}
+
+
 def _dumps(value: Any, separators: tuple[str, str], indent: int | str | None, ascii_only: bool) -> str:
-    return json.dumps(value, ensure_ascii=ascii_only, separators=separators, indent=indent)
+    """``json.dumps(value, ensure_ascii=ascii_only, separators=separators, indent=indent)``."""
+    style = (separators[0], separators[1], indent, ascii_only)
+    encoder = _encoders.get(style)
+    if encoder is None:
+        encoder = json.JSONEncoder(ensure_ascii=ascii_only, separators=separators, indent=indent)
+        if len(_encoders) < 256:  # styles a cassette may declare are few, but not bounded
+            _encoders[style] = encoder
+    return encoder.encode(value)
 
 
 def json_style(text: str, value: Any) -> JsonStyle | None:
@@ -115,7 +126,7 @@ def valid_style(style: Any) -> JsonStyle:
 def dump_json(value: Any, style: JsonStyle) -> str:
     """``value`` written in ``style`` (checked with :func:`valid_style`)."""
     if not style:
-        return json.dumps(value, ensure_ascii=False, separators=_COMPACT)
+        return _dumps(value, _COMPACT, None, False)
     separators = style.get("separators", _COMPACT)
     written = _dumps(value, (separators[0], separators[1]), style.get("indent"), style.get("ascii", False))
     if pad := style.get("pad"):

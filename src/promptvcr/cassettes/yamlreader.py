@@ -23,6 +23,7 @@ keeps its own stack and stops at :data:`MAX_YAML_DEPTH` too.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import yaml
@@ -158,39 +159,79 @@ def _check(text: str) -> None:
         return
 
 
+#: Plain scalars this short are resolved once per text (longer ones are rarely repeated).
+_KNOWN_LENGTH = 40
+
+
+def _events(text: str) -> Iterator[Any]:
+    """The parser's events for ``text``, with no Python code between each of them (what
+    ``yaml.parse`` gives, less a generator's step per event; ``get_event`` is ``None`` at the end)."""
+    return iter(_Loader(text).get_event, None)
+
+
 def _build(text: str) -> Any:
     """The document of ``text`` from parser events; ``_NotPlain`` for anything beyond plain YAML."""
-    stack: list[tuple[Any, Any]] = []  # each open container, and the key awaiting its value
+    # The innermost open container (``None`` at the document's level), whether it is a list,
+    # and (a mapping's) key awaiting its value; ``stack`` holds the same for those around it.
+    top: Any = None
+    top_list = False
+    pending: Any = _NO_KEY
+    stack: list[tuple[Any, bool, Any]] = []
+    depth = 0
     document: Any = None
     documents = expansion = 0
     anchors: dict[str, tuple[Any, int]] = {}  # each anchor's value and expanded size (characters)
     open_anchors: list[tuple[int, str, int, int]] = []  # depth, name, start, expansion then
+    # Plain scalars repeat (keys, small numbers): each short one is resolved once.
+    known: dict[str, Any] = {}
+    scalar_event, alias_event = yaml.ScalarEvent, yaml.AliasEvent
+    mapping_start, sequence_start = yaml.MappingStartEvent, yaml.SequenceStartEvent
+    mapping_end, sequence_end = yaml.MappingEndEvent, yaml.SequenceEndEvent
     event: Any  # the event classes' fields are not in PyYAML's stubs
-    for event in yaml.parse(text, Loader=_Loader):
+    for event in _events(text):
         kind = type(event)
-        if kind is yaml.ScalarEvent:
+        if kind is scalar_event:
             if event.tag is not None and event.tag != "!":
                 raise _NotPlain
-            value: Any = _plain(event.value) if event.implicit[0] else event.value
+            value: Any = event.value
+            if event.implicit[0] and (not value or value[0] in _FIRST_CHARS):
+                raw = value
+                value = known.get(raw, _NO_KEY)
+                if value is _NO_KEY:
+                    value = _plain(raw)
+                    if len(raw) <= _KNOWN_LENGTH:
+                        known[raw] = value
             if event.anchor is not None:
                 _new_anchor(event.anchor, anchors, open_anchors)
                 anchors[event.anchor] = (value, event.end_mark.index - event.start_mark.index)
-        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            if top_list:
+                top.append(value)
+            elif top is None:
+                document = value
+            elif pending is _NO_KEY:
+                pending = value
+            else:
+                top[pending] = value
+                pending = _NO_KEY
+            continue
+        if kind is mapping_start or kind is sequence_start:
             if event.tag is not None:
                 raise _NotPlain
-            if len(stack) >= MAX_YAML_DEPTH:
+            if depth >= MAX_YAML_DEPTH:
                 raise TooDeep
-            value = {} if kind is yaml.MappingStartEvent else []
+            value = {} if kind is mapping_start else []
             if event.anchor is not None:
                 _new_anchor(event.anchor, anchors, open_anchors)
-                open_anchors.append((len(stack), event.anchor, event.start_mark.index, expansion))
-        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-            container, _ = stack.pop()  # it was placed in its parent when it started
-            if open_anchors and open_anchors[-1][0] == len(stack):
+                open_anchors.append((depth, event.anchor, event.start_mark.index, expansion))
+        elif kind is mapping_end or kind is sequence_end:
+            container = top  # it was placed in its parent when it started
+            top, top_list, pending = stack.pop()
+            depth -= 1
+            if open_anchors and open_anchors[-1][0] == depth:
                 _, name, start, before = open_anchors.pop()
                 anchors[name] = (container, event.end_mark.index - start + expansion - before)
             continue
-        elif kind is yaml.AliasEvent:
+        elif kind is alias_event:
             if event.anchor not in anchors:
                 if any(name == event.anchor for _, name, _, _ in open_anchors):
                     raise _recursive(event.anchor)
@@ -199,18 +240,6 @@ def _build(text: str) -> Any:
             expansion += size
             if expansion > MAX_ALIAS_EXPANSION:
                 raise _expanding(expansion)
-            if not stack:
-                document = value
-            elif type(stack[-1][0]) is list:
-                stack[-1][0].append(value)
-            elif stack[-1][1] is _NO_KEY:
-                if type(value) is dict or type(value) is list:
-                    raise _NotPlain  # a complex key: the full loader reports it
-                stack[-1] = (stack[-1][0], value)
-            else:
-                stack[-1][0][stack[-1][1]] = value
-                stack[-1] = (stack[-1][0], _NO_KEY)
-            continue
         elif kind is yaml.DocumentStartEvent:
             documents += 1
             if documents > 1:
@@ -218,22 +247,24 @@ def _build(text: str) -> Any:
             continue
         else:  # stream start and end, document end
             continue
-        if not stack:
+        # A container, or an alias's value, placed in the innermost container.
+        nested = type(value) is dict or type(value) is list
+        if top_list:
+            top.append(value)
+        elif top is None:
             document = value
+        elif pending is _NO_KEY:
+            if nested:
+                raise _NotPlain  # a complex key: the full loader reports it
+            pending = value
+            continue
         else:
-            parent, key = stack[-1]
-            if type(parent) is list:
-                parent.append(value)
-            elif key is _NO_KEY:
-                if type(value) is dict or type(value) is list:
-                    raise _NotPlain  # a complex key: the full loader reports it
-                stack[-1] = (parent, value)
-                continue
-            else:
-                parent[key] = value
-                stack[-1] = (parent, _NO_KEY)
-        if type(value) is dict or type(value) is list:
-            stack.append((value, _NO_KEY))
+            top[pending] = value
+            pending = _NO_KEY
+        if nested and kind is not alias_event:
+            stack.append((top, top_list, pending))
+            top, top_list, pending = value, type(value) is list, _NO_KEY
+            depth += 1
     return document
 
 
