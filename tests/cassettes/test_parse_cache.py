@@ -244,3 +244,16 @@ def test_a_cassette_replays_the_same_from_the_cache(cache: Path, tmp_path: Path)
     with promptvcr.use_cassette(path) as second:
         assert second.interactions == parsed
     assert os.path.exists(path)
+
+
+def test_a_copy_of_cached_interactions_is_a_plain_list(cache: Path, tmp_path: Path) -> None:
+    import copy
+    import pickle
+
+    path = tmp_path / "c.yaml"
+    _write(path, _varied())
+    persister.load(path)
+    cached = persister.load(path).interactions
+    assert isinstance(cached, parsecache.CachedInteractions)
+    for copied in (copy.copy(cached), copy.deepcopy(cached), pickle.loads(pickle.dumps(cached))):
+        assert type(copied) is list and copied == cached
