@@ -38,6 +38,7 @@ __all__ = [
     "fuzzy_threshold",
     "miss_message",
     "nearest",
+    "record_flag",
     "record_hint",
 ]
 
@@ -54,10 +55,14 @@ _TEXT_CONTAINERS = ("messages", "contents", "input", "system", "systemInstructio
 ENV_PYTEST_RECORD_FLAG = "PROMPTVCR_PYTEST_RECORD_FLAG"
 
 
+def record_flag() -> str:
+    """The pytest option that sets promptvcr's record mode in this run."""
+    return os.environ.get(ENV_PYTEST_RECORD_FLAG) or "--record-mode"
+
+
 def record_hint() -> str:
     """How to record a missed request, with the pytest option that works in this run."""
-    flag = os.environ.get(ENV_PYTEST_RECORD_FLAG) or "--record-mode"
-    return f"To record it, run again with PROMPTVCR_RECORD_MODE=record (pytest: {flag}=record)."
+    return f"To record it, run again with PROMPTVCR_RECORD_MODE=record (pytest: {record_flag()}=record)."
 
 
 def nearest(

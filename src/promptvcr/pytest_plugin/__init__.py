@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..errors import CassetteMiss
+from ..matching.diagnose import record_flag
 from ..modes import VCR_MODES, RecordMode, vcr_mode_note
 from . import coexist, network, upkeep, vcr_compat
 from .coexist import promptvcr_cassette_dir  # noqa: F401  (pytest-recording's vcr_cassette_dir)
@@ -331,7 +332,7 @@ def _report_unused(item: pytest.Item, report: pytest.TestReport) -> None:
     text = (
         f"promptvcr: {len(unused)} interaction(s) of {_shown(item.config, active.path)} were not played "
         f"by this test:\n" + "\n".join(f"  {line}" for line in unused) + "\n"
-        "The code no longer sends them: re-record the cassette (--record-mode=rewrite) or delete them."
+        f"The code no longer sends them: re-record the cassette ({record_flag()}=rewrite) or delete them."
     )
     if setting == "drop":
         from .refresh import drop_unplayed

@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from ..matching.diagnose import ENV_PYTEST_RECORD_FLAG
+
 __all__ = [
     "ENV_PYTEST_RECORD_FLAG",
     "RECORDING",
@@ -36,10 +38,6 @@ __all__ = [
 RECORDING = "recording"
 #: Plugins that define ``--record-mode`` (and run ``@pytest.mark.vcr``): plugin name -> module.
 RIVALS = {RECORDING: "pytest_recording", "cassetter": "cassetter"}
-#: Where the option that sets promptvcr's record mode in this run is written for the messages
-#: that name it (a miss, a blocked connection): the same name as
-#: ``promptvcr.matching.diagnose.ENV_PYTEST_RECORD_FLAG``, which cannot import pytest code.
-ENV_PYTEST_RECORD_FLAG = "PROMPTVCR_PYTEST_RECORD_FLAG"
 
 
 def _loads(pluginmanager: pytest.PytestPluginManager, name: str) -> bool:

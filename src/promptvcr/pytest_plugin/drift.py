@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..matching.diagnose import miss_message
+from ..matching.diagnose import miss_message, record_flag
 from ..matching.key import request_key
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def _verify_text(entries: list[DriftEntry]) -> list[str]:
         f"differ in structure from the recording.",
         "",
         "Record them anew, to replay what the provider sends now:",
-        "  python -m pytest --record-mode=rewrite " + " ".join(shlex.quote(test) for test in tests),
+        f"  python -m pytest {record_flag()}=rewrite " + " ".join(shlex.quote(test) for test in tests),
     ]
     for entry in entries:
         lines += [
@@ -113,7 +113,7 @@ def report_text(entries: list[DriftEntry]) -> str:
         "Re-record exactly these (the other interactions stay as recorded):",
         "  nox -s record -- " + " ".join(shlex.quote(test) for test in tests),
         "or without nox:",
-        "  python -m pytest --record-mode=record " + " ".join(shlex.quote(test) for test in tests),
+        f"  python -m pytest {record_flag()}=record " + " ".join(shlex.quote(test) for test in tests),
     ]
     for entry in entries:
         lines += ["", f"== {entry.nodeid or '(outside a test)'}  cassette {entry.cassette}", entry.message]

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
-import os
 import socket
 import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
+
+from ..matching.diagnose import record_flag
 
 __all__ = ["NetworkBlocked", "blocked", "is_loopback"]
 
@@ -38,19 +39,12 @@ class NetworkBlocked(BaseException):
             + (f" (port {port})" if port not in (None, 0, "") else "")
             + f": {reason}.\n"
             f"To let this host through, run pytest with --allowed-hosts={host}; "
-            f"to reach the real provider and record, run pytest with {_record_flag()}=record."
+            f"to reach the real provider and record, run pytest with {record_flag()}=record."
         )
         super().__init__(self.message)
 
     def __str__(self) -> str:
         return self.message
-
-
-def _record_flag() -> str:
-    """The option that records in this run (``--promptvcr-record-mode`` beside pytest-recording)."""
-    from .coexist import ENV_PYTEST_RECORD_FLAG
-
-    return os.environ.get(ENV_PYTEST_RECORD_FLAG) or "--record-mode"
 
 
 def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from ..server.launch import Served, serve
+from .settings import parse_options
 
 __all__ = ["promptvcr_serve", "promptvcr_serve_session"]
 
@@ -61,7 +62,7 @@ def _summary(config: pytest.Config) -> _Summary:
 @contextlib.contextmanager
 def _starter(config: pytest.Config) -> Iterator[Start]:
     summary = _summary(config)
-    default_mode = config.getoption("--record-mode", None)
+    default_mode = parse_options(config).record_mode  # --promptvcr-record-mode beside pytest-recording
     with contextlib.ExitStack() as stack:
         running: list[Served] = []
 

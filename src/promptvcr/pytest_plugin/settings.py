@@ -42,8 +42,9 @@ class Options:
 
 
 def parse_options(config: pytest.Config) -> Options:
-    # By dest, not by flag: with pytest-recording active these options are its own (see .coexist).
-    record_mode = config.getoption("record_mode", None) or config.getoption("promptvcr_record_mode", None)
+    # By dest, not by flag: with pytest-recording active these options are its own (see .coexist),
+    # and its --record-mode reaches promptvcr's cassettes too unless --promptvcr-record-mode is given.
+    record_mode = config.getoption("promptvcr_record_mode", None) or config.getoption("record_mode", None)
     cassette_dir = config.getoption("--cassette-dir")
     given_hosts = config.getoption("allowed_hosts", None) or []
     given_hosts = [given_hosts] if isinstance(given_hosts, str) else given_hosts
