@@ -78,6 +78,8 @@ class Cassette:
 
     ``allowed_secrets`` are values shaped like a secret that this cassette may hold as they
     are (a documented example a test checks for): they are neither masked nor refused.
+    ``before_record_request`` / ``before_record_response`` edit or drop what is written (vcrpy's
+    hooks, on promptvcr's values: see :class:`.cassettes.persister.Writing`).
 
     Keeping cassettes honest (README: "Stale cassettes and verify"): ``drift`` lists what
     ``RecordMode.verify`` found (:mod:`.cassettes.verifying`); ``max_age`` (``"30d"``, a timedelta)
@@ -105,6 +107,8 @@ class Cassette:
         max_age: str | timedelta | None = None,
         on_stale: Literal["warn", "fail", "rewrite"] | None = None,
         on_record_error: Literal["skip", "keep"] = "skip",
+        before_record_request: Callable[[Request], Request | None] | None = None,
+        before_record_response: Callable[[Response], Response | None] | None = None,
     ) -> None:
         # The arguments as given, so that each call of a decorated function gets a fresh
         # cassette with exactly these options (captured first, before any other local).
@@ -121,9 +125,13 @@ class Cassette:
         self.allow_playback_repeats = allow_playback_repeats
         self.rules = tuple(rules) if rules is not None else default_rules()
         self.fuzzy = fuzzy_threshold(fuzzy)
-        self.request_headers = frozenset(h.lower() for h in request_headers)
-        self.response_headers = frozenset(h.lower() for h in response_headers)
-        self.allowed_secrets = frozenset(allowed_secrets)
+        self.writing = persister.Writing(  # what is written of what was recorded
+            frozenset(h.lower() for h in request_headers),
+            frozenset(h.lower() for h in response_headers),
+            frozenset(allowed_secrets),
+            before_record_request,
+            before_record_response,
+        )
         self.script = script  # answers what the file does not hold: see promptvcr.scripted.scripts
         self.max_age = staleness.parse_max_age(max_age)
         self.on_stale = on_stale if on_stale is None else staleness.resolve_on_stale(on_stale)
@@ -337,13 +345,7 @@ class Cassette:
             persister.replace(self.path, self._stored_form())
 
     def _stored_form(self) -> list[dict[str, Any]]:
-        return persister.stored_form(
-            self.path,
-            self._recorded,
-            request_headers=self.request_headers,
-            response_headers=self.response_headers,
-            allowed_secrets=self.allowed_secrets,
-        )
+        return self.writing.stored_form(self.path, self._recorded)
 
     def __enter__(self) -> Cassette:
         self._start()

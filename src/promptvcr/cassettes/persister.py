@@ -10,18 +10,19 @@ again, so a reviewer's comments and the stored text stay byte for byte.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import CassetteSecretError
 from . import fileformat, parsecache, redaction, storage
-from .models import Interaction
+from .models import Interaction, Request, Response
 
-__all__ = ["Loaded", "Stored", "append", "load", "replace", "stored_form"]
+__all__ = ["Loaded", "Stored", "Writing", "append", "load", "replace", "stored_form"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +84,46 @@ def stored_form(
     if redacted.refused:
         stored.refusal = redaction.refused_message(path, redacted)
     return stored
+
+
+@dataclass(frozen=True)
+class Writing:
+    """What a cassette writes of what it recorded: the headers kept, the values shaped like a
+    secret that may stay, and the record hooks.
+
+    ``before_record_request`` / ``before_record_response`` (vcrpy's names) each get a recorded
+    :class:`Request` or :class:`Response` and return it, changed or not, or ``None`` to leave the
+    interaction out of the file. They run when the file is written, before redaction and the
+    secret scan, so a hook cannot let a secret through, and what a hook trims (a 338-model
+    ``/models`` answer cut to 5) is what is written; the code under test got the whole answer.
+    """
+
+    request_headers: frozenset[str]
+    response_headers: frozenset[str]
+    allowed_secrets: frozenset[str] = frozenset()
+    before_record_request: Callable[[Request], Request | None] | None = None
+    before_record_response: Callable[[Response], Response | None] | None = None
+
+    def stored_form(self, path: Path, recorded: Sequence[Interaction]) -> Stored:
+        return stored_form(
+            path,
+            self._hooked(recorded),
+            request_headers=self.request_headers,
+            response_headers=self.response_headers,
+            allowed_secrets=self.allowed_secrets,
+        )
+
+    def _hooked(self, recorded: Sequence[Interaction]) -> Sequence[Interaction]:
+        on_request, on_response = self.before_record_request, self.before_record_response
+        if on_request is None and on_response is None:
+            return recorded
+        kept = []
+        for interaction in recorded:
+            request = on_request(interaction.request) if on_request else interaction.request
+            response = on_response(interaction.response) if on_response else interaction.response
+            if request is not None and response is not None:
+                kept.append(dataclasses.replace(interaction, request=request, response=response))
+        return kept
 
 
 def _refuse(path: Path, recorded: list[dict[str, Any]]) -> None:

@@ -27,7 +27,6 @@ from .coexist import promptvcr_cassette_dir  # noqa: F401  (pytest-recording's v
 from .failures import failure_text
 from .misses import MissWatch, hidden_miss, replaced_text
 from .network import NetworkBlocked
-from .record_hooks import make_cassette
 from .report import CassetteUse, summary_lines
 from .serving import promptvcr_serve, promptvcr_serve_session  # noqa: F401  (the promptvcr serve fixtures)
 from .settings import MARKER, Options, export_record_mode, parse_options, settings_for
@@ -197,7 +196,9 @@ def _promptvcr_cassette(
         **settings.cassette_options,
         **upkeep.overrides(request.config),
     }
-    active = make_cassette(settings.opened or settings.path, options)
+    from ..cassette import Cassette
+
+    active = Cassette(settings.opened or settings.path, **options)
     shown = _shown(request.config, settings.path)
     # Entered and left by hand, not with ``with``: pytest does not throw a failed test into
     # its fixtures, and the cassette must know (rewrite keeps the old file when the test failed).

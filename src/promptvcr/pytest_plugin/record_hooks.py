@@ -1,27 +1,23 @@
-"""``before_record_request`` / ``before_record_response``: edit or drop what a test records.
+"""vcrpy's record hooks on promptvcr's cassettes.
 
-Given in ``promptvcr_config`` or a marker (and taken from pytest-recording's ``vcr_config``),
-each hook gets a recorded :class:`~promptvcr.Request` or :class:`~promptvcr.Response` and
-returns it, changed or not, or ``None`` to leave the interaction out of the cassette. They
-run on exit, before redaction and the secret scan, so a hook cannot let a secret through,
-and what a hook trims (a 338-model ``/models`` answer cut to 5) is what is written.
-
-vcrpy's hooks take other values (a ``vcr.request.Request``, a response ``dict`` with
-``body.string``): wrap one in :func:`vcr_style` (``promptvcr migrate`` does), and it gets
-and returns those.
+``before_record_request`` / ``before_record_response`` are ``use_cassette`` arguments (so also
+``promptvcr_config`` and marker keys, and taken from pytest-recording's ``vcr_config``): each
+gets a recorded :class:`~promptvcr.Request` or :class:`~promptvcr.Response` (see
+:class:`promptvcr.cassettes.persister.Writing`). vcrpy's hooks take other values (a
+``vcr.request.Request``, a response ``dict`` with ``body.string``): wrap one in
+:func:`vcr_style` (``promptvcr migrate`` does), and it gets and returns those.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..cassette import Cassette
-    from ..cassettes.models import Interaction, Request, Response
+    from ..cassettes.models import Request, Response
 
-__all__ = ["HOOKS", "make_cassette", "vcr_style"]
+__all__ = ["HOOKS", "vcr_style"]
 
 HOOKS = ("before_record_request", "before_record_response")
 Hook = Callable[[Any], Any]
@@ -76,36 +72,3 @@ def vcr_style(hook: Hook) -> Hook:
     adapted.__name__ = getattr(hook, "__name__", "hook")
     adapted.__wrapped__ = hook  # type: ignore[attr-defined]
     return adapted
-
-
-def apply(interactions: Sequence[Interaction], hooks: dict[str, Hook]) -> list[Interaction]:
-    on_request, on_response = hooks.get("before_record_request"), hooks.get("before_record_response")
-    kept: list[Interaction] = []
-    for interaction in interactions:
-        request = on_request(interaction.request) if on_request else interaction.request
-        response = on_response(interaction.response) if on_response else interaction.response
-        if request is not None and response is not None:
-            kept.append(dataclasses.replace(interaction, request=request, response=response))
-    return kept
-
-
-def make_cassette(path: Any, options: dict[str, Any]) -> Cassette:
-    """``Cassette(path, **options)``, with the record hooks among ``options`` applied on writing."""
-    from ..cassette import Cassette
-
-    hooks = {name: options.pop(name) for name in HOOKS if options.get(name) is not None}
-    for name in HOOKS:
-        options.pop(name, None)
-    if not hooks:
-        return Cassette(path, **options)
-
-    class HookedCassette(Cassette):
-        def _stored_form(self) -> list[dict[str, Any]]:
-            recorded = self._recorded
-            self._recorded = apply(recorded, hooks)
-            try:
-                return super()._stored_form()
-            finally:
-                self._recorded = recorded
-
-    return HookedCassette(path, **options)

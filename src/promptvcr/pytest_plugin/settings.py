@@ -20,7 +20,6 @@ import pytest
 
 from ..modes import ENV_RECORD_MODE, RecordMode, resolve_record_mode
 from .naming import cassette_in, default_cassette_path
-from .record_hooks import HOOKS
 
 __all__ = ["MARKER", "Options", "Settings", "export_record_mode", "parse_options", "settings_for"]
 
@@ -119,7 +118,7 @@ def settings_for(
     item: pytest.Item, config: Mapping[str, Any], options: Options, module_dir: Any = None
 ) -> Settings:
     """``module_dir``: the ``promptvcr_cassette_dir`` fixture's folder, if it gives one."""
-    valid = _cassette_arguments() | frozenset(HOOKS)
+    valid = _cassette_arguments()
     _check_keys(config, valid | _CONFIG_ONLY, "the promptvcr_config fixture")
     marker = item.get_closest_marker(MARKER)
     marker_args: tuple[Any, ...] = marker.args if marker is not None else ()
