@@ -33,6 +33,9 @@ import openai
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_floor import OpenAIChat, sent_bodies
 
 import promptvcr
 from promptvcr.cassettes import fileformat
@@ -60,10 +63,13 @@ def answer(i: int) -> dict[str, Any]:
 
 
 def write_promptvcr(path: Path, n: int) -> None:
+    """A cassette as a recording through the SDK leaves it: each request with the bytes the
+    SDK sends (see ``bench_floor.sent_bodies``), so a live request finds its key by its bytes."""
+    bodies = sent_bodies(OpenAIChat(stream=False), n)
     data = [
         fileformat.interaction_to_data(
             Interaction(
-                Request("POST", URL, {"content-type": "application/json"}, json.dumps(question(i)).encode()),
+                Request("POST", URL, {"content-type": "application/json"}, bodies[i]),
                 Response(200, {"content-type": "application/json"}, [json.dumps(answer(i)).encode()]),
             )
         )
