@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from ..matching.diagnose import ENV_PYTEST_RECORD_FLAG
+from .settings import export_env
 
 __all__ = [
     "ENV_PYTEST_RECORD_FLAG",
@@ -71,16 +72,7 @@ def export_record_flag(config: pytest.Config) -> None:
     With pytest-recording active, ``--record-mode=record`` is refused (its modes are vcrpy's),
     so a miss must name ``--promptvcr-record-mode=record``.
     """
-    before = os.environ.get(ENV_PYTEST_RECORD_FLAG)
-    os.environ[ENV_PYTEST_RECORD_FLAG] = record_flag(active_rivals(config.pluginmanager))
-
-    def restore() -> None:
-        if before is None:
-            os.environ.pop(ENV_PYTEST_RECORD_FLAG, None)
-        else:
-            os.environ[ENV_PYTEST_RECORD_FLAG] = before
-
-    config.add_cleanup(restore)
+    export_env(config, ENV_PYTEST_RECORD_FLAG, record_flag(active_rivals(config.pluginmanager)))
 
 
 class RecordingHookSpec:

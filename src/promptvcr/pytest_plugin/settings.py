@@ -21,7 +21,15 @@ import pytest
 from ..modes import ENV_RECORD_MODE, RecordMode, resolve_record_mode
 from .naming import cassette_in, default_cassette_path
 
-__all__ = ["MARKER", "Options", "Settings", "export_record_mode", "parse_options", "settings_for"]
+__all__ = [
+    "MARKER",
+    "Options",
+    "Settings",
+    "export_env",
+    "export_record_mode",
+    "parse_options",
+    "settings_for",
+]
 
 MARKER = "promptvcr"
 #: Options of the promptvcr_config fixture that are not use_cassette arguments.
@@ -60,16 +68,21 @@ def parse_options(config: pytest.Config) -> Options:
 def export_record_mode(config: pytest.Config, options: Options) -> None:
     """``--record-mode`` for every cassette of the run, ``use_cassette(...)`` in a test included:
     as ``$PROMPTVCR_RECORD_MODE`` until pytest ends (a ``record_mode=`` written in code still wins)."""
-    if options.record_mode is None:
-        return
-    before = os.environ.get(ENV_RECORD_MODE)
-    os.environ[ENV_RECORD_MODE] = options.record_mode
+    if options.record_mode is not None:
+        export_env(config, ENV_RECORD_MODE, options.record_mode)
+
+
+def export_env(config: pytest.Config, name: str, value: str) -> None:
+    """``$name`` set to ``value`` until pytest ends: how a command-line option reaches the
+    cassettes a test opens itself, and subprocesses (``promptvcr serve``), without pytest code."""
+    before = os.environ.get(name)
+    os.environ[name] = value
 
     def restore() -> None:
         if before is None:
-            os.environ.pop(ENV_RECORD_MODE, None)
+            os.environ.pop(name, None)
         else:
-            os.environ[ENV_RECORD_MODE] = before
+            os.environ[name] = before
 
     config.add_cleanup(restore)
 

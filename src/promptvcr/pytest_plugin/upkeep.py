@@ -10,7 +10,6 @@ What ``RecordMode.verify`` found is summed up in :func:`drift_lines`.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -18,6 +17,7 @@ import pytest
 
 from ..cassettes.staleness import ENV_MAX_AGE, ENV_ON_STALE, ON_STALE, parse_max_age
 from ..modes import ENV_ALLOW_IN_CI
+from .settings import export_env
 
 __all__ = ["add_options", "configure", "drift_lines", "overrides"]
 
@@ -46,19 +46,6 @@ def add_options(group: pytest.OptionGroup) -> None:
     )
 
 
-def _export(config: pytest.Config, name: str, value: str) -> None:
-    before = os.environ.get(name)
-    os.environ[name] = value
-
-    def restore() -> None:
-        if before is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = before
-
-    config.add_cleanup(restore)
-
-
 def configure(config: pytest.Config) -> None:
     """Check ``--max-age`` and export the options to every cassette of the run."""
     max_age = config.getoption("--max-age")
@@ -67,11 +54,11 @@ def configure(config: pytest.Config) -> None:
             parse_max_age(max_age)
         except ValueError as error:
             raise pytest.UsageError(f"--max-age: {error}") from None
-        _export(config, ENV_MAX_AGE, max_age)
+        export_env(config, ENV_MAX_AGE, max_age)
     if on_stale := config.getoption("--on-stale"):
-        _export(config, ENV_ON_STALE, on_stale)
+        export_env(config, ENV_ON_STALE, on_stale)
     if config.getoption("--allow-record-in-ci"):
-        _export(config, ENV_ALLOW_IN_CI, "1")
+        export_env(config, ENV_ALLOW_IN_CI, "1")
 
 
 def overrides(config: pytest.Config) -> dict[str, Any]:
