@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ from .redact import (
     REQUEST_HEADERS,
     RESPONSE_HEADERS,
     keep_headers,
+    may_need_redaction,
     redact_form_fields,
     redact_json_fields,
     redact_query_values,
@@ -59,6 +60,7 @@ __all__ = [
     "is_json_path",
     "load_document",
     "loads",
+    "stored_with_text",
 ]
 
 FORMAT_VERSION = 1
@@ -68,16 +70,18 @@ def is_json_path(path: Path) -> bool:
     return path.suffix.lower() == ".json"
 
 
-def _body_data(chunks: Sequence[bytes], content_type: str, *, events: bool = False) -> dict[str, Any]:
-    data = encode_chunks(chunks, content_type, streamed_events=events)
+def _redact_body(data: dict[str, Any], content_type: str) -> None:
+    """Credential fields and query values out of the stored body in ``data``, in place."""
     for key in ("json", "events", "frames"):
         if key in data:
             data[key] = redact_json_fields(original := data[key])
             drop_stale_raw(data, key, original)
     if isinstance(data.get("text"), str):
-        form = content_type == "application/x-www-form-urlencoded"
+        form = content_type == _FORM
         data["text"] = redact_form_fields(data["text"]) if form else redact_query_values(data["text"])
-    return data
+
+
+_FORM = "application/x-www-form-urlencoded"
 
 
 def date_text(moment: datetime) -> str:
@@ -109,11 +113,57 @@ def interaction_to_data(
     response_headers: Iterable[str] = RESPONSE_HEADERS,
 ) -> dict[str, Any]:
     """The stored form of an interaction, with every credential removed."""
+    return _to_data(interaction, request_headers, response_headers, redact_bodies=True)
+
+
+def stored_with_text(
+    interaction: Interaction,
+    *,
+    request_headers: Iterable[str] = REQUEST_HEADERS,
+    response_headers: Iterable[str] = RESPONSE_HEADERS,
+) -> tuple[dict[str, Any], str | None]:
+    """:func:`interaction_to_data`, and its text as ``json.dumps(..., ensure_ascii=False)``
+    writes it (``None`` for data JSON cannot hold: a large body). The bodies' fields are
+    looked at one by one only when that text shows a credential field name or a URL query
+    (see :func:`.redact.may_need_redaction`), or a body is a form; else they are kept as
+    parsed, which is what redaction would have left of them."""
+    data = _to_data(interaction, request_headers, response_headers, redact_bodies=False)
+    text = _json_text(data)
+    req, resp = interaction.request, interaction.response
+    if (
+        text is None
+        or may_need_redaction(text, text.lower())
+        or req.content_type == _FORM
+        or resp.content_type == _FORM
+    ):
+        _redact_body(data["request"], req.content_type)
+        _redact_body(data["response"], resp.content_type)
+        text = _json_text(data)
+    return data, text
+
+
+def _json_text(data: Any) -> str | None:
+    try:
+        return json.dumps(data, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):  # a large body, or data JSON cannot hold
+        return None
+
+
+def _to_data(
+    interaction: Interaction,
+    request_headers: Iterable[str],
+    response_headers: Iterable[str],
+    *,
+    redact_bodies: bool,
+) -> dict[str, Any]:
     req, resp = interaction.request, interaction.response
     request: dict[str, Any] = {"method": req.method.upper(), "url": redact_url(req.url)}
     if headers := keep_headers(req.headers, request_headers):
         request["headers"] = headers
-    request.update(_body_data([req.content], req.content_type))
+    request_body = encode_chunks([req.content], req.content_type)
+    if redact_bodies:
+        _redact_body(request_body, req.content_type)
+    request.update(request_body)
     response: dict[str, Any] = {"status": resp.status}
     if headers := keep_headers(resp.headers, response_headers):
         response["headers"] = headers
@@ -124,7 +174,9 @@ def interaction_to_data(
             "response": {**response, "websocket": session_to_data(resp.websocket)},
             **dated,
         }
-    body = _body_data(resp.chunks, resp.content_type, events=resp.is_event_stream)
+    body = encode_chunks(resp.chunks, resp.content_type, streamed_events=resp.is_event_stream)
+    if redact_bodies:
+        _redact_body(body, resp.content_type)
     response.update(body)
     if resp.end != "complete":
         response["end"] = resp.end

@@ -26,9 +26,24 @@ from .examples import is_documented_example
 from .largebody import ChunkedBody
 from .models import Request
 from .multipart import parse_multipart
-from .redact import REDACTED, SECRET_BODY_FIELDS, SECRET_FIELDS_ANY_DEPTH, is_secret_header, is_secret_param
+from .redact import (
+    REDACTED,
+    SECRET_BODY_FIELDS,
+    SECRET_FIELDS_ANY_DEPTH,
+    is_secret_header,
+    is_secret_param,
+    names_secret_field,
+)
 
-__all__ = ["MIN_VALUE_LENGTH", "Masker", "environment_credentials", "request_credentials", "texts"]
+__all__ = [
+    "MIN_VALUE_LENGTH",
+    "Masker",
+    "environment_credentials",
+    "request_credentials",
+    "sent_credentials",
+    "texts",
+    "worth_masking",
+]
 
 #: Shorter values occur by chance too often ("true", "gpt-4o") to be masked wherever they appear.
 MIN_VALUE_LENGTH = 8
@@ -79,6 +94,8 @@ def _body_values(request: Request) -> Iterator[str]:
         return
     stripped = content.lstrip()[:1]
     if stripped in (b"{", b"["):
+        if not _may_name_field(content):
+            return
         try:
             parsed = json.loads(content)
         except (ValueError, RecursionError):
@@ -95,21 +112,42 @@ def _body_values(request: Request) -> Iterator[str]:
                 yield value
 
 
+def _may_name_field(content: bytes) -> bool:
+    """Whether a JSON body may have a credential field, from its text: a key is written
+    out between quotes unless a ``\\u`` escape spells it (then this says yes)."""
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError:  # UTF-16 or -32 JSON: parse it
+        return True
+    return "\x00" in text or names_secret_field(text.lower())
+
+
 def request_credentials(request: Request) -> set[str]:
     """Every credential value the request sent in a place known by name: credential
     headers (the token after ``Bearer``, a Basic password, cookie values), credential query
     parameters and userinfo, credential fields of a JSON, form or multipart body."""
+    return worth_masking(sent_credentials(request))
+
+
+def sent_credentials(request: Request) -> frozenset[str]:
+    """:func:`request_credentials` before :func:`worth_masking` leaves out what is too short
+    or a placeholder."""
     found: set[str] = set()
     for name, value in request.headers.items():
         if is_secret_header(name):
             found.update(_header_values(name, value))
-    parts = urlsplit(request.url)
-    found.update(v for k, v in parse_qsl(parts.query, keep_blank_values=True) if is_secret_param(k))
-    if parts.password:
-        found.add(parts.password)
+    if "?" in request.url or "@" in request.url:  # a query, or userinfo
+        parts = urlsplit(request.url)
+        found.update(v for k, v in parse_qsl(parts.query, keep_blank_values=True) if is_secret_param(k))
+        if parts.password:
+            found.add(parts.password)
     found.update(_body_values(request))
-    # A placeholder in a credential's place (vcrpy's "scrubbed") is no secret to mask elsewhere.
-    values = {value.strip() for value in found}
+    return frozenset(value.strip() for value in found)
+
+
+def worth_masking(values: Iterable[str]) -> set[str]:
+    """The credentials worth masking wherever they appear: long enough not to occur by chance,
+    and no placeholder (vcrpy's "scrubbed" in a credential's place is no secret)."""
     return {v for v in values if len(v) >= MIN_VALUE_LENGTH and not is_documented_example(v)}
 
 
@@ -126,7 +164,7 @@ class Masker:
 
     def __init__(self, values: Iterable[str]) -> None:
         variants = sorted({v for value in values for v in _variants(value)}, key=len, reverse=True)
-        self._variants = variants
+        self._escaped = [json_escaped(v) for v in variants]
         self.active = bool(variants)
         self._text = re.compile("|".join(map(re.escape, variants))) if variants else None
         self._bytes = re.compile(b"|".join(re.escape(v.encode()) for v in variants)) if variants else None
@@ -151,13 +189,16 @@ class Masker:
         self.count += count
         return masked
 
-    def data(self, value: Any) -> Any:
+    def data(self, value: Any, dump: str | None = None) -> Any:
         """A copy of stored data with the values masked; strings split between the events of a
-        stream (``events[0].data.delta.text`` + ``events[1].data.delta.text``) included."""
+        stream (``events[0].data.delta.text`` + ``events[1].data.delta.text``) included.
+        ``value`` itself when nothing is to be masked; ``dump`` is its :func:`plain_dump`
+        when the caller has it already."""
         if not self.active:
             return value
-        dump = plain_dump(value)
-        if dump is not None and not any(json_escaped(v) in dump for v in self._variants):
+        if dump is None:
+            dump = plain_dump(value)
+        if dump is not None and not any(v in dump for v in self._escaped):
             return value  # the common case, found by substring searches written in C
         return self._across_events(self._walk(value))
 
@@ -261,16 +302,18 @@ def _event_groups(data: Any) -> list[list[tuple[dict[Any, Any] | list[Any], Any,
     return [group for group in groups.values() if len(group) > 1]
 
 
-def plain_dump(data: Any) -> str | None:
+def plain_dump(data: Any, text: str | None = None) -> str | None:
     """``data`` as JSON when one substring search of it is as good as a walk over it: no
-    stream (a value split between events), no ``base64`` or large body (encoded text)."""
+    stream (a value split between events), no ``base64`` or large body (encoded text).
+    ``text`` is ``json.dumps(data, ensure_ascii=False)`` when the caller has it already."""
     if _streams(data):
         return None
-    try:
-        dump = json.dumps(data, ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError):  # a large body, or data JSON cannot hold
-        return None
-    return None if '"base64"' in dump else dump
+    if text is None:
+        try:
+            text = json.dumps(data, ensure_ascii=False)
+        except (TypeError, ValueError, RecursionError):  # a large body, or data JSON cannot hold
+            return None
+    return None if '"base64"' in text else text
 
 
 def json_escaped(value: str) -> str:

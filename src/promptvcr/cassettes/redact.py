@@ -8,6 +8,7 @@ when its name looks like a credential.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -25,6 +26,8 @@ __all__ = [
     "is_secret_header",
     "is_secret_param",
     "keep_headers",
+    "may_need_redaction",
+    "names_secret_field",
     "redact_form_fields",
     "redact_json_fields",
     "redact_query_values",
@@ -96,6 +99,7 @@ SECRET_BODY_FIELDS = SECRET_FIELDS_ANY_DEPTH | frozenset({"key", "token", "secre
 _SECRET_HEADER_NAME = re.compile(r"auth|token|secret|key|cookie|signature|password|credential|session")
 
 
+@functools.lru_cache(maxsize=1024)  # the same few names in every request and response
 def is_secret_header(name: str) -> bool:
     lowered = name.lower()
     if lowered == "mcp-session-id":  # a session the server invents and ends, not a credential
@@ -179,6 +183,30 @@ def _redact_json(value: Any, *, top: bool) -> Any:
         )
         for k, v in value.items()
     }
+
+
+#: A credential field's name as JSON writes a key (or a string): ``"api_key"``, in lower case.
+_FIELD_NAME = re.compile(
+    '"(?:' + "|".join(map(re.escape, sorted(SECRET_BODY_FIELDS, key=len, reverse=True))) + ')"'
+)
+
+
+def names_secret_field(lowered: str) -> bool:
+    """Whether JSON text, lower-cased, may hold a credential field (at any depth): ``False``
+    means no key of the document it encodes is one of :data:`SECRET_BODY_FIELDS`. The text
+    must spell keys out: ``json.dumps(..., ensure_ascii=False)`` does (it escapes only quotes,
+    backslashes and control characters, none of which a field name holds); text with a
+    ``\\u`` escape in it is always ``True``."""
+    return "\\u" in lowered or _FIELD_NAME.search(lowered) is not None
+
+
+def may_need_redaction(text: str, lowered: str) -> bool:
+    """Whether :func:`redact_json_fields` or :func:`redact_query_values` could change any
+    string of the data ``text`` is the ``json.dumps(..., ensure_ascii=False)`` of (``lowered``:
+    the same, lower-cased). ``False`` (no credential field name, no ``?name=`` pair in it)
+    means both return their input as it is. A form body is another matter: its first field
+    has no ``?`` or ``&`` before it (:func:`redact_form_fields` is not covered)."""
+    return ("=" in text and _QUERY_PAIR.search(text) is not None) or names_secret_field(lowered)
 
 
 def redact_form_fields(text: str) -> str:

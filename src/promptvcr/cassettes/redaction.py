@@ -24,7 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from . import fileformat
-from .masking import Masker, environment_credentials, json_escaped, plain_dump, request_credentials, texts
+from .masking import (
+    Masker,
+    environment_credentials,
+    json_escaped,
+    plain_dump,
+    sent_credentials,
+    texts,
+    worth_masking,
+)
 from .models import Interaction
 from .redact import REQUEST_HEADERS, RESPONSE_HEADERS, redact_url
 from .secrets import Finding, masked_preview, may_hold_secret, secret_values
@@ -56,7 +64,7 @@ def _findings(
     if (
         dump is not None
         and not may_hold_secret(dump)
-        and not any(json_escaped(value) in dump for value in environment.values())
+        and not any(value in dump for value in _escaped(environment))
     ):
         return [], set()  # the common case, found by substring searches written in C
     findings: list[Finding] = []
@@ -77,6 +85,22 @@ def _findings(
     return findings, values
 
 
+def _escaped(environment: Mapping[str, str]) -> list[str]:
+    return [json_escaped(value) for value in environment.values()]
+
+
+class _Maskers(dict[frozenset[str], Masker]):
+    """One :class:`Masker` per set of credentials sent (most requests send the same key)."""
+
+    def __init__(self, accepted: frozenset[str]) -> None:
+        super().__init__()
+        self._accepted = accepted
+
+    def __missing__(self, sent: frozenset[str]) -> Masker:
+        masker = self[sent] = Masker(worth_masking(sent) - self._accepted)
+        return masker
+
+
 def redact(
     interactions: Sequence[Interaction],
     *,
@@ -86,19 +110,30 @@ def redact(
     environ: Mapping[str, str] | None = None,
     label: str = "recorded",
 ) -> Redacted:
-    """The stored form of ``interactions`` with every credential removed (see above)."""
+    """The stored form of ``interactions`` with every credential removed (see above).
+
+    Most interactions hold nothing to mask and no secret: that is found on the text of the
+    whole interaction, written once (:func:`.fileformat.stored_with_text`) and searched in C;
+    only an interaction where it finds something is walked value by value."""
     accepted = frozenset(allowed)
     environment = {
         name: value for name, value in environment_credentials(environ or {}).items() if value not in accepted
     }
+    escaped = _escaped(environment)
+    maskers = _Maskers(accepted)
     result = Redacted(total=len(interactions))
     for index, interaction in enumerate(interactions):
         where = f"{label}[{index}]"
-        data = fileformat.interaction_to_data(
+        data, text = fileformat.stored_with_text(
             interaction, request_headers=request_headers, response_headers=response_headers
         )
-        known = request_credentials(interaction.request) - accepted
-        data = Masker(known).data(data)
+        dump = plain_dump(data, text) if text is not None else None
+        masker = maskers[sent_credentials(interaction.request)]
+        if masker.active and (masked := masker.data(data, dump)) is not data:
+            data, dump = masked, plain_dump(masked)
+        if dump is not None and not may_hold_secret(dump) and not any(value in dump for value in escaped):
+            result.data.append(data)  # neither part holds a secret: nothing to refuse or mask
+            continue
         in_request, _ = _findings(data["request"], f"{where}.request", accepted, environment)
         if in_request:
             request = interaction.request

@@ -89,9 +89,32 @@ _CLUES = (
 )
 
 
+def _trie(words: Iterable[str]) -> str:
+    """A pattern matching any of ``words``, as a trie (one alternative per first character):
+    one pass over a text that tries a few characters at each position, about twice as fast
+    as a substring search per word."""
+    root: dict[str, Any] = {}
+    for word in words:
+        node = root
+        for character in word:
+            node = node.setdefault(character, {})
+        node[""] = {}
+
+    def pattern(node: dict[str, Any]) -> str:
+        branches = [re.escape(character) + pattern(child) for character, child in node.items() if character]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return pattern(root)
+
+
+_CLUE = re.compile(_trie(_CLUES))
+
+
 def _has_clue(text: str) -> bool:
-    lowered = text.lower()
-    return any(clue in lowered for clue in _CLUES)
+    return _CLUE.search(text.lower()) is not None
 
 
 def may_hold_secret(text: str) -> bool:
