@@ -218,10 +218,15 @@ def _promptvcr_cassette(
     finally:
         state.uses.append(_record(item, active, shown))
         failure = item.stash.get(_FAILED, None)
-        if failure is None:
-            active.__exit__(None, None, None)
-        else:
-            active.__exit__(type(failure), failure, failure.__traceback__)
+        try:
+            if failure is None:
+                active.__exit__(None, None, None)
+            else:
+                active.__exit__(type(failure), failure, failure.__traceback__)
+        finally:
+            # Items live as long as the session: a cassette kept on one (its interactions, every
+            # request played) would make each garbage collection of a long suite slower.
+            del item.stash[_ACTIVE]
 
 
 def _record(item: pytest.Item, active: Cassette, shown: str) -> CassetteUse:
