@@ -11,11 +11,13 @@ from .errors import RecordInCIError
 
 __all__ = [
     "ENV_ALLOW_IN_CI",
+    "ENV_PYTEST_RECORD_FLAG",
     "ENV_RECORD_MODE",
     "VCR_MODES",
     "RecordMode",
     "check_ci",
     "on_ci",
+    "record_flag",
     "resolve_record_mode",
     "vcr_mode_note",
 ]
@@ -24,6 +26,18 @@ ENV_RECORD_MODE = "PROMPTVCR_RECORD_MODE"
 #: Set to 1 to let ``record``, ``rewrite`` and ``verify`` run where ``$CI`` is set.
 ENV_ALLOW_IN_CI = "PROMPTVCR_ALLOW_RECORD_IN_CI"
 _FALSE = ("", "0", "false", "no", "off")
+#: The pytest option that sets promptvcr's record mode in the running pytest, written there by
+#: the plugin (``pytest_plugin.coexist``): ``--promptvcr-record-mode`` when pytest-recording owns
+#: ``--record-mode``. Read from the environment so that messages built without pytest code (a
+#: miss, a stale cassette, drift) and a ``promptvcr serve`` child of that pytest name the option
+#: that works there.
+ENV_PYTEST_RECORD_FLAG = "PROMPTVCR_PYTEST_RECORD_FLAG"
+
+
+def record_flag() -> str:
+    """The pytest option that sets promptvcr's record mode in this run."""
+    return os.environ.get(ENV_PYTEST_RECORD_FLAG) or "--record-mode"
+
 
 #: vcrpy's (and pytest-recording's) mode names and ours. ``once`` records a cassette that
 #: does not exist yet and replays one that does; it is resolved per cassette path.

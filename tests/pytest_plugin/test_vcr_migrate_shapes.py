@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import json
 import textwrap
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from plugin_suites import make_suite, run
 
+from promptvcr.cassettes import staleness
 from promptvcr.cli import main
 from promptvcr.matching import diagnose
-from promptvcr.pytest_plugin import coexist
+from promptvcr.modes import ENV_PYTEST_RECORD_FLAG
 from promptvcr.pytest_plugin.naming import cassette_file_name, recording_file_name
 
 
@@ -202,12 +204,16 @@ def test_a_miss_names_the_record_option_that_works_in_that_run(
     )
 
 
-def test_the_hint_reads_the_option_the_plugin_exported(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert coexist.ENV_PYTEST_RECORD_FLAG == diagnose.ENV_PYTEST_RECORD_FLAG  # one name, two rooms
-    monkeypatch.delenv(diagnose.ENV_PYTEST_RECORD_FLAG, raising=False)
+def test_the_hints_read_the_option_the_plugin_exported(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    stale = staleness.Staleness(tmp_path / "c.yaml", timedelta(days=1), 1, 1, 0, timedelta(days=3))
+    monkeypatch.delenv(ENV_PYTEST_RECORD_FLAG, raising=False)
     assert diagnose.record_hint().endswith("(pytest: --record-mode=record).")
-    monkeypatch.setenv(diagnose.ENV_PYTEST_RECORD_FLAG, "--promptvcr-record-mode")
+    assert "python -m pytest --record-mode=rewrite" in stale.message("")
+    monkeypatch.setenv(ENV_PYTEST_RECORD_FLAG, "--promptvcr-record-mode")
     assert diagnose.record_hint().endswith("(pytest: --promptvcr-record-mode=record).")
+    assert "python -m pytest --promptvcr-record-mode=rewrite" in stale.message("")
 
 
 def test_migrate_names_a_default_cassette_marker_it_cannot_carry_over(

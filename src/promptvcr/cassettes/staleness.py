@@ -23,6 +23,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from ..errors import StaleCassetteError
+from ..modes import record_flag
 from .models import Interaction
 from .persister import Loaded
 
@@ -107,7 +108,7 @@ class Staleness:
         return (
             f"promptvcr: cassette {self.path} is older than max_age={_age_text(self.max_age)}: "
             f"{self.stale} of its {self.total} interaction(s) are stale ({'; '.join(ages)}).{then}\n"
-            f"Re-record it: python -m pytest --record-mode=rewrite <the tests that use it>, or "
+            f"Re-record it: python -m pytest {record_flag()}=rewrite <the tests that use it>, or "
             f"PROMPTVCR_RECORD_MODE=rewrite for use_cassette outside pytest."
         )
 

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from ..modes import record_flag
 from .models import Interaction, Request, Response
 from .redact import redact_url
 from .shapes import differences, shape_of
@@ -73,7 +74,7 @@ def drift_warning(path: Path, drifts: Sequence[Drift]) -> str:
         lines.extend(f"    {line}" for line in drift.differences)
     if len(drifts) > _SHOWN:
         lines.append(f"  and {len(drifts) - _SHOWN} more (Cassette.drift lists them all)")
-    lines.append("Re-record it to replay what the provider sends now: --record-mode=rewrite.")
+    lines.append(f"Re-record it to replay what the provider sends now: {record_flag()}=rewrite.")
     return "\n".join(lines)
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..cassettes.models import Interaction, Request
+from ..modes import record_flag
 from .diffs import Candidate, Difference, candidates, describe, differences, show
 from .key import request_key
 from .parts import KeyParts, Rule, key_parts
@@ -29,7 +29,6 @@ from .rules import DEFAULT_RULES, family_of, rule_name, rules_for
 
 __all__ = [
     "DEFAULT_FUZZY_THRESHOLD",
-    "ENV_PYTEST_RECORD_FLAG",
     "FuzzyMatch",
     "FuzzyMatchWarning",
     "differences",
@@ -38,7 +37,6 @@ __all__ = [
     "fuzzy_threshold",
     "miss_message",
     "nearest",
-    "record_flag",
     "record_hint",
 ]
 
@@ -46,18 +44,6 @@ _MAX_SHOWN = 8
 _MAX_OTHERS = 5
 #: JSON path segments under which a string is the text of a message (a prompt, not a setting).
 _TEXT_CONTAINERS = ("messages", "contents", "input", "system", "systemInstruction", "instructions", "prompt")
-
-
-#: The pytest option that sets promptvcr's record mode in the running pytest, written there by
-#: the plugin (``pytest_plugin.coexist``): ``--promptvcr-record-mode`` when pytest-recording owns
-#: ``--record-mode``. Read from the environment because this room imports no pytest code, and so
-#: that a miss raised in a ``promptvcr serve`` child of that pytest names the same option.
-ENV_PYTEST_RECORD_FLAG = "PROMPTVCR_PYTEST_RECORD_FLAG"
-
-
-def record_flag() -> str:
-    """The pytest option that sets promptvcr's record mode in this run."""
-    return os.environ.get(ENV_PYTEST_RECORD_FLAG) or "--record-mode"
 
 
 def record_hint() -> str:

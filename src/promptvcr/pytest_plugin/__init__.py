@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..errors import CassetteMiss
-from ..matching.diagnose import record_flag
-from ..modes import VCR_MODES, RecordMode, vcr_mode_note
+from ..modes import VCR_MODES, RecordMode, record_flag, vcr_mode_note
 from . import coexist, network, upkeep, vcr_compat
 from .coexist import promptvcr_cassette_dir  # noqa: F401  (pytest-recording's vcr_cassette_dir)
 from .failures import failure_text

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from ..matching.diagnose import ENV_PYTEST_RECORD_FLAG
+from ..modes import ENV_PYTEST_RECORD_FLAG
 from .settings import export_env
 
 __all__ = [

@@ -18,8 +18,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..matching.diagnose import miss_message, record_flag
+from ..matching.diagnose import miss_message
 from ..matching.key import request_key
+from ..modes import record_flag
 
 if TYPE_CHECKING:
     from ..cassette import Cassette

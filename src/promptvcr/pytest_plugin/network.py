@@ -20,7 +20,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..matching.diagnose import record_flag
+from ..modes import record_flag
 
 __all__ = ["NetworkBlocked", "blocked", "is_loopback"]
 
