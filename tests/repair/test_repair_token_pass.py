@@ -51,6 +51,9 @@ def test_rewrites_what_json_repair_lacks(text: str, expected: object) -> None:
         ('{"text": "line one\n  ', {"text": "line one\n  "}),
         ('{"a": {"b": [1, 2', {"a": {"b": [1, 2]}}),
         ('{"s": "ends in a backslash \\', {"s": "ends in a backslash "}),
+        ('["a", "', ["a"]),  # cut off before an item's first character: no item
+        ('{"a": ["', {"a": []}),
+        ('{"a": "', {"a": ""}),  # a member whose value began keeps it
     ],
 )
 def test_truncated_output_is_closed_as_far_as_it_got(text: str, expected: object) -> None:

@@ -276,6 +276,8 @@ class _Pass:
                 return end
             if self.stack and _MEMBER_INSIDE.search(body):
                 raise _Bail  # '{"a": "first, b: 1}': where it ends is json_repair's call
+            if self.stack and not self.in_object() and not body.strip() and end >= len(text):
+                return end  # '["a", "': cut off before the item's first character, no item at all
             body = self.unclosed_body(body)
             partial_escape = _PARTIAL_ESCAPE.search(body)
             if partial_escape:
