@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from .examples import is_documented_example
+from .secrets import words_pattern
 
 __all__ = [
     "REDACTED",
@@ -124,6 +125,8 @@ def is_secret_param(name: str) -> bool:
 
 def redact_url(url: str) -> str:
     """The URL without credential query parameters and without user:password in the authority."""
+    if "?" not in url and "@" not in url:
+        return url
     parts = urlsplit(url)
     netloc = parts.netloc.rpartition("@")[2]
     if not parts.query and netloc == parts.netloc:
@@ -186,9 +189,7 @@ def _redact_json(value: Any, *, top: bool) -> Any:
 
 
 #: A credential field's name as JSON writes a key (or a string): ``"api_key"``, in lower case.
-_FIELD_NAME = re.compile(
-    '"(?:' + "|".join(map(re.escape, sorted(SECRET_BODY_FIELDS, key=len, reverse=True))) + ')"'
-)
+_FIELD_NAME = re.compile(f'"{words_pattern(SECRET_BODY_FIELDS)}"')
 
 
 def names_secret_field(lowered: str) -> bool:

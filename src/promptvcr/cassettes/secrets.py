@@ -39,6 +39,7 @@ __all__ = [
     "scan_text",
     "secret_message",
     "secret_values",
+    "words_pattern",
 ]
 
 _B64 = r"A-Za-z0-9+/"
@@ -89,12 +90,12 @@ _CLUES = (
 )
 
 
-def _trie(words: Iterable[str]) -> str:
+def words_pattern(words: Iterable[str]) -> str:
     """A pattern matching any of ``words``, as a trie (one alternative per first character):
     one pass over a text that tries a few characters at each position, about twice as fast
     as a substring search per word."""
     root: dict[str, Any] = {}
-    for word in words:
+    for word in sorted(words):
         node = root
         for character in word:
             node = node.setdefault(character, {})
@@ -110,7 +111,7 @@ def _trie(words: Iterable[str]) -> str:
     return pattern(root)
 
 
-_CLUE = re.compile(_trie(_CLUES))
+_CLUE = re.compile(words_pattern(_CLUES))
 
 
 def _has_clue(text: str) -> bool:

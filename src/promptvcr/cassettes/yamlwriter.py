@@ -164,10 +164,11 @@ def _flow(value: Any) -> str:
 class _Writer:
     """Appends one item's text to ``out``; a :class:`ChunkedBody` is kept aside as a piece."""
 
-    __slots__ = ("out",)
+    __slots__ = ("large", "out")
 
     def __init__(self) -> None:
         self.out: list[str | ChunkedBody] = []
+        self.large = False
 
     def value(self, value: Any, column: int) -> None:
         """The value of a key written at ``column``, from just after its ``:``."""
@@ -187,6 +188,7 @@ class _Writer:
             else:
                 out.append(" []\n")
         elif isinstance(value, ChunkedBody):
+            self.large = True
             out.append(' "')
             out.append(value)
             out.append('"\n')
@@ -194,28 +196,42 @@ class _Writer:
             out.append(" " + _scalar(value, " " * (column + 2)))
 
     def mapping(self, mapping: dict[Any, Any], column: int, *, first_line: str) -> None:
-        indent = first_line
+        append = self.out.append
+        indent, pad = first_line, " " * column
         for key, item in mapping.items():
-            self.out.append(f"{indent}{_key(key)}:")
-            self.value(item, column)
-            indent = " " * column
+            if not isinstance(key, str) or len(key) > _MAX_KEY:
+                raise _NotSimple
+            kind = type(item)
+            # The scalars of every item (short text, counts) written at once; the rest by value().
+            if kind is str and "\n" not in item:
+                append(f"{indent}{_plain_or_quoted(key)}: {_plain_or_quoted(item)}\n")
+            elif kind is int:
+                append(f"{indent}{_plain_or_quoted(key)}: {item}\n")
+            else:
+                append(f"{indent}{_plain_or_quoted(key)}:")
+                self.value(item, column)
+            indent = pad
 
     def sequence(self, items: Sequence[Any], column: int, *, first_line: str) -> None:
+        append = self.out.append
         indent = first_line
-        inner = " " * (column + 2)
+        pad, inner = " " * column, " " * (column + 2)
         for item in items:
-            self.out.append(f"{indent}-")
-            if isinstance(item, dict) and item and not isinstance(item, Flow):
-                self.out.append(" ")
+            kind = type(item)
+            if kind is str and "\n" not in item:
+                append(f"{indent}- {_plain_or_quoted(item)}\n")
+            elif isinstance(item, dict) and item and kind is not Flow:
+                append(f"{indent}- ")
                 self.mapping(item, column + 2, first_line="")
             elif isinstance(item, list) and item:
-                self.out.append(" ")
+                append(f"{indent}- ")
                 self.sequence(item, column + 2, first_line="")
             elif isinstance(item, (dict, list, ChunkedBody)):
+                append(f"{indent}-")
                 self.value(item, column)
             else:
-                self.out.append(" " + _scalar(item, inner))
-            indent = " " * column
+                append(f"{indent}- " + _scalar(item, inner))
+            indent = pad
 
 
 def _fallback(item: Any) -> str:
@@ -251,4 +267,7 @@ def sequence_items(items: Sequence[Any]) -> Iterator[str]:
         except _NotSimple:
             yield _fallback(item)
             continue
-        yield from _pieces(writer.out)
+        if writer.large:
+            yield from _pieces(writer.out)
+        else:
+            yield "".join(writer.out)  # type: ignore[arg-type]

@@ -60,10 +60,16 @@ class Recording:
         the last value is kept); the ``wire`` headers are not recorded."""
         self._watch.headers_arrived()
         self._status = status
-        headers = list(headers)
-        self._headers = {k.lower(): v for k, v in headers if k.lower() not in wire}
-        length = next((v for k, v in headers if k.lower() == "content-length"), "")
-        self._length = int(length) if length.strip().isdigit() else None
+        kept: dict[str, str] = {}
+        length: str | None = None
+        for name, value in headers:
+            name = name.lower()
+            if name not in wire:
+                kept[name] = value
+            if name == "content-length" and length is None:
+                length = value
+        self._headers = kept
+        self._length = int(length) if length is not None and length.strip().isdigit() else None
 
     def started(self) -> None:
         """Report the body as on its way, so that a response the application then neither
