@@ -10,10 +10,12 @@ again, so a reviewer's comments and the stored text stay byte for byte.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import os
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,7 @@ from ..errors import CassetteSecretError
 from . import fileformat, parsecache, redaction, storage
 from .models import Interaction, Request, Response
 
-__all__ = ["Loaded", "Stored", "Writing", "append", "load", "replace", "stored_form"]
+__all__ = ["Loaded", "Stored", "Writing", "append", "collection_paused", "load", "replace", "stored_form"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,14 +46,34 @@ def load(path: Path) -> Loaded:
     if text is None:
         return Loaded([], exists=False)
     signature = (len(text), hash(text))
-    if len(text) < parsecache.MIN_SIZE or parsecache.cache_dir() is None:
-        return Loaded(fileformat.loads(text, path), exists=True, signature=signature)
-    # A large file: read once, then found again by its text (see .parsecache).
-    name = parsecache.entry_name(text, "json" if fileformat.is_json_path(path) else "yaml")
-    interactions = parsecache.lookup(name, path)
-    if interactions is None:
-        interactions = parsecache.store(name, fileformat.loads(text, path))
-    return Loaded(interactions, exists=True, signature=signature)
+    with collection_paused():
+        if len(text) < parsecache.MIN_SIZE or parsecache.cache_dir() is None:
+            return Loaded(fileformat.loads(text, path), exists=True, signature=signature)
+        # A large file: read once, then found again by its text (see .parsecache).
+        name = parsecache.entry_name(text, "json" if fileformat.is_json_path(path) else "yaml")
+        interactions = parsecache.lookup(name, path)
+        if interactions is None:
+            interactions = parsecache.store(name, fileformat.loads(text, path))
+        return Loaded(interactions, exists=True, signature=signature)
+
+
+@contextlib.contextmanager
+def collection_paused() -> Iterator[None]:
+    """No garbage collection while a cassette is read (and its keys indexed: see ``matching.tape``).
+
+    Reading builds many containers that all stay alive, so every collection it triggers
+    walks the process's whole heap and frees nothing: in a test process holding a million
+    objects, 10,000 interactions took 1.2 s to read with collections and 0.7 s without
+    (YAML; JSON 0.58 s and 0.24 s). A process that turned collection off keeps it off.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 class Stored(list[dict[str, Any]]):

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..cassettes.models import Interaction
+from ..cassettes.persister import collection_paused
 from .key import loaded_keys
 from .parts import Rule
 from .rules import DEFAULT_RULES
@@ -29,8 +30,9 @@ class Tape:
     _played: list[bool] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        for position, key in enumerate(loaded_keys(self.interactions, self.rules)):
-            self._index.setdefault(key, []).append(position)
+        with collection_paused():  # thousands of keys kept: a collection would only walk the heap
+            for position, key in enumerate(loaded_keys(self.interactions, self.rules)):
+                self._index.setdefault(key, []).append(position)
         self._played = [False] * len(self.interactions)
 
     def play(self, key: str, *, allow_repeats: bool = False) -> Interaction | None:
