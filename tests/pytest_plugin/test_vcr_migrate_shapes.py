@@ -11,7 +11,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from plugin_suites import make_suite, run
+from plugin_suites import chat, make_suite, run
 
 from promptvcr.cassettes import staleness
 from promptvcr.cli import main
@@ -22,17 +22,8 @@ from promptvcr.pytest_plugin.naming import cassette_file_name, recording_file_na
 
 def _vcr_cassette(question: str, answer: str = "Hi!") -> str:
     """One chat interaction as vcrpy writes it (list-valued headers, a string body)."""
-    request = {"messages": [{"role": "user", "content": question}], "model": "gpt-4o-mini"}
-    response = {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": 1_700_000_000,
-        "model": "gpt-4o-mini",
-        "choices": [
-            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": answer}}
-        ],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-    }
+    interaction = chat(question, answer)
+    request, response = interaction["request"]["json"], interaction["response"]["json"]
     return (
         "interactions:\n- request:\n"
         f"    body: {json.dumps(json.dumps(request))}\n"
