@@ -6,7 +6,7 @@ tested without a client and each interceptor only converts to and from them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -43,23 +43,34 @@ class LazyRequest(Request):
 
     A replayed request whose key is already known never reads its headers: an interceptor
     hands over the content-type it needs and the library's headers (anything with
-    ``items()``), copied only when read. It compares equal to a :class:`Request` with the
-    same values, and is copied or pickled as one.
+    ``items()``, or any value with the function ``read`` that makes the dict of it),
+    copied only when read. It compares equal to a :class:`Request` with the same values,
+    and is copied or pickled as one.
     """
 
-    __slots__ = ("_source", "raw_content_type")
+    __slots__ = ("_read", "_source", "raw_content_type")
 
     _source: Any
+    _read: Callable[[Any], dict[str, str]]
     #: The ``content-type`` header as sent ("" without one), read before the others.
     raw_content_type: str
 
     @classmethod
-    def of(cls, method: str, url: str, source: Any, content: bytes, content_type: str) -> LazyRequest:
+    def of(
+        cls,
+        method: str,
+        url: str,
+        source: Any,
+        content: bytes,
+        content_type: str,
+        read: Callable[[Any], dict[str, str]] | None = None,
+    ) -> LazyRequest:
         request = cls.__new__(cls)
         request.method = method
         request.url = url
         request.content = content
         request._source = source
+        request._read = read or _items
         request.raw_content_type = content_type
         return request
 
@@ -67,7 +78,8 @@ class LazyRequest(Request):
         # Only reached for a slot still unset: the headers, copied now, once; or the
         # content-type of one built by ``dataclasses.replace`` (headers given, no source).
         if name == "headers":
-            headers = self.headers = dict(self._source.items())
+            headers = self.headers = self._read(self._source)
+            self._source = None  # read once: what it holds may go
             return headers
         if name == "raw_content_type":
             value = self.raw_content_type = self.headers.get("content-type", "")
@@ -93,6 +105,10 @@ class LazyRequest(Request):
     def __reduce__(self) -> tuple[type[Request], tuple[str, str, dict[str, str], bytes]]:
         # Copied or pickled as the plain request it stands for (the reader may not pickle).
         return Request, (self.method, self.url, self.headers, self.content)
+
+
+def _items(source: Any) -> dict[str, str]:
+    return dict(source.items())
 
 
 @dataclass(slots=True)

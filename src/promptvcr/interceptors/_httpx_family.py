@@ -7,7 +7,7 @@ stay thin and no conversion logic is written twice.
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from types import ModuleType
 from typing import Any
 
@@ -20,20 +20,59 @@ from .recording import Recording
 __all__ = ["failures", "record_response", "replay_response", "to_request"]
 
 
+#: One copy of each header line (raw name, lower-case name, value) that kept requests share.
+_LINES: dict[tuple[bytes, bytes, bytes], tuple[bytes, bytes, bytes]] = {}
+_MAX_LINES = 4096
+#: The lines kept for the last request (never changed: the reader only decodes them).
+_last: list[tuple[bytes, bytes, bytes]] = []
+
+
 def to_request(request: Any) -> Request:
     """promptvcr's request from an httpx-family request whose body was already read.
 
-    Its headers are copied only if something reads them: a replayed request whose key is
-    already known needs its content-type alone.
+    Its headers are decoded only if something reads them: a replayed request whose key is
+    already known needs its content-type alone. A cassette keeps every request it served
+    (``played``), so what it keeps is the library's header lines, each line shared with
+    the earlier requests that sent the same one: keeping each request's own ~40 small
+    objects alive costs the next requests their warm memory (issue 22).
     """
     headers = request.headers
+    lines = getattr(headers, "_list", None)
+    content_type = headers.get("content-type", "")
+    if type(lines) is not list:  # not the httpx layout: keep the headers themselves
+        return LazyRequest.of(request.method, str(request.url), headers, request.content, content_type)
+    global _last
+    shared = _last
+    if lines != shared:  # the same lines as the last request's (compared, not hashed) are shared whole
+        if len(_LINES) > _MAX_LINES:
+            _LINES.clear()
+        n = len(lines) - 1
+        if n > 0 and n == len(shared) - 1 and lines[:n] == shared[:n]:  # httpx puts content-length last
+            shared = shared[:n]
+            shared.append(_LINES.setdefault(lines[n], lines[n]))
+        else:
+            shared = list(map(_LINES.setdefault, lines, lines))
+        _last = shared
     return LazyRequest.of(
         request.method,
         str(request.url),
-        headers,
+        shared,
         request.content,
-        headers.get("content-type", ""),
+        content_type,
+        _reader(headers.__class__, getattr(headers, "_encoding", None)),
     )
+
+
+@functools.cache
+def _reader(headers_class: Any, encoding: str | None) -> Callable[[list[Any]], dict[str, str]]:
+    """Decodes kept header lines exactly as the library's headers would (``items()``)."""
+
+    def read(lines: list[Any]) -> dict[str, str]:
+        headers = headers_class(encoding=encoding)
+        headers._list = lines
+        return dict(headers.items())
+
+    return read
 
 
 def failures(module: ModuleType, request: Any) -> Fail:

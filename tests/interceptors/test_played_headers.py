@@ -1,0 +1,68 @@
+"""What a cassette keeps of each request it served: its headers exactly as the SDK sent them.
+
+The httpx-family interceptors keep a compact copy of the library's header lines (issue 22),
+decoded only when read: what reads back must be what the library's own ``items()`` gives
+(names lower-cased, repeated names joined with ", ", the library's decoding).
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import sdk_calls
+from fake_provider import FakeProvider
+
+import promptvcr
+from promptvcr.cassettes.models import Request
+
+# Repeated names (either case) and a UTF-8 value: httpx2 decodes that one as UTF-8.
+EXTRA = [("X-Dup", "first"), ("x-dup", "second"), ("X-Utf8", "caf\u00e9".encode())]
+
+
+def ask(base_url: str, sent: list[dict[str, str]]) -> None:
+    def capture(request: httpx2.Request) -> None:
+        sent.append(dict(request.headers.items()))
+
+    http = httpx2.Client(headers=EXTRA, event_hooks={"request": [capture]})
+    openai = sdk_calls.openai_client(base_url, http_client=http)
+    anthropic = sdk_calls.anthropic_client(base_url, http_client=http)
+    for n in range(3):
+        openai.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": f"q{'x' * n}"}])
+        anthropic.messages.create(
+            model="claude-x", max_tokens=8, messages=[{"role": "user", "content": f"q{n}"}]
+        )
+
+
+def check(played: list[Any], sent: list[dict[str, str]]) -> None:
+    assert len(played) == len(sent) == 6
+    for play, headers in zip(played, sent, strict=True):
+        request = play.request
+        assert request.headers == headers
+        assert list(request.headers) == list(headers)  # the order too
+        assert request.headers["x-dup"] == "first, second"
+        assert request.headers["x-utf8"] == "caf\u00e9"
+        plain = Request(request.method, request.url, dict(headers), request.content)
+        assert request == plain
+        assert copy.copy(request) == plain
+        assert pickle.loads(pickle.dumps(request)) == plain
+
+
+def test_played_requests_keep_the_headers_the_sdk_sent(tmp_path: Path) -> None:
+    path = tmp_path / "headers.yaml"
+    recorded: list[dict[str, str]] = []
+    with FakeProvider() as server, promptvcr.use_cassette(path, record_mode="record") as recording:
+        ask(server.base_url, recorded)
+        on_the_wire = [r.headers for r in server.requests]
+    check(recording.played, recorded)
+    ascii_only = [{k: v for k, v in h.items() if k != "x-utf8"} for h in recorded]
+    assert [{k: v for k, v in h.items() if k != "x-utf8"} for h in on_the_wire] == ascii_only
+
+    replayed: list[dict[str, str]] = []
+    with promptvcr.use_cassette(path) as replaying:
+        ask(sdk_calls.OFFLINE, replayed)
+    assert [p.outcome for p in replaying.played] == ["replayed"] * 6
+    check(replaying.played, replayed)
