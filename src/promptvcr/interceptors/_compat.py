@@ -21,6 +21,8 @@ __all__ = [
     "AIOHTTP_CONNECT_SEAM",
     "AIOHTTP_RESPONSE_PAYLOAD",
     "CLIENT_TRANSPORT_SEAM",
+    "HEADERS_ENCODING",
+    "HEADERS_LINES",
     "URLLIB3_ATTEMPT_SEAM",
     "aiohttp_connect_timeout",
     "aiohttp_response_handler",
@@ -37,6 +39,13 @@ __all__ = [
 #: client, including ones created before the cassette was entered. httpx and httpx2
 #: share it; respx patches the same seam for httpx.
 CLIENT_TRANSPORT_SEAM = "_transport_for_url"
+
+#: ``Headers._list``: the header lines, ``(raw name, lower-case name, value)`` bytes tuples, and
+#: ``Headers._encoding``: how their bytes are decoded. A played request keeps the lines (shared
+#: between requests) rather than the ``Headers`` object, and decodes them with the library's own
+#: ``items()`` on first read (see ``_httpx_family.to_request``). Without them, it keeps the headers.
+HEADERS_LINES = "_list"
+HEADERS_ENCODING = "_encoding"
 
 # --- respx -----------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from typing import Any
 from ..cassettes.models import LazyRequest, Request, Response
 from ..cassettes.playback import Breakage
 from ..cassettes.wire import WIRE_HEADERS
+from ._compat import HEADERS_ENCODING, HEADERS_LINES
 from .pacing import Fail, PacedBody, describe
 from .recording import Recording
 
@@ -37,7 +38,7 @@ def to_request(request: Any) -> Request:
     objects alive costs the next requests their warm memory (issue 22).
     """
     headers = request.headers
-    lines = getattr(headers, "_list", None)
+    lines = getattr(headers, HEADERS_LINES, None)
     content_type = headers.get("content-type", "")
     if type(lines) is not list:  # not the httpx layout: keep the headers themselves
         return LazyRequest.of(request.method, str(request.url), headers, request.content, content_type)
@@ -59,7 +60,7 @@ def to_request(request: Any) -> Request:
         shared,
         request.content,
         content_type,
-        _reader(headers.__class__, getattr(headers, "_encoding", None)),
+        _reader(headers.__class__, getattr(headers, HEADERS_ENCODING, None)),
     )
 
 
@@ -69,7 +70,7 @@ def _reader(headers_class: Any, encoding: str | None) -> Callable[[list[Any]], d
 
     def read(lines: list[Any]) -> dict[str, str]:
         headers = headers_class(encoding=encoding)
-        headers._list = lines
+        setattr(headers, HEADERS_LINES, lines)
         return dict(headers.items())
 
     return read
