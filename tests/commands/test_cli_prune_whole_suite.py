@@ -105,7 +105,7 @@ from llm import ask
 def test_hello():
     assert ask("hello") == "Hi!"
 
-@pytest.mark.skip(reason="not today")
+@pytest.mark.skip(reason="this test is skipped on purpose: prune must keep the answer it needs")
 @pytest.mark.promptvcr("shared.yaml")
 def test_bye():
     assert ask("bye") == "Bye!"

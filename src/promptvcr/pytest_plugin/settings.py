@@ -88,7 +88,7 @@ def export_env(config: pytest.Config, name: str, value: str) -> None:
 
 
 @functools.cache
-def _cassette_arguments() -> frozenset[str]:
+def cassette_arguments() -> frozenset[str]:
     """``use_cassette``'s arguments, read from its signature once (not once per test)."""
     from ..cassette import use_cassette
 
@@ -131,7 +131,7 @@ def settings_for(
     item: pytest.Item, config: Mapping[str, Any], options: Options, module_dir: Any = None
 ) -> Settings:
     """``module_dir``: the ``promptvcr_cassette_dir`` fixture's folder, if it gives one."""
-    valid = _cassette_arguments()
+    valid = cassette_arguments()
     _check_keys(config, valid | _CONFIG_ONLY, "the promptvcr_config fixture")
     marker = item.get_closest_marker(MARKER)
     marker_args: tuple[Any, ...] = marker.args if marker is not None else ()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +25,7 @@ import pytest
 
 from ..modes import resolve_record_mode, vcr_mode_note
 from .record_hooks import HOOKS, vcr_style
-from .settings import Options, Settings
+from .settings import Options, Settings, cassette_arguments
 
 if TYPE_CHECKING:
     from ..cassette import Cassette
@@ -40,21 +40,9 @@ _WORKER_OUTPUT = "promptvcr_vcr_compat"
 _VCR_RULE = "_promptvcr_ignores_bodies"
 #: vcrpy's default match_on: it never compares bodies.
 VCR_DEFAULT_MATCH_ON = ("method", "scheme", "host", "port", "path", "query")
-#: vcr_config keys that need nothing here: promptvcr removes credentials and keeps only an
-#: allowlist of headers, stores bodies decoded, and names cassettes itself.
-_HANDLED = frozenset(
-    {
-        "filter_headers",
-        "filter_query_parameters",
-        "filter_post_data_parameters",
-        "decode_compressed_response",
-        "ignore_localhost",
-        "serializer",
-        "cassette_library_dir",
-        "path_transformer",
-        "record_on_exception",
-    }
-)
+#: vcr_config keys that need nothing here besides those ``promptvcr migrate`` drops
+#: (``importers.suite.DROPPED``): promptvcr names cassettes itself.
+_ALSO_HANDLED = frozenset({"path_transformer"})
 _MATCHERS = frozenset(
     {"method", "scheme", "host", "port", "path", "query", "uri", "body", "raw_body", "headers"}
 )
@@ -209,8 +197,6 @@ def _rules(merged: dict[str, Any], state: _Compat) -> list[Rule]:
 
 def settings(request: pytest.FixtureRequest, options: Options) -> Settings:
     """What pytest-recording would have used for this test, in promptvcr's terms."""
-    from ..cassette import use_cassette
-
     item = request.node
     assert isinstance(item, pytest.Item)
     state = item.config.stash[_STATE]
@@ -236,23 +222,19 @@ def settings(request: pytest.FixtureRequest, options: Options) -> Settings:
         from ..matching.background import DEFAULT_PASSTHROUGH_HOSTS
 
         merged["passthrough_hosts"] = (*DEFAULT_PASSTHROUGH_HOSTS, *merged.pop("ignore_hosts"))
-    accepted = set(_signature(use_cassette))
+    from ..importers.suite import DROPPED  # the same list migrate uses; importers load only here
+
+    accepted = cassette_arguments() | {"path", "record_mode"}
     options_out: dict[str, Any] = {"rules": rules}
     for key, value in merged.items():
         if key in HOOKS and value is not None:
             options_out[key] = vcr_style(value)  # vcrpy's hooks take vcrpy's values
         elif key in accepted:
             options_out[key] = value
-        elif key not in _HANDLED:
+        elif key not in DROPPED and key not in _ALSO_HANDLED:
             _note(state, f"vcr_config {key}: not translated (no promptvcr equivalent)")
     opened = _opened(path, extras, directory, mode.writes_cassette, state)
     return Settings(path, mode, (*options.allowed_hosts, *hosts), options_out, opened=opened)
-
-
-def _signature(func: Callable[..., Any]) -> Mapping[str, Any]:
-    import inspect
-
-    return inspect.signature(func).parameters
 
 
 def _opened(path: Path, extras: list[str], directory: Path, writes: bool, state: _Compat) -> Path | None:
