@@ -13,7 +13,7 @@ from typing import Any
 
 import json_repair
 import pytest
-from peer_suites import NO_VALUE, PEERS_DIR, attempt, load_suite, passes
+from peer_suites import NO_VALUE, PEERS_DIR, attempt, load_suite, options, passes
 from repair_corpus import load_cases, same, tags_for
 
 from promptvcr.repair import parse
@@ -29,15 +29,20 @@ see the README table. The JavaScript suite has 417 (json_repair alone: 238)."""
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
-def upstream(text: str) -> Any:
-    return json_repair.loads(text)
+def upstream(text: str, **options: Any) -> Any:
+    return json_repair.loads(text, **options)
 
 
 @functools.cache
 def scored(suite: str) -> tuple[tuple[dict[str, Any], Any, Any], ...]:
-    """Each case of ``suite`` with our value and json_repair's."""
+    """Each case of ``suite`` with our value and json_repair's, both with the case's options."""
     return tuple(
-        (case, attempt(parse, case["input"]), attempt(upstream, case["input"])) for case in load_suite(suite)
+        (
+            case,
+            attempt(parse, case["input"], **options(case)),
+            attempt(upstream, case["input"], **options(case)),
+        )
+        for case in load_suite(suite)
     )
 
 

@@ -33,8 +33,9 @@ def without_trailing_commas(text: str) -> JSONValue:
     global _last_failure
     if text is _last_failure or _TRAILING_COMMA.search(text) is None:
         return NOTHING
-    try:
-        return LAX_DECODER.decode(_STRING_OR_TRAILING_COMMA.sub(r"\1", text))
+    fixed = _STRING_OR_TRAILING_COMMA.sub(r"\1", text)
+    try:  # a raw newline before a quote may be layout to trim (strings.py): the token pass decides
+        return (DECODER if '\n"' in fixed else LAX_DECODER).decode(fixed)
     except ValueError:
         _last_failure = text  # the syntax step asks again about the same text
         return NOTHING

@@ -66,6 +66,7 @@ class Job(NamedTuple):
     candidates: tuple[Candidate, ...] = ()
     parsed: tuple[tuple[Candidate, JSONValue], ...] = ()
     value: JSONValue = NOTHING
+    stream_stable: bool = False  # the text is a prefix of output still arriving (see ``parse``)
 
     @property
     def done(self) -> bool:

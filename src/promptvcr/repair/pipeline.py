@@ -59,14 +59,21 @@ def parse(
     schema: object = None,
     tags: TagPair | None = None,
     steps: Sequence[Step] = DEFAULT_STEPS,
+    stream_stable: bool = False,
 ) -> JSONValue:
     """Return the JSON value that raw model output ``text`` was meant to be.
 
     ``schema`` is a JSON-schema dict or a pydantic model class; it renames keys to its
     property names, converts explicitly typed values and decides between candidate values.
     ``tags`` is the pair the prompt asked for, e.g. ``("[CONTENT]", "[/CONTENT]")``; by default
-    the common pairs in ``DEFAULT_TAGS`` are looked for. Raises ``RepairError`` with the stage
-    that failed and an excerpt of the input.
+    the common pairs in ``DEFAULT_TAGS`` are looked for. ``stream_stable`` is json_repair's
+    option of that name, for output read while it streams in: ``text`` is a prefix of what is
+    still arriving, so a string it ends inside is kept as far as it got (whitespace, commas and
+    brackets included, an unfinished escape left out) and a newline before a closing quote is
+    kept, so that a longer prefix does not rewrite what a shorter one returned. Without it, a
+    string cut off at the end loses its trailing whitespace and a one-line string its raw
+    newline before the closing quote, as json_repair does. Raises ``RepairError`` with the
+    stage that failed and an excerpt of the input.
     """
     if not isinstance(text, str):
         raise TypeError(f"parse() needs the model output as str, got {type(text).__name__}")
@@ -76,26 +83,25 @@ def parse(
         pairs = ((tags[0], tags[1]),)
     else:
         raise TypeError(f"tags must be an (opening, closing) pair of strings, got {tags!r}")
-    if steps is DEFAULT_STEPS:
-        if schema is None:
-            try:  # valid JSON, the common case: one json.loads and no Job at all
-                return DECODER.decode(text)
-            except ValueError as error:  # 'Extra data': a valid value, then more text
-                valid_first = getattr(error, "msg", "") == "Extra data"
-            forget()
-            stripped = without_orphan_closer(text)
-            if stripped is not text:
-                text = stripped
-                try:  # '{"a": 1}```': valid once the stray fence is gone
-                    return finite(DECODER.decode(text), text)
-                except ValueError:
-                    pass
-            value = quick_value(text, pairs, valid_first)
-            if value is not NOTHING:
-                return finite(value, text)
-        steps = _AFTER_FAST_PATH if schema is None else steps
-    forget()
-    job = Job(text=text, schema=load_schema(schema), tags=pairs)
+    if steps is DEFAULT_STEPS and schema is None and not stream_stable:  # shortcuts: default mode only
+        try:  # valid JSON, the common case: one json.loads and no Job at all
+            return DECODER.decode(text)
+        except ValueError as error:  # 'Extra data': a valid value, then more text
+            valid_first = getattr(error, "msg", "") == "Extra data"
+        forget()
+        stripped = without_orphan_closer(text)
+        if stripped is not text:
+            text = stripped
+            try:  # '{"a": 1}```': valid once the stray fence is gone
+                return finite(DECODER.decode(text), text)
+            except ValueError:
+                pass
+        value = quick_value(text, pairs, valid_first)
+        if value is not NOTHING:
+            return finite(value, text)
+        steps = _AFTER_FAST_PATH
+    forget(stream_stable)
+    job = Job(text=text, schema=load_schema(schema), tags=pairs, stream_stable=stream_stable)
     return finite(run(job, steps).value, text)
 
 
@@ -106,12 +112,13 @@ def repair(
     tags: TagPair | None = None,
     steps: Sequence[Step] = DEFAULT_STEPS,
     indent: int | None = None,
+    stream_stable: bool = False,
 ) -> str:
     """Like ``parse`` but return canonical JSON text (UTF-8 characters kept, not escaped).
 
     The text is always valid JSON: ``NaN`` and ``Infinity`` become ``null``.
     """
-    value = parse(text, schema=schema, tags=tags, steps=steps)
+    value = parse(text, schema=schema, tags=tags, steps=steps, stream_stable=stream_stable)
     try:
         return json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)
     except ValueError:  # a custom step let a NaN through

@@ -3,6 +3,7 @@
 Split from the token pass: deciding where a string ends is the one judgement call the pass
 makes, so it lives on its own. ``ends`` (a pattern for what may follow the closing quote) is
 how the caller says whether the string is a key, a value or a top-level value.
+``cut_off_value`` reads a string the text ended inside, in either of json_repair's modes.
 """
 
 from __future__ import annotations
@@ -10,10 +11,14 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from .strings import decode_body
+
 _DOUBLE_BODY = re.compile(r'[^"\\]*+(?:\\.[^"\\]*+)*+', re.S)
 _SMART_CLOSE = {"\u201c": "\u201d", "\u2018": "\u2019"}
 _STRAY_CLOSER_LINE = re.compile(r"\n[ \t]*[}\]][ \t]*,?[ \t]*\n\s*\Z")
 _KEY_AHEAD = re.compile(r'"[^"\n]*"[ \t]*:')
+_PARTIAL_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{0,3}\Z")
+_TRAILING_CLOSERS = re.compile(r"[\s\]})]*\Z")
 
 
 _COLON = re.compile(r"\s*[:\uff1a]")
@@ -69,3 +74,27 @@ def before_stray_closer(text: str, start: int, quote_at: int) -> Read | None:
     if stray is None or not _KEY_AHEAD.match(text, quote_at):
         return None
     return Read(text[start + 1 : stray.start() + 1], quote_at, True)
+
+
+def cut_off_value(body: str, wanted: str, stream_stable: bool) -> tuple[str, str]:
+    """The value of a string that the text ended inside, and the partial escape left out of it.
+
+    ``wanted`` is the closers the open containers need. When the text ends with exactly those
+    (``["value]}``), the closing quote was forgotten: the string ends before them. Otherwise the
+    output was cut off, and the string is read as json_repair reads it in the same mode:
+    trailing whitespace trimmed and a final backslash kept as one; or, under ``stream_stable``
+    (the text is a prefix of output still arriving), kept as far as it got, whitespace included,
+    the unfinished escape left out, and closers too, as the next piece may continue the string.
+    """
+    tail = None if stream_stable or not wanted else _TRAILING_CLOSERS.search(body)
+    if tail and "".join(tail.group().split()) == wanted:
+        body = body[: tail.start()]
+    partial = _PARTIAL_ESCAPE.search(body)
+    if partial:
+        body = body[: partial.start()]
+    value = decode_body(body)
+    if not stream_stable:
+        if (len(body) - len(body.rstrip("\\"))) % 2:
+            value += "\\"  # '"val\\': json_repair keeps the backslash the output ended with
+        value = value.rstrip()
+    return value, partial.group() if partial else ""

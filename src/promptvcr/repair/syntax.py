@@ -26,12 +26,13 @@ class _NoValue(Exception):
 _LONE_QUOTE = re.compile(r"""\s*["']\s*\Z""")
 
 
-def repair_text(text: str, known_broken: bool = False) -> JSONValue:
+def repair_text(text: str, known_broken: bool = False, stream_stable: bool = False) -> JSONValue:
     """The value ``text`` most plausibly encodes; raises ``_NoValue`` when there is none.
 
     Each stage runs only when the previous one could not finish: ``json.loads``, then
     ``json.loads`` without trailing commas (C speed, so large documents stay fast), then the
     token pass, then json_repair on what the token pass could not read with certainty.
+    ``stream_stable`` is ``parse``'s option; json_repair takes it from ``upstream.forget``.
     """
     if not known_broken:
         try:
@@ -44,9 +45,9 @@ def repair_text(text: str, known_broken: bool = False) -> JSONValue:
     if certain_bail(text):  # the pass would hand json_repair this very text
         value = upstream_value(text)
         if value is NOTHING:
-            raise _NoValue(normalize(text).stopped_at)
+            raise _NoValue(normalize(text, stream_stable).stopped_at)
         return value
-    normalized = normalize(text)
+    normalized = normalize(text, stream_stable)
     if not normalized.text.strip():
         raise _NoValue(normalized.stopped_at)
     if normalized.stopped_at == len(text):
@@ -67,7 +68,7 @@ def repair_syntax(job: Job) -> Job:
     failure: tuple[Candidate, int] | None = None
     for candidate in job.candidates:
         try:
-            parsed.append((candidate, repair_text(candidate.text, candidate.known_broken)))
+            parsed.append((candidate, repair_text(candidate.text, candidate.known_broken, job.stream_stable)))
         except _NoValue as error:
             failure = failure or (candidate, error.stopped_at)
         except (ValueError, RecursionError, IndexError, TypeError):

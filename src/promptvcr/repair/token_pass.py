@@ -23,8 +23,8 @@ from typing import NamedTuple
 from .bare_tokens import END, LITERAL, LITERALS, NUMBER, PARTIAL_LITERAL, call_name_end, lax_number
 from .placeholders import MARK_CLOSE, MARK_OPEN
 from .placeholders import restore as restore  # re-exported: callers take both from here
-from .string_tokens import read_string
-from .strings import decode_body
+from .string_tokens import cut_off_value, read_string
+from .strings import decode_body, without_layout_newline
 
 _SPACE_OR_NOTHING = re.compile(r"[\s\ufeff\u200b\u200c\u200d\u2060]*")
 _LINE_COMMENT = re.compile(r"(?://|#)[^\n]*")
@@ -34,7 +34,6 @@ _BARE_KEY = re.compile(r"((?:[^\W\d]|\$)[\w$.-]*|\d+)\s*(?=[:\uff1a])")
 _SP = r"[\s\ufeff\u200b\xa0]*"
 _THEN_QUOTE = r"|[\s\ufeff\u200b\xa0]+[\"'\u201c\u2018]"  # a missing comma before the next string
 _STRUCTURE = re.compile(r"""["{}\[\]]""")
-_PARTIAL_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{0,3}\Z")
 _MEMBER_INSIDE = re.compile(r"""[,}]\s*["'`]?\w+["'`]?\s*:""")
 
 # Container kinds on the stack: the closer the model should write, and the one we emit.
@@ -57,7 +56,6 @@ _VALUE_END = {
     )
     for kind, (closer, _) in _CLOSERS.items()
 }
-_TRAILING_CLOSERS = re.compile(r"[\s\]})]*\Z")
 
 # What the pass expects next.
 _ITEM = 0  # a value (in an array or at top level) or a key (in an object)
@@ -82,8 +80,9 @@ class _Bail(Exception):
 class _Pass:
     """State of one normalisation pass; a class only to share a dozen locals between helpers."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, stream_stable: bool) -> None:
         self.text = text
+        self.stream_stable = stream_stable  # json_repair's mode; see string_tokens.cut_off_value
         self.out: list[str] = []
         self.strings: dict[str, str] = {}
         self.dropped: list[str] = []
@@ -270,7 +269,9 @@ class _Pass:
         if read is None:
             raise _Bail
         body, end, closed = read
-        if not closed:
+        if closed:  # a prefix still arriving keeps its newline: trimming would rewrite what was read
+            value = decode_body(body if self.stream_stable else without_layout_newline(body))
+        else:
             if is_key:
                 del self.out[self.member_start :]  # cut off inside a key: drop the member
                 return end
@@ -278,12 +279,10 @@ class _Pass:
                 raise _Bail  # '{"a": "first, b: 1}': where it ends is json_repair's call
             if self.stack and not self.in_object() and not body.strip() and end >= len(text):
                 return end  # '["a", "': cut off before the item's first character, no item at all
-            body = self.unclosed_body(body)
-            partial_escape = _PARTIAL_ESCAPE.search(body)
+            wanted = "".join(_CLOSERS[kind][0] for kind in reversed(self.stack))
+            value, partial_escape = cut_off_value(body, wanted, self.stream_stable)
             if partial_escape:
-                self.dropped.append(partial_escape.group())
-                body = body[: partial_escape.start()]
-        value = decode_body(body)
+                self.dropped.append(partial_escape)
         if is_key:
             follower = _KEY_END.match(text, end)
             if follower and follower.group()[-1:] in (",", "}"):
@@ -300,19 +299,6 @@ class _Pass:
         else:
             self.finish_value()
         return end
-
-    def unclosed_body(self, body: str) -> str:
-        """A string that never closes: cut off, or a closing quote forgotten before the brackets?
-
-        When the text ends with exactly the brackets still open (``["value]}``), the quote was
-        forgotten: the brackets close the containers and the string ends before them. Otherwise
-        the output was cut off and the string is kept as far as it got, whitespace included.
-        """
-        wanted = "".join(_CLOSERS[kind][0] for kind in reversed(self.stack))
-        tail = _TRAILING_CLOSERS.search(body)
-        if wanted and tail and "".join(tail.group().split()) == wanted:
-            return body[: tail.start()].rstrip()
-        return body
 
     def read_bare(self, text: str, index: int) -> int:
         if text.startswith("...", index) and self.stack and self.expect == _ITEM:
@@ -380,20 +366,22 @@ _HANDLERS: dict[str, _Handler] = {
 """What to do at each character that starts a token; anything else is a bare word."""
 
 
-_last: tuple[str, Normalized] = ("", Normalized("", {}, 0))
+_last: tuple[str, bool, Normalized] = ("", False, Normalized("", {}, 0))
 
 
-def normalize(text: str) -> Normalized:
+def normalize(text: str, stream_stable: bool = False) -> Normalized:
     """Rewrite ``text`` into JSON as far as its structure is certain; see the module docstring.
 
-    The last result is remembered: the quick path and the syntax step often read one text.
+    ``stream_stable`` is json_repair's mode of that name: ``text`` is a prefix of output still
+    arriving. The last result is remembered: the quick path and the syntax step often read one
+    text.
     """
     global _last
-    last_text, last = _last
-    if text is last_text:
+    last_text, last_stable, last = _last
+    if text is last_text and stream_stable is last_stable:
         return last
-    state = _Pass(text)
+    state = _Pass(text, stream_stable)
     stopped_at = state.run()
     result = Normalized("".join(state.out), state.strings, stopped_at, " ".join(state.dropped))
-    _last = (text, result)
+    _last = (text, stream_stable, result)
     return result

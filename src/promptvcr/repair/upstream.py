@@ -19,14 +19,22 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess by 
 from .job import NOTHING, JSONValue
 from .token_pass import Normalized
 
-_memo = threading.local()
+
+class _Repair(threading.local):
+    """What one repair (until the next ``forget``) remembers, per thread."""
+
+    entry: tuple[str, JSONValue] | None = None  # the last text asked about, and its value
+    stream_stable = False
 
 
-def _loads(text: str) -> JSONValue:
-    return json_repair.loads(text, skip_json_loads=True)
+_memo = _Repair()
 
 
-def _direct_parser() -> Callable[[str], JSONValue]:
+def _loads(text: str, stream_stable: bool) -> JSONValue:
+    return json_repair.loads(text, skip_json_loads=True, stream_stable=stream_stable)
+
+
+def _direct_parser() -> Callable[[str, bool], JSONValue]:
     """json_repair's parser without the ``loads`` wrapper, which costs a tenth of a short repair.
 
     The parser class is json_repair's internals: it is used only when it answers exactly as
@@ -35,11 +43,18 @@ def _direct_parser() -> Callable[[str], JSONValue]:
     try:
         from json_repair.json_parser import JSONParser
 
-        def parse(text: str) -> JSONValue:
-            return JSONParser(text, None, False, try_valid_json_suffix=True).parse()
+        def parse(text: str, stream_stable: bool) -> JSONValue:
+            parser = JSONParser(text, None, False, stream_stable=stream_stable, try_valid_json_suffix=True)
+            return parser.parse()
 
-        probes = ('{"a": [1, 2,', "{'b': True, c: \"x\"}", 'Here: [1, {"d": nul', '{"e": "f"} {"g": 1}')
-        if all(parse(probe) == _loads(probe) for probe in probes):
+        probes = (
+            '{"a": [1, 2,',
+            "{'b': True, c: \"x\"}",
+            'Here: [1, {"d": nul',
+            '{"e": "f"} {"g": 1}',
+            '{"h": "i, j: 1',
+        )
+        if all(parse(probe, stable) == _loads(probe, stable) for probe in probes for stable in (False, True)):
             return parse
     except Exception:  # any change in json_repair's internals: keep to its public API
         pass
@@ -49,9 +64,14 @@ def _direct_parser() -> Callable[[str], JSONValue]:
 _parse = _direct_parser()
 
 
-def forget() -> None:
-    """Start a new repair: values remembered for the previous one are not handed out again."""
+def forget(stream_stable: bool = False) -> None:
+    """Start a new repair: values remembered for the previous one are not handed out again.
+
+    ``stream_stable`` is json_repair's option of that name, for this repair: the text is a
+    prefix of output still arriving, so an unfinished string is kept as far as it got.
+    """
     _memo.entry = None
+    _memo.stream_stable = stream_stable
 
 
 def upstream_value(text: str) -> JSONValue:
@@ -60,12 +80,12 @@ def upstream_value(text: str) -> JSONValue:
     Within one repair (until ``forget``), a second call for the same text object returns the
     first answer: the syntax and no-loss steps often ask about the whole text.
     """
-    entry = getattr(_memo, "entry", None)
+    entry = _memo.entry
     if entry is not None and entry[0] is text:
         return entry[1]
     value: JSONValue
     try:
-        value = _parse(text)
+        value = _parse(text, _memo.stream_stable)
     except (ValueError, RecursionError, IndexError, TypeError, KeyError):
         value = NOTHING
     if value == "" and '""' not in text and "''" not in text:
