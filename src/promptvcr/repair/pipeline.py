@@ -83,12 +83,12 @@ def parse(
         pairs = ((tags[0], tags[1]),)
     else:
         raise TypeError(f"tags must be an (opening, closing) pair of strings, got {tags!r}")
-    if steps is DEFAULT_STEPS and schema is None and not stream_stable:  # shortcuts: default mode only
+    if steps is DEFAULT_STEPS and schema is None:
         try:  # valid JSON, the common case: one json.loads and no Job at all
             return DECODER.decode(text)
         except ValueError as error:  # 'Extra data': a valid value, then more text
             valid_first = getattr(error, "msg", "") == "Extra data"
-        forget()
+        forget(stream_stable)
         stripped = without_orphan_closer(text)
         if stripped is not text:
             text = stripped
@@ -96,7 +96,7 @@ def parse(
                 return finite(DECODER.decode(text), text)
             except ValueError:
                 pass
-        value = quick_value(text, pairs, valid_first)
+        value = quick_value(text, pairs, valid_first, stream_stable)
         if value is not NOTHING:
             return finite(value, text)
         steps = _AFTER_FAST_PATH

@@ -121,11 +121,13 @@ def prose_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
     return value
 
 
-def quick_value(text: str, tags: tuple[TagPair, ...], valid_first: bool = False) -> JSONValue:
+def quick_value(
+    text: str, tags: tuple[TagPair, ...], valid_first: bool = False, stream_stable: bool = False
+) -> JSONValue:
     """The value of ``text`` when nothing around it needs deciding, else ``NOTHING``.
 
     ``valid_first``: ``json.loads`` read a whole value at the start of ``text`` and then found
-    more (``{"a": 1}}``, ``{"a": 1} Hope this helps``).
+    more (``{"a": 1}}``, ``{"a": 1} Hope this helps``). ``stream_stable``: ``parse``'s option.
     """
     value = without_trailing_commas(text)
     if value is not NOTHING:
@@ -143,7 +145,7 @@ def quick_value(text: str, tags: tuple[TagPair, ...], valid_first: bool = False)
         if value is NOTHING:
             _no_value(text)
         return value
-    normalized = normalize(text)
+    normalized = normalize(text, stream_stable)
     if not normalized.text.strip():
         return NOTHING
     if normalized.stopped_at == len(text):

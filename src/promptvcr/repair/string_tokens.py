@@ -17,7 +17,9 @@ _DOUBLE_BODY = re.compile(r'[^"\\]*+(?:\\.[^"\\]*+)*+', re.S)
 _SMART_CLOSE = {"\u201c": "\u201d", "\u2018": "\u2019"}
 _STRAY_CLOSER_LINE = re.compile(r"\n[ \t]*[}\]][ \t]*,?[ \t]*\n\s*\Z")
 _KEY_AHEAD = re.compile(r'"[^"\n]*"[ \t]*:')
-_PARTIAL_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{0,3}\Z")
+# An escape cut off, or the first half of a surrogate pair whose second half never came.
+_HIGH_SURROGATE = r"\\u[dD][89abAB][0-9a-fA-F]{2}"
+_PARTIAL_ESCAPE = re.compile(rf"(?:{_HIGH_SURROGATE})?\\u[0-9a-fA-F]{{0,3}}\Z|{_HIGH_SURROGATE}\\?\Z")
 _TRAILING_CLOSERS = re.compile(r"[\s\]})]*\Z")
 
 
@@ -84,7 +86,8 @@ def cut_off_value(body: str, wanted: str, stream_stable: bool) -> tuple[str, str
     output was cut off, and the string is read as json_repair reads it in the same mode:
     trailing whitespace trimmed and a final backslash kept as one; or, under ``stream_stable``
     (the text is a prefix of output still arriving), kept as far as it got, whitespace included,
-    the unfinished escape left out, and closers too, as the next piece may continue the string.
+    and closers too, as the next piece may continue the string. An unfinished escape (``\\u00``,
+    or ``\\ud83d`` still waiting for its second half) is left out in both modes.
     """
     tail = None if stream_stable or not wanted else _TRAILING_CLOSERS.search(body)
     if tail and "".join(tail.group().split()) == wanted:

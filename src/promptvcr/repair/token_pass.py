@@ -318,6 +318,9 @@ class _Pass:
             return number.end()
         lax = lax_number(text, index)
         if lax:
+            sign_then_end = lax[0] == "0" and text[index] == "-" and not text[lax[1] :].strip()
+            if sign_then_end and self.stack and not self.in_object():
+                return len(text)  # '[1, -': cut off before the item's first digit, no item at all
             self.out.append(lax[0])
             self.finish_value()
             return lax[1]
