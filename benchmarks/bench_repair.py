@@ -38,7 +38,7 @@ from promptvcr.repair import parse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "repair"))
 
-from peer_suites import SUITES, attempt, load_suite, passes
+from peer_suites import SUITES, attempt, load_suite, options, passes
 from repair_corpus import load_cases, same, tags_for
 
 
@@ -131,8 +131,8 @@ def bench_valid(rounds: int) -> None:
 def peer_counts() -> None:
     for suite in SUITES:
         cases = load_suite(suite)
-        ours = sum(passes(case, attempt(parse, case["input"])) for case in cases)
-        theirs = sum(passes(case, attempt(json_repair.loads, case["input"])) for case in cases)
+        ours = sum(passes(case, attempt(parse, case["input"], **options(case))) for case in cases)
+        theirs = sum(passes(c, attempt(json_repair.loads, c["input"], **options(c))) for c in cases)
         print(f"{suite + ' suite':<26} {len(cases):>4} {ours:>7} {theirs:>12}")
 
 
