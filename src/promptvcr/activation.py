@@ -32,7 +32,7 @@ from .cassettes.models import Request
 from .errors import CassetteMiss
 from .interceptors import PASS_THROUGH, Decision, Uninstall, install_all
 
-__all__ = ["activate", "active_cassettes", "deactivate", "run_each_call_in", "watch_exits"]
+__all__ = ["activate", "active_cassettes", "deactivate", "hold_patches", "run_each_call_in", "watch_exits"]
 
 
 class _Active(Protocol):
@@ -53,6 +53,7 @@ _lock = threading.RLock()
 _active: tuple[_Active, ...] = ()
 _tokens: dict[int, contextvars.Token[tuple[_Active, ...]]] = {}
 _uninstall: Uninstall | None = None
+_held = False
 _watchers: list[Callable[[Any], None]] = []
 
 
@@ -135,13 +136,29 @@ def deactivate(cassette: _Active) -> None:
             # Remove this one even when cassettes exit out of order (async tasks).
             position = len(_active) - 1 - _active[::-1].index(cassette)
             _active = _active[:position] + _active[position + 1 :]
-        uninstall = _uninstall if not _active else None
+        uninstall = _uninstall if not _active and not _held else None
         if uninstall is not None:
             _uninstall = None
             uninstall()
         watchers = list(_watchers)
     for callback in watchers:
         callback(cassette)
+
+
+def hold_patches(held: bool) -> None:
+    """Keep the patches installed when the last cassette exits (``True``), or stop keeping them
+    (``False``: removed now if no cassette is active).
+
+    The pytest plugin holds them from one cassette test to the next, so a suite does not pay
+    for patching every HTTP library twice per test. Held and idle, the patches change nothing:
+    with no cassette active, every request passes through (:class:`_Dispatcher`).
+    """
+    global _uninstall, _held
+    with _lock:
+        _held = held
+        if not held and not _active and _uninstall is not None:
+            uninstall, _uninstall = _uninstall, None
+            uninstall()
 
 
 def watch_exits(callback: Callable[[Any], None]) -> Callable[[], None]:

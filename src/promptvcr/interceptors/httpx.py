@@ -80,6 +80,19 @@ class _Transport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         return real  # type: ignore[no-any-return]
 
 
+class _FixedRouter(respx.MockRouter):
+    """A router whose one route never changes, so respx's snapshot and rollback (run on each
+    start and stop to undo routes added meanwhile) have nothing to keep; they build two
+    ``unittest.mock`` call lists each time, half the cost of entering a cassette's patches.
+    The calls it records are still cleared on each stop (``reset``)."""
+
+    def snapshot(self) -> None:
+        pass
+
+    def rollback(self) -> None:
+        pass
+
+
 @functools.cache
 def _mocker() -> type:
     """The respx Mocker, defined once: respx keeps a registry of them by name."""
@@ -98,7 +111,7 @@ class _Router:
     @functools.cached_property
     def router(self) -> respx.MockRouter:
         _mocker()
-        router = respx.MockRouter(using=_MOCKER_NAME, assert_all_called=False, assert_all_mocked=False)
+        router = _FixedRouter(using=_MOCKER_NAME, assert_all_called=False, assert_all_mocked=False)
         router.route().mock(side_effect=self.side_effect)
         return router
 

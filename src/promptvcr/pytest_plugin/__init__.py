@@ -12,6 +12,7 @@ sends its cassette records to the controller, which prints one summary.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,10 +22,11 @@ import pytest
 
 from ..errors import CassetteMiss
 from ..modes import VCR_MODES, RecordMode, record_flag, vcr_mode_note
-from . import coexist, network, upkeep, vcr_compat
+from . import coexist, held, network, upkeep, vcr_compat
 from .coexist import promptvcr_cassette_dir  # noqa: F401  (pytest-recording's vcr_cassette_dir)
 from .failures import failure_text
 from .misses import MissWatch, hidden_miss, replaced_text
+from .naming import resolved
 from .network import NetworkBlocked
 from .report import CassetteUse, summary_lines
 from .serving import promptvcr_serve, promptvcr_serve_session  # noqa: F401  (the promptvcr serve fixtures)
@@ -140,6 +142,7 @@ def pytest_configure(config: pytest.Config) -> None:
     drift_path = config.invocation_params.dir / drift_report if drift_report else None
     config.pluginmanager.register(Tracker(config, drift_path), "promptvcr-tracking")
     config.pluginmanager.register(MissWatch(), "promptvcr-misses")
+    config.pluginmanager.register(held, held.NAME)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -151,10 +154,9 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 
 def _shown(config: pytest.Config, path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(config.rootpath.resolve()))
-    except ValueError:
-        return str(path)
+    """The cassette as reports name it: relative to the root folder when it lies below it."""
+    full, root = resolved(path), resolved(config.rootpath).rstrip(os.sep) + os.sep
+    return full[len(root) :] if full.startswith(root) else str(path)
 
 
 # Fixtures ----------------------------------------------------------------------------------

@@ -14,7 +14,9 @@ the test's cassette, so a migrated suite finds every cassette without renaming o
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,6 +27,7 @@ __all__ = [
     "cassette_in",
     "default_cassette_path",
     "recording_file_name",
+    "resolved",
 ]
 
 #: Longest file name (without ``.yaml``) of a default cassette; Windows paths stop at 260.
@@ -75,3 +78,17 @@ def default_cassette_path(
     """
     base = cassette_dir if cassette_dir is not None else test_file.parent / "cassettes"
     return cassette_in(base / test_file.stem, test_name, class_names)
+
+
+def resolved(path: Path) -> str:
+    """``path`` made absolute with its links resolved, as the usage record and the reports name
+    cassettes. A suite has a cassette per test, so this runs per test: a folder is resolved once
+    per process (most cassettes share a few), the file's own link is looked for with one call."""
+    if not path.is_absolute() or os.path.islink(path):
+        return str(path.resolve())
+    return os.path.join(_resolved_folder(path.parent), path.name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolved_folder(folder: Path) -> str:
+    return str(folder.resolve())

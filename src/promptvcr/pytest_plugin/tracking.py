@@ -9,7 +9,6 @@ sends what it saw to the controller, which writes one record and one report.
 from __future__ import annotations
 
 import fnmatch
-import functools
 import os
 import time
 from collections.abc import Generator
@@ -20,7 +19,7 @@ import pytest
 
 from ..activation import watch_exits
 from ..commands.run_record import RECORD_PATH, CassetteUsage, UsageRecord
-from .naming import default_cassette_path
+from .naming import default_cassette_path, resolved
 
 if TYPE_CHECKING:
     from ..cassette import Cassette
@@ -35,17 +34,6 @@ def _parts(arg: str) -> tuple[str, bool]:
     """An argument's path, and whether it names tests inside a file (``file.py::test``)."""
     path, _, rest = arg.partition("::")
     return path, bool(rest)
-
-
-def _resolved(path: Path) -> str:
-    """A path made absolute with its links resolved: for an absolute path, file-system calls
-    once per path and process (a relative one depends on the working directory)."""
-    return _resolved_absolute(path) if path.is_absolute() else str(path.resolve())
-
-
-@functools.lru_cache(maxsize=4096)
-def _resolved_absolute(path: Path) -> str:
-    return str(path.resolve())
 
 
 class Tracker:
@@ -132,7 +120,7 @@ class Tracker:
         folder = item.path.parent
         if folder not in self._folders:  # resolved once per folder: no file-system calls per test
             self._folders.add(folder)
-            self.record.test_dirs = sorted({*self.record.test_dirs, _resolved(folder)})
+            self.record.test_dirs = sorted({*self.record.test_dirs, resolved(folder)})
         try:
             return (yield)
         finally:
@@ -173,7 +161,7 @@ class Tracker:
             positions = [i for i, interaction in enumerate(interactions) if id(interaction) in unplayed]
         else:
             positions = []  # rewritten or passed through: the whole file is in use
-        path = _resolved(cassette.path)
+        path = resolved(cassette.path)
         self.record.use(path, CassetteUsage(len(interactions), positions))
         if self._item is not None:
             self._item_cassettes.append(path)
