@@ -270,7 +270,9 @@ class _Pass:
             raise _Bail
         body, end, closed = read
         if closed:  # a prefix still arriving keeps its newline: trimming would rewrite what was read
-            value = decode_body(body if self.stream_stable else without_layout_newline(body))
+            if body[-1:] == "\n" and not self.stream_stable:
+                body = without_layout_newline(body)
+            value = decode_body(body)
         else:
             if is_key:
                 del self.out[self.member_start :]  # cut off inside a key: drop the member
