@@ -3,7 +3,11 @@
 - ``bail.certain_bail``: when it says the token pass would stop having rewritten nothing but
   spacing, it must be right (json_repair then reads the text itself, as it would anyway);
 - the direct json_repair parser must answer as ``json_repair.loads``;
-- the fenced-block and prose quick paths must give what the full pipeline gives.
+- the fenced-block and prose quick paths must give what the full pipeline gives;
+- ``bail.bare_word_bail`` must say exactly where the pass stops on a leading bare word, and the
+  quick path must then answer as the pipeline does;
+- valid values side by side (``{"a": 1}, {"b": 2}``) must stop the token pass, since the quick
+  path gives up on them without running it.
 
 Checked on every input of the three data sets, on cut and spliced variants of them, and on
 seeded random token soup.
@@ -21,11 +25,12 @@ import pytest
 from peer_suites import NO_VALUE, attempt, load_suite
 from repair_corpus import load_cases
 
-from promptvcr.repair import DEFAULT_TAGS, Job, parse, run
-from promptvcr.repair.bail import certain_bail
+from promptvcr.repair import DEFAULT_TAGS, Job, RepairError, parse, run
+from promptvcr.repair.bail import bare_word_bail, certain_bail
 from promptvcr.repair.job import NOTHING
 from promptvcr.repair.pipeline import DEFAULT_STEPS
-from promptvcr.repair.quick import fenced_value, prose_value
+from promptvcr.repair.quick import _lone_value, _side_by_side, fenced_value, prose_value, quick_value
+from promptvcr.repair.spans import json_spans
 from promptvcr.repair.token_pass import normalize
 from promptvcr.repair.upstream import forget, source_for_upstream, upstream_value
 
@@ -162,3 +167,77 @@ def test_parse_uses_fresh_memos_for_each_text() -> None:
     """Per-text memos serve the stages of one repair: an equal text later gets the same answer."""
     text = '{"key": "v"alue", "n": 1'
     assert parse(text) == parse((text + " ")[:-1]) == parse(text)
+
+
+def _outcome(function: Any, text: str) -> str:
+    """The value as canonical JSON, or the failing stage and message."""
+    try:
+        return json.dumps(function(text), sort_keys=True, default=str)
+    except RepairError as error:
+        return f"error: {error}"
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_bare_word_bail_knows_where_the_pass_stops(seed: int) -> None:
+    rng = random.Random(seed)
+    words = ["abc", "foo", "ES2020", "trueble", "`foo\u00b4", "x", "tru", "n", "undefined", "1x", "$a", "_b"]
+    tails = ["", " [", " {", "\n2", ", b", ": 1", " bar", "(1)", '"', " ```json\n{}\n```", " <a>"]
+    texts = [*dataset_texts(), *variants(seed, 5000)]
+    texts += [rng.choice(["", " ", "\n"]) + rng.choice(words) + rng.choice(tails) for _ in range(3000)]
+    predicted = 0
+    for text in texts:
+        at = bare_word_bail(text)
+        if at < 0:
+            continue
+        predicted += 1
+        normalized = normalize(text)
+        assert (normalized.text, normalized.strings, normalized.stopped_at, normalized.dropped) == (
+            text[at:],
+            {},
+            at,
+            "",
+        ), text
+        # and the quick path then answers as the pipeline does
+        forget()
+        assert _outcome(lambda t: quick_value(t, DEFAULT_TAGS), text) in (
+            _outcome(_pipeline, text),
+            json.dumps(NOTHING, default=str),
+        ), text
+    assert predicted > 1000
+
+
+def _side_by_side_texts(seed: int) -> list[str]:
+    rng = random.Random(seed)
+    values = []
+    for text in dataset_texts():
+        try:
+            json.loads(text)
+        except ValueError:
+            continue
+        if text.strip()[:1] in ("{", "["):
+            values.append(text.strip())
+    gaps = ["", " ", "\n", ",", ", ", ",\n", "\n\n"]
+    return [
+        rng.choice(["", " ", "\n"]) + rng.choice(values) + rng.choice(gaps) + rng.choice(values) + tail
+        for tail in ("", "", "\n", ",", " done", "}", ', "x": 1}')
+        for _ in range(300)
+    ]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_valid_values_side_by_side_stop_the_token_pass(seed: int) -> None:
+    """The quick path gives up on them at once: the pass could not have read them whole."""
+    checked = 0
+    for text in [*dataset_texts(), *_side_by_side_texts(seed)]:
+        try:
+            json.loads(text)
+            continue
+        except ValueError as error:
+            if error.msg != "Extra data":
+                continue
+        if not _side_by_side(text, json_spans(text)):
+            continue
+        checked += 1
+        assert normalize(text).stopped_at < len(text), text
+        assert not (certain_bail(text) and _lone_value(text, DEFAULT_TAGS)), text
+    assert checked > 1000

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from .bare_tokens import LITERAL, NUMBER, PARTIAL_LITERAL, call_name_end, lax_number
+from .bare_tokens import LITERAL, LITERALS, NUMBER, PARTIAL_LITERAL, call_name_end, lax_number
 
 _STRING = r'"[^"\\\x00-\x1f]*+(?:\\["\\bfnrt][^"\\\x00-\x1f]*+)*+(?<![\s"\\])(?<!\\[fnrt])"|""'
 # A string whose value ends in whitespace would hide behind a placeholder: not plain.
@@ -111,10 +111,54 @@ def _stray_closer(prefix: str) -> bool:
     return False
 
 
+_LEADING_SPACE = re.compile(r"\s*")
+# Characters at which the pass reads something other than a bare word (token_pass._HANDLERS).
+_NOT_BARE = frozenset("{[(}]),\uff0c:\uff1a\"'\u201c\u2018/#;\ufeff\u200b\u200c\u200d\u2060")
+
+
+def bare_word_bail(text: str) -> int:
+    """Where the token pass stops when ``text`` opens with a bare word no rule of the pass reads
+    (``abc``, ``foo [``, ``ES2020``), else ``-1``.
+
+    The pass then rewrites nothing: it stops at that word, before any output, so its result is
+    known without running it.
+    """
+    at = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]
+    if at >= len(text) or text[at] in _NOT_BARE:
+        return -1
+    if NUMBER.match(text, at) or lax_number(text, at) or LITERAL.match(text, at):
+        return -1  # read_bare reads numbers, literals and call names (ObjectId(...))
+    if call_name_end(text, at) > 0:
+        return -1
+    partial = PARTIAL_LITERAL.match(text, at)  # 'tru', 'n': read when it can mean one literal only
+    if partial is not None:
+        word = partial.group(1).lower()
+        if len({LITERALS[full] for full in LITERALS if full.startswith(word)}) == 1:
+            return -1
+    return at
+
+
+_last: tuple[str, bool] = ("", False)
+
+
 def certain_bail(text: str) -> bool:
-    """Whether the token pass would stop having rewritten nothing but spacing (see above)."""
+    """Whether the token pass would stop having rewritten nothing but spacing (see above).
+
+    The answer for the last text asked about is kept: the quick path asks first, and the
+    syntax step asks again about the same text object when the quick path had to give up.
+    """
+    global _last
     if _OPENS_CONTAINER.match(text) is None:
         return False
+    last_text, last_answer = _last
+    if text is last_text:
+        return last_answer
+    answer = _certain_bail(text)
+    _last = (text, answer)
+    return answer
+
+
+def _certain_bail(text: str) -> bool:
     end = _PLAIN.match(text).end()  # type: ignore[union-attr]
     prefix = text[:end]
     if _MISSING_VALUE.search(prefix):  # '{"a": , "b": 1}': the pass stops at the ','

@@ -26,9 +26,13 @@ _CORRECTION = re.compile(
 _ONLY_SEPARATORS = re.compile(r"[\s,]*\Z")
 
 
+_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=repr)
+# One encoder for all: ``json.dumps`` with options builds a new one on every call.
+
+
 def _fingerprint(value: JSONValue) -> str:
     """Equality that treats ``1`` and ``true`` as different, like JSON does."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr)
+    return _ENCODER.encode(value)
 
 
 def _distinct(parsed: tuple[tuple[Candidate, JSONValue], ...]) -> list[tuple[Candidate, JSONValue]]:

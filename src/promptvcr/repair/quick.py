@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import NoReturn
 
-from .bail import certain_bail
+from .bail import bare_word_bail, certain_bail
 from .extract import MEMBER_BEFORE, looks_like_json
 from .extract import THINKING as _THINKING
 from .failure import RepairError
@@ -28,7 +28,7 @@ from .fences import fenced_blocks
 from .job import NOTHING, Candidate, JSONValue, TagPair
 from .measure import richer, source_size, text_size, value_size
 from .no_loss import continued
-from .spans import json_spans, matching_end
+from .spans import Span, json_spans, matching_end
 from .tags import DEFAULT_TAGS, any_opener
 from .token_pass import normalize, restore
 from .upstream import source_for_upstream, upstream_value
@@ -37,6 +37,7 @@ _LONE_QUOTE = re.compile(r"""\s*["']\s*\Z""")
 _OPENING = re.compile(r"\s*[{\[]")
 _DEFAULT_OPENER = any_opener(DEFAULT_TAGS)
 _BRACKET = re.compile(r"[{\[(]")
+_SEPARATORS = re.compile(r"[\s,]*")
 
 
 def _opener(tags: tuple[TagPair, ...]) -> re.Pattern[str]:
@@ -57,6 +58,21 @@ def _lone_value(text: str, tags: tuple[TagPair, ...]) -> bool:
     return not text[matching_end(text, opening.end() - 1) :].strip()
 
 
+def _side_by_side(text: str, spans: list[Span]) -> bool:
+    """Whether ``text`` opens with a valid container followed by another one, with commas or
+    spacing at most between them (``{"a": 1}, {"b": 2}``, ``[]{}``).
+
+    The token pass reads one top-level container and stops at the next, so the quick path
+    can only give up on such a text: its token pass and bail check would be wasted.
+    """
+    return (
+        len(spans) > 1
+        and spans[0].valid
+        and not text[: spans[0].start].strip()
+        and _SEPARATORS.fullmatch(text, spans[0].end, spans[1].start) is not None
+    )
+
+
 def _richer(value: JSONValue, text: str, dropped: str) -> JSONValue:
     """``value``, or json_repair's value of ``text`` when that holds data ``value`` lost.
 
@@ -71,10 +87,31 @@ def _richer(value: JSONValue, text: str, dropped: str) -> JSONValue:
     return value
 
 
-def _no_value(text: str) -> NoReturn:
+def _no_value(text: str, stopped_at: int = -1) -> NoReturn:
     """What the syntax step would conclude about the same text."""
     reason = "the text around the JSON could not be repaired into a value"
-    raise RepairError("syntax", reason, text, normalize(text).stopped_at)
+    raise RepairError("syntax", reason, text, normalize(text).stopped_at if stopped_at < 0 else stopped_at)
+
+
+def _no_candidate(text: str, tags: tuple[TagPair, ...]) -> bool:
+    """Whether extraction would find nothing in ``text``: no bracket, fence, tag or draft to
+    look into, and nothing that looks like a bare value."""
+    if "{" in text or "[" in text or "```" in text or "~~~" in text:
+        return False
+    return not (_opener(tags).search(text) or _THINKING.search(text) or looks_like_json(text))
+
+
+def _bare_word_value(text: str, tags: tuple[TagPair, ...], at: int) -> JSONValue:
+    """What the steps below conclude when the token pass stops at the bare word at ``at``
+    having read nothing (``bail.bare_word_bail``): json_repair reads the text itself."""
+    if not _lone_value(text, tags):
+        if _no_candidate(text, tags):  # 'abc', 'foo bar': the pipeline would fail to extract
+            raise RepairError("extract", "no JSON value found in the text", text)
+        return NOTHING
+    value = upstream_value(text)
+    if value is NOTHING:
+        _no_value(text, at)
+    return value
 
 
 def fenced_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
@@ -102,15 +139,17 @@ def fenced_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
     return value
 
 
-def prose_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
+def prose_value(text: str, tags: tuple[TagPair, ...], spans: list[Span] | None = None) -> JSONValue:
     """The value of the one valid JSON container inside prose (``Sure! {...} Hope it helps``),
     when nothing else in the text could be a candidate, else ``NOTHING``.
 
     This is what extraction, selection and the no-loss step conclude about such a text.
+    ``spans``: ``json_spans(text)``, when the caller has them.
     """
     if _opener(tags).search(text) or _THINKING.search(text):
         return NOTHING
-    spans = json_spans(text)
+    if spans is None:
+        spans = json_spans(text)
     if len(spans) != 1 or not spans[0].valid or MEMBER_BEFORE.search(text, 0, spans[0].start):
         return NOTHING
     start, end, _ = spans[0]
@@ -135,7 +174,10 @@ def quick_value(
     if "```" in text or "~~~" in text:
         value = fenced_value(text, tags)
     elif valid_first or (_OPENING.match(text) is None and ("{" in text or "[" in text)):
-        value = prose_value(text, tags)
+        spans = json_spans(text)
+        value = prose_value(text, tags, spans)
+        if value is NOTHING and valid_first and _side_by_side(text, spans):
+            return NOTHING  # the token pass stops at the second value: the pipeline decides
     if value is not NOTHING:
         return value
     if certain_bail(text):  # the pass would hand json_repair this very text: skip it
@@ -145,6 +187,9 @@ def quick_value(
         if value is NOTHING:
             _no_value(text)
         return value
+    at = bare_word_bail(text)
+    if at >= 0:  # the pass would stop at once: its result is known without running it
+        return _bare_word_value(text, tags, at)
     normalized = normalize(text, stream_stable)
     if not normalized.text.strip():
         return NOTHING

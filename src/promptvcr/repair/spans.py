@@ -50,6 +50,9 @@ def matching_end(text: str, start: int) -> int:
     return len(text)
 
 
+_last: tuple[str, list[Span]] = ("", [])
+
+
 def json_spans(text: str) -> list[Span]:
     """Top-level JSON containers in ``text``, valid or plausibly broken, left to right.
 
@@ -57,7 +60,21 @@ def json_spans(text: str) -> list[Span]:
     reported as broken. A broken value whose brackets balance early but which is followed by
     more JSON punctuation (``[{"a": 1}}, {...}]``) runs to the end of the text: where it ends
     is json_repair's call, not ours.
+
+    The spans of the last text asked about are kept (callers must not change the list): the
+    quick path looks first, and extraction looks again at the same text object when the quick
+    path had to give up.
     """
+    global _last
+    last_text, last_spans = _last
+    if text is last_text:
+        return last_spans
+    spans = _find_spans(text)
+    _last = (text, spans)
+    return spans
+
+
+def _find_spans(text: str) -> list[Span]:
     spans: list[Span] = []
     position = 0
     while True:
