@@ -1,8 +1,10 @@
 """Turn broken raw LLM output into the JSON value it meant.
 
 ``parse(text, schema=..., tags=...)`` returns the value; ``repair(...)`` returns it as JSON
-text; both raise ``RepairError``. The work is done by ``DEFAULT_STEPS``, a tuple of plain
-``Job -> Job`` functions that can be replaced or extended via ``steps=``.
+text; both raise ``RepairError``. ``stream_stable=True`` reads a prefix of output still
+streaming in, so that a longer prefix never rewrites what a shorter one returned. The work is
+done by ``DEFAULT_STEPS``, a tuple of plain ``Job -> Job`` functions that can be replaced or
+extended via ``steps=``.
 """
 
 from __future__ import annotations
