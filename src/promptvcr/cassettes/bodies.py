@@ -54,27 +54,45 @@ def _looks_like_json(content: bytes, content_type: str) -> bool:
     return content.lstrip()[:1] in (b"{", b"[")
 
 
-def _json_form(content: bytes, value: Any, content_type: str) -> dict[str, Any] | None:
+def _json_form(
+    content: bytes, value: Any, content_type: str, text: str | None = None
+) -> dict[str, Any] | None:
     """``json`` with the ``style`` or ``raw`` text that replays ``content`` exactly; ``None``
-    for a body not labelled JSON that no style reproduces (it is then kept as text)."""
-    try:
-        text = content.decode("utf-8")
-    except UnicodeDecodeError:  # UTF-16 or -32 JSON: json.loads reads it, replay writes UTF-8
-        return {"json": value}
+    for a body not labelled JSON that no style reproduces (it is then kept as text).
+    ``text`` is ``content`` decoded, when the caller has it already."""
+    if text is None:
+        try:
+            text = content.decode("utf-8")
+        except UnicodeDecodeError:  # UTF-16 or -32 JSON: json.loads reads it, replay writes UTF-8
+            return {"json": value}
     style = json_style(text, value)
     if style is None:
         return {"json": value, "raw": text} if "json" in content_type else None
     return {"json": value, "style": style} if style else {"json": value}
 
 
-def _as_json(content: bytes) -> tuple[bool, Any]:
+def _as_json(content: bytes, text: str | None = None) -> tuple[bool, Any]:
+    """The parsed ``content`` (``text``: the same, decoded by :func:`_utf8_document`)."""
     try:
-        value = json.loads(content)
-        if _SURROGATE_ESCAPE.search(content):  # half of a pair parses, but cannot be written as UTF-8
+        value = json.loads(content if text is None else text)
+        # Half of a surrogate pair parses, but cannot be written as UTF-8.
+        if b"\\u" in content and _SURROGATE_ESCAPE.search(content):
             json_bytes(value)
     except (ValueError, UnicodeError, RecursionError):
         return False, None
     return True, value
+
+
+def _utf8_document(content: bytes) -> str | None:
+    """``content`` decoded when it is UTF-8 text that starts a JSON object or array: what
+    ``json.loads`` of the bytes would decode it to (it guesses UTF-8 from such a start), so
+    the text can be parsed and compared with its style without decoding it twice."""
+    if content[:1] not in (b"{", b"[") or content[1:2] == b"\x00":
+        return None
+    try:
+        return content.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _as_text(content: bytes) -> str | None:
@@ -96,7 +114,11 @@ def encode_body(content: bytes, content_type: str, *, streamed_events: bool = Fa
             return {"base64": base64.b64encode(content).decode("ascii")}
     if is_event_stream(content_type) and (frames := decode_frames(content)) is not None:
         return {"frames": frames}
-    if _looks_like_json(content, content_type):
+    if (text := _utf8_document(content)) is not None:  # the common case: a JSON document in UTF-8
+        ok, value = _as_json(content, text)
+        if ok and (stored := _json_form(content, value, content_type, text)) is not None:
+            return stored
+    elif _looks_like_json(content, content_type):
         ok, value = _as_json(content)
         if ok and (stored := _json_form(content, value, content_type)) is not None:
             return stored
@@ -116,7 +138,8 @@ def encode_chunks(
         head = b"".join(chunks[:4])[:256]
         if not _looks_like_json(head, content_type):
             return chunked_body(chunks)
-    return encode_body(b"".join(chunks), content_type, streamed_events=streamed_events)
+    content = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return encode_body(content, content_type, streamed_events=streamed_events)
 
 
 def stored_chunk_count(stored: dict[str, Any]) -> int:

@@ -21,6 +21,7 @@ returning ``None``; the caller then keeps the raw text.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from typing import Any
 
 __all__ = ["JsonStyle", "dump_json", "json_style", "same_json", "valid_style"]
@@ -58,8 +59,44 @@ def _dumps(value: Any, separators: tuple[str, str], indent: int | str | None, as
     return encoder.encode(value)
 
 
+def _compact_c(ascii_only: bool) -> Callable[[Any, int], Sequence[str]] | None:
+    """The C encoder ``json.dumps`` uses for compact JSON, without the cycle check: for a
+    document fresh from ``json.loads``, which holds no cycle. ``None`` without the C module."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - CPython has it
+        return None
+    escape = json.encoder.encode_basestring_ascii if ascii_only else json.encoder.encode_basestring
+    default = json.JSONEncoder().default
+    # c_make_encoder(markers, default, encoder, indent, key_separator, item_separator,
+    #                sort_keys, skipkeys, allow_nan), as json.JSONEncoder.iterencode calls it.
+    encoder: Callable[[Any, int], Sequence[str]] = make(
+        None, default, escape, None, ":", ",", False, False, True
+    )
+    return encoder
+
+
+#: Compact JSON of a parsed document, by ``ensure_ascii`` (see :func:`json_style`).
+_COMPACT_C = {ascii_only: _compact_c(ascii_only) for ascii_only in (False, True)}
+
+
+def _is_compact(stripped: str, value: Any, ascii_only: bool) -> bool:
+    """Whether ``value`` written compactly is ``stripped``: what most bodies are, checked
+    first at the cost of one C call."""
+    encoder = _COMPACT_C[ascii_only]
+    if encoder is None or isinstance(value, str):  # pragma: no cover - CPython has it
+        return False
+    try:
+        return "".join(encoder(value, 0)) == stripped
+    except (ValueError, TypeError, RecursionError):  # pragma: no cover - a parsed document always dumps
+        return False
+
+
 def json_style(text: str, value: Any) -> JsonStyle | None:
-    """The style that writes ``value`` as exactly ``text`` (``{}`` for compact JSON), or ``None``."""
+    """The style that writes ``value`` as exactly ``text`` (``{}`` for compact JSON), or ``None``.
+
+    ``value`` is ``text`` parsed (``json.loads``)."""
+    if text[:1] in "{[" and text[-1:] in "}]" and _is_compact(text, value, "\\u" in text):
+        return {"ascii": True} if "\\u" in text else {}
     stripped = text.strip(_WHITESPACE)
     if not stripped:
         return None

@@ -112,11 +112,12 @@ def keep_headers(headers: Mapping[str, str], allowed: Iterable[str]) -> dict[str
     """The allowed headers, lower-cased, without any whose name looks like a credential, and
     without the credential query parameters of the URLs they hold (``location``, upload URLs)."""
     allowed_set = allowed if isinstance(allowed, (set, frozenset)) else frozenset(allowed)
-    return {
-        name.lower(): redact_query_values(value)
-        for name, value in headers.items()
-        if name.lower() in allowed_set and not is_secret_header(name)
-    }
+    kept: dict[str, str] = {}
+    for name, value in headers.items():
+        lowered = name.lower()  # once per header: a request sends a dozen, a few are kept
+        if lowered in allowed_set and not is_secret_header(lowered):
+            kept[lowered] = redact_query_values(value)
+    return kept
 
 
 def is_secret_param(name: str) -> bool:

@@ -199,14 +199,21 @@ class _Writer:
         append = self.out.append
         indent, pad = first_line, " " * column
         for key, item in mapping.items():
-            if not isinstance(key, str) or len(key) > _MAX_KEY:
+            if (type(key) is not str and not isinstance(key, str)) or len(key) > _MAX_KEY:
                 raise _NotSimple
             kind = type(item)
-            # The scalars of every item (short text, counts) written at once; the rest by value().
+            # The scalars of every item (short text, counts, nulls) and nested mappings written
+            # here at once, without a call per value; the rest by value().
             if kind is str and "\n" not in item:
                 append(f"{indent}{_plain_or_quoted(key)}: {_plain_or_quoted(item)}\n")
             elif kind is int:
                 append(f"{indent}{_plain_or_quoted(key)}: {item}\n")
+            elif item is None:
+                append(f"{indent}{_plain_or_quoted(key)}: null\n")
+            elif kind is dict and item:
+                inner = " " * (column + 2)
+                append(f"{indent}{_plain_or_quoted(key)}:\n")
+                self.mapping(item, column + 2, first_line=inner)
             else:
                 append(f"{indent}{_plain_or_quoted(key)}:")
                 self.value(item, column)
