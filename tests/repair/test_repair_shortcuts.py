@@ -29,7 +29,14 @@ from promptvcr.repair import DEFAULT_TAGS, Job, RepairError, parse, run
 from promptvcr.repair.bail import bare_word_bail, certain_bail
 from promptvcr.repair.job import NOTHING
 from promptvcr.repair.pipeline import DEFAULT_STEPS
-from promptvcr.repair.quick import _lone_value, _side_by_side, fenced_value, prose_value, quick_value
+from promptvcr.repair.quick import (
+    _lone_value,
+    _side_by_side,
+    _whole_text_value,
+    fenced_value,
+    prose_value,
+    quick_value,
+)
 from promptvcr.repair.spans import json_spans
 from promptvcr.repair.token_pass import normalize
 from promptvcr.repair.upstream import forget, source_for_upstream, upstream_value
@@ -241,3 +248,17 @@ def test_valid_values_side_by_side_stop_the_token_pass(seed: int) -> None:
         assert normalize(text).stopped_at < len(text), text
         assert not (certain_bail(text) and _lone_value(text, DEFAULT_TAGS)), text
     assert checked > 1000
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_whole_text_quick_path_gives_the_pipelines_answer(seed: int) -> None:
+    """``{"a": 1}, "b": 2}``: one broken value that extraction takes whole."""
+    answered = 0
+    for text in [*dataset_texts(), *variants(seed, 5000)]:
+        forget()
+        quick = _outcome(lambda t: _whole_text_value(t, DEFAULT_TAGS, False), text)
+        if quick == '"NOTHING"':
+            continue
+        answered += 1
+        assert quick == _outcome(_pipeline, text), text
+    assert answered > 300

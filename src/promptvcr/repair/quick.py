@@ -20,15 +20,17 @@ import re
 from typing import NoReturn
 
 from .bail import bare_word_bail, certain_bail
+from .choose import choose
 from .extract import MEMBER_BEFORE, looks_like_json
 from .extract import THINKING as _THINKING
 from .failure import RepairError
 from .fastpath import DECODER, without_trailing_commas
 from .fences import fenced_blocks
-from .job import NOTHING, Candidate, JSONValue, TagPair
+from .job import NOTHING, Candidate, Job, JSONValue, TagPair
 from .measure import richer, source_size, text_size, value_size
-from .no_loss import continued
+from .no_loss import continued, keep_upstream_data
 from .spans import Span, json_spans, matching_end
+from .syntax import repair_syntax
 from .tags import DEFAULT_TAGS, any_opener
 from .token_pass import normalize, restore
 from .upstream import source_for_upstream, upstream_value
@@ -71,6 +73,27 @@ def _side_by_side(text: str, spans: list[Span]) -> bool:
         and not text[: spans[0].start].strip()
         and _SEPARATORS.fullmatch(text, spans[0].end, spans[1].start) is not None
     )
+
+
+def _whole_text_value(text: str, tags: tuple[TagPair, ...], stream_stable: bool) -> JSONValue:
+    """The pipeline's value when extraction would take the whole text as one broken value
+    (``{"a": 1}, "b": 2}``, ``["k": "v"}]``), else ``NOTHING``.
+
+    The syntax, selection and no-loss steps run on the candidate extraction would make, with
+    the token pass, bail check and json_repair answers already known for this text object.
+    """
+    if "```" in text or "~~~" in text or _opener(tags).search(text) or _THINKING.search(text):
+        return NOTHING
+    if json_spans(text) != [(0, len(text), False)]:
+        return NOTHING
+    candidate = Candidate(text, 0, len(text), "text", True)
+    job = Job(text=text, tags=tags, candidates=(candidate,), stream_stable=stream_stable)
+    try:
+        return keep_upstream_data(choose(repair_syntax(job))).value
+    except RepairError:
+        raise
+    except Exception:  # a bug in a step: the pipeline runs and reports it, naming the step
+        return NOTHING
 
 
 def _richer(value: JSONValue, text: str, dropped: str) -> JSONValue:
@@ -182,7 +205,7 @@ def quick_value(
         return value
     if certain_bail(text):  # the pass would hand json_repair this very text: skip it
         if not _lone_value(text, tags):
-            return NOTHING
+            return _whole_text_value(text, tags, stream_stable)
         value = upstream_value(text)
         if value is NOTHING:
             _no_value(text)
@@ -202,7 +225,7 @@ def quick_value(
             return NOTHING  # a lone quote is no value
         return _richer(value, text, normalized.dropped)
     if not _lone_value(text, tags):
-        return NOTHING
+        return _whole_text_value(text, tags, stream_stable)
     source = source_for_upstream(text, normalized)
     value = upstream_value(source)
     if value is NOTHING:
