@@ -24,8 +24,11 @@ __all__ = ["failures", "record_response", "replay_response", "to_request"]
 #: One copy of each header line (raw name, lower-case name, value) that kept requests share.
 _LINES: dict[tuple[bytes, bytes, bytes], tuple[bytes, bytes, bytes]] = {}
 _MAX_LINES = 4096
-#: The lines kept for the last request (never changed: the reader only decodes them).
-_last: list[tuple[bytes, bytes, bytes]] = []
+#: The lines kept for the last request (never changed: the reader only decodes them), and
+#: its content-type: the next request with the same lines has the same one, found for free.
+_last: tuple[list[tuple[bytes, bytes, bytes]], str] = ([], "")
+#: One copy of each URL kept requests share (one endpoint, many calls).
+_STRINGS: dict[str, str] = {}
 
 
 def to_request(request: Any) -> Request:
@@ -39,11 +42,11 @@ def to_request(request: Any) -> Request:
     """
     headers = request.headers
     lines = getattr(headers, HEADERS_LINES, None)
-    content_type = headers.get("content-type", "")
+    url = str(request.url)
     if type(lines) is not list:  # not the httpx layout: keep the headers themselves
-        return LazyRequest.of(request.method, str(request.url), headers, request.content, content_type)
+        return LazyRequest.of(request.method, url, headers, request.content, headers.get("content-type", ""))
     global _last
-    shared = _last
+    shared, content_type = _last
     if lines != shared:  # the same lines as the last request's (compared, not hashed) are shared whole
         if len(_LINES) > _MAX_LINES:
             _LINES.clear()
@@ -51,12 +54,17 @@ def to_request(request: Any) -> Request:
         if n > 0 and n == len(shared) - 1 and lines[:n] == shared[:n]:  # httpx puts content-length last
             shared = shared[:n]
             shared.append(_LINES.setdefault(lines[n], lines[n]))
+            if lines[n][1] == b"content-type":
+                content_type = headers.get("content-type", "")
         else:
             shared = list(map(_LINES.setdefault, lines, lines))
-        _last = shared
+            content_type = headers.get("content-type", "")
+        _last = shared, content_type  # one assignment: another thread sees both or neither
+    if len(_STRINGS) > _MAX_LINES:
+        _STRINGS.clear()
     return LazyRequest.of(
         request.method,
-        str(request.url),
+        _STRINGS.setdefault(url, url),
         shared,
         request.content,
         content_type,
@@ -178,9 +186,7 @@ def replay_response(module: ModuleType, response: Response, request: Any = None)
     first have called ``wait_for_headers`` (see :mod:`.playback`).
     """
     replay_stream, _, paced_stream = _stream_classes(module)
-    headers = list(response.headers.items())
-    if not response.is_event_stream:
-        headers.append(("content-length", str(sum(len(c) for c in response.chunks))))
+    headers = _wire_headers(response)
     if response.playback is None:
         stream = replay_stream(response.chunks)
     else:
@@ -191,6 +197,28 @@ def replay_response(module: ModuleType, response: Response, request: Any = None)
         stream=stream,
         extensions={"http_version": b"HTTP/1.1"},
     )
+
+
+#: The header list each stored response is served with, by the response's identity (the
+#: response is kept in the entry, so the identity cannot be reused while the entry lives).
+_WIRE: dict[int, tuple[Response, list[tuple[str, str]]]] = {}
+
+
+def _wire_headers(response: Response) -> list[tuple[str, str]]:
+    """The response's headers, with the content-length of its body unless it is a stream.
+
+    Built once per stored response: a cassette serves the same answers request after
+    request, and the library copies the list into its own headers (it never changes it)."""
+    entry = _WIRE.get(id(response))
+    if entry is not None and entry[0] is response:
+        return entry[1]
+    headers = list(response.headers.items())
+    if not response.is_event_stream:
+        headers.append(("content-length", str(sum(len(c) for c in response.chunks))))
+    if len(_WIRE) >= _MAX_LINES:
+        _WIRE.clear()
+    _WIRE[id(response)] = (response, headers)
+    return headers
 
 
 def record_response(module: ModuleType, real: Any, recording: Recording) -> Any:
