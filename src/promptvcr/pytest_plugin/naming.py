@@ -82,13 +82,16 @@ def default_cassette_path(
 
 def resolved(path: Path) -> str:
     """``path`` made absolute with its links resolved, as the usage record and the reports name
-    cassettes. A suite has a cassette per test, so this runs per test: a folder is resolved once
-    per process (most cassettes share a few), the file's own link is looked for with one call."""
-    if not path.is_absolute() or os.path.islink(path):
+    cassettes. A suite has a cassette per test, so this runs per test: each folder is resolved
+    once per process, and a new file or folder below a known one costs one look for a link."""
+    if not path.is_absolute() or ".." in path.parts:
         return str(path.resolve())
-    return os.path.join(_resolved_folder(path.parent), path.name)
+    return _resolved_below(path)
 
 
 @functools.lru_cache(maxsize=4096)
-def _resolved_folder(folder: Path) -> str:
-    return str(folder.resolve())
+def _resolved_below(path: Path) -> str:
+    parent = path.parent
+    if parent == path or os.path.islink(path):
+        return str(path.resolve())
+    return os.path.join(_resolved_below(parent), path.name)
