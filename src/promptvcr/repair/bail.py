@@ -112,6 +112,7 @@ def _stray_closer(prefix: str) -> bool:
 
 
 _LEADING_SPACE = re.compile(r"\s*")
+_NUMBER_START = frozenset("0123456789+-.")
 # Characters at which the pass reads something other than a bare word (token_pass._HANDLERS).
 _NOT_BARE = frozenset("{[(}]),\uff0c:\uff1a\"'\u201c\u2018/#;\ufeff\u200b\u200c\u200d\u2060")
 
@@ -124,12 +125,10 @@ def bare_word_bail(text: str) -> int:
     known without running it.
     """
     at = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]
-    if at >= len(text) or text[at] in _NOT_BARE:
-        return -1
-    if NUMBER.match(text, at) or lax_number(text, at) or LITERAL.match(text, at):
-        return -1  # read_bare reads numbers, literals and call names (ObjectId(...))
-    if call_name_end(text, at) > 0:
-        return -1
+    if at >= len(text) or text[at] in _NOT_BARE or text[at] in _NUMBER_START:
+        return -1  # read_bare reads what starts with a digit, a sign or a dot as a number
+    if LITERAL.match(text, at) or call_name_end(text, at) > 0:
+        return -1  # nor literals and call names (ObjectId(...))
     partial = PARTIAL_LITERAL.match(text, at)  # 'tru', 'n': read when it can mean one literal only
     if partial is not None:
         word = partial.group(1).lower()
