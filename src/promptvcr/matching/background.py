@@ -10,6 +10,7 @@ is the entry or one of its subdomains (``sentry.io`` covers ``o1.ingest.sentry.i
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Literal
 from urllib.parse import urlsplit
@@ -50,6 +51,13 @@ Treatment = Literal["ignored", "passthrough"]
 def _normalize(hosts: Iterable[str]) -> frozenset[str]:
     if isinstance(hosts, str):
         raise TypeError(f"hosts must be a collection of host names, not the string {hosts!r}")
+    if type(hosts) is frozenset:  # the defaults, given to every cassette: normalized once
+        return _normalized(hosts)
+    return _normalized.__wrapped__(hosts)
+
+
+@functools.lru_cache(maxsize=64)
+def _normalized(hosts: Iterable[str]) -> frozenset[str]:
     return frozenset(host.strip().lower().lstrip(".") for host in hosts if host.strip())
 
 
