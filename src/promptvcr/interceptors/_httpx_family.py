@@ -230,10 +230,24 @@ def record_response(module: ModuleType, real: Any, recording: Recording) -> Any:
     recording.headers_arrived(real.status_code, real.headers.items())
     recording.started()
     # The application gets the decoded body: its content-length still holds without a content-encoding.
-    wire = WIRE_HEADERS if "content-encoding" in real.headers else WIRE_HEADERS - {"content-length"}
+    lines = getattr(real.headers, HEADERS_LINES, None)
+    headers: Any
+    if type(lines) is list:  # the header lines as received, copied, not decoded and encoded again
+        wire_lines = _WIRE_LINES if any(line[1] == b"content-encoding" for line in lines) else _DECODED_LINES
+        headers = module.Headers()
+        setattr(headers, HEADERS_LINES, [line for line in lines if line[1] not in wire_lines])
+    else:
+        wire = WIRE_HEADERS if "content-encoding" in real.headers else WIRE_HEADERS - {"content-length"}
+        headers = [(k, v) for k, v in real.headers.multi_items() if k not in wire]
     return module.Response(
         real.status_code,
-        headers=[(k, v) for k, v in real.headers.multi_items() if k not in wire],
+        headers=headers,
         stream=recording_stream(real, recording),
         extensions=real.extensions,
     )
+
+
+#: :data:`WIRE_HEADERS` as the lower-case names of the library's header lines; without
+#: ``content-length`` for a body that is not encoded (its length still holds decoded).
+_WIRE_LINES = frozenset(name.encode("ascii") for name in WIRE_HEADERS)
+_DECODED_LINES = _WIRE_LINES - {b"content-length"}

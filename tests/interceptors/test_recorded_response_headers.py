@@ -1,0 +1,57 @@
+"""What the application gets of a response while it is recorded: the header lines it would get
+without a cassette (names as the server wrote them, repeated names apart, non-ASCII values),
+minus what describes the encoded bytes. The httpx-family interceptors copy the library's lines
+rather than decode and encode them again (issue 22), which a UTF-8 value could not survive.
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import httpx2
+
+import promptvcr
+
+DISPOSITION = 'attachment; filename="r\u00e9sum\u00e9.pdf"'
+BODY = b'{"ok": true}'
+
+
+def answer(request: httpx2.Request) -> httpx2.Response:
+    lines = [
+        (b"Content-Type", b"application/json"),
+        (b"Content-Disposition", DISPOSITION.encode("utf-8")),
+        (b"X-Trace", b"first"),
+        (b"x-trace", b"second"),
+    ]
+    if request.url.path == "/gzip":
+        return httpx2.Response(
+            200, headers=[*lines, (b"Content-Encoding", b"gzip")], content=gzip.compress(BODY)
+        )
+    return httpx2.Response(200, headers=lines, content=BODY)
+
+
+def test_a_recorded_response_has_the_header_lines_the_application_gets_without_a_cassette(
+    tmp_path: Path,
+) -> None:
+    client = httpx2.Client(transport=httpx2.MockTransport(answer))
+    bare = client.get("http://provider.test/plain")
+    with promptvcr.use_cassette(tmp_path / "c.yaml", record_mode="record") as cassette:
+        recorded = client.get("http://provider.test/plain")
+    assert recorded.headers.raw == bare.headers.raw  # content-length holds: the body is not encoded
+    assert recorded.headers.get_list("x-trace") == ["first", "second"]
+    assert recorded.content == BODY
+    (kept,) = cassette.interactions
+    assert kept.response.headers["content-disposition"] == DISPOSITION
+    assert kept.response.headers["x-trace"] == "first, second"  # as the library's items() joins them
+    assert "r\u00e9sum\u00e9.pdf" in (tmp_path / "c.yaml").read_text(encoding="utf-8")
+
+
+def test_a_recorded_encoded_response_loses_only_its_encoding_and_length(tmp_path: Path) -> None:
+    client = httpx2.Client(transport=httpx2.MockTransport(answer))
+    bare = client.get("http://provider.test/gzip")
+    with promptvcr.use_cassette(tmp_path / "c.yaml", record_mode="record"):
+        recorded = client.get("http://provider.test/gzip")
+    dropped = {b"content-encoding", b"content-length"}
+    assert recorded.headers.raw == [(k, v) for k, v in bare.headers.raw if k.lower() not in dropped]
+    assert recorded.content == bare.content == BODY
