@@ -27,7 +27,10 @@ from repair_corpus import load_cases
 
 from promptvcr.repair import DEFAULT_TAGS, Job, RepairError, parse, run
 from promptvcr.repair.bail import bare_word_bail, certain_bail
+from promptvcr.repair.fences import fenced_blocks
 from promptvcr.repair.job import NOTHING
+from promptvcr.repair.measure import source_size
+from promptvcr.repair.no_loss import _kept_size, _lost
 from promptvcr.repair.pipeline import DEFAULT_STEPS
 from promptvcr.repair.quick import (
     _lone_value,
@@ -63,6 +66,8 @@ def variants(seed: int, count: int) -> list[str]:
     """Cuts and splices of the data sets, and random token soup behind an opening bracket."""
     rng = random.Random(seed)
     texts = list(dataset_texts())
+    texts += [block.text for text in dataset_texts() for block in fenced_blocks(text)]
+    texts += [text[s.start : s.end] for text in dataset_texts() for s in json_spans(text) if s.valid]
     found = []
     for text in texts:
         found.append(text[: rng.randrange(len(text) + 1)])
@@ -262,3 +267,23 @@ def test_whole_text_quick_path_gives_the_pipelines_answer(seed: int) -> None:
         answered += 1
         assert quick == _outcome(_pipeline, text), text
     assert answered > 300
+
+
+def test_no_loss_bound_for_valid_json_agrees_with_the_token_pass() -> None:
+    """``no_loss._lost`` skips the token pass on valid JSON when a value falls short even of
+    the text without its literals: it must say what the pass-based count says, at every size."""
+    texts = list(dataset_texts())
+    texts += [block.text for text in dataset_texts() for block in fenced_blocks(text)]
+    texts += [text[s.start : s.end] for text in dataset_texts() for s in json_spans(text) if s.valid]
+    texts += ['{"b": 1, "b": 1}', '{"k": [true, null, NaN, -Infinity]}', '[1e5, "x"]', '"true"']
+    checked = 0
+    for text in texts:
+        try:
+            json.loads(text)
+        except ValueError:
+            continue
+        total = source_size(text)
+        for size in range(total + 2):
+            assert _lost(size, text) == (size < total and size < _kept_size(text)), (size, text)
+        checked += 1
+    assert checked > 100

@@ -23,10 +23,28 @@ def _in_json_string(text: str, position: int, at: int) -> bool:
     return bracket is not None and inside_string(text, bracket.start(), at)
 
 
+_last: tuple[str, list[Region]] = ("", [])
+
+
 def fenced_blocks(text: str) -> list[Region]:
-    """Bodies of the fenced blocks in ``text``, in order (language label removed)."""
+    """Bodies of the fenced blocks in ``text``, in order (language label removed).
+
+    The blocks of the last text asked about are kept (callers must not change the list): the
+    quick path looks first, and extraction looks again at the same text object when the quick
+    path had to give up.
+    """
+    global _last
     if "```" not in text and "~~~" not in text:
         return []
+    last_text, last_blocks = _last
+    if text is last_text:
+        return last_blocks
+    blocks = _find_blocks(text)
+    _last = (text, blocks)
+    return blocks
+
+
+def _find_blocks(text: str) -> list[Region]:
     blocks: list[Region] = []
     position = 0
     scan_from = 0  # where the JSON string state is known: after the last real block

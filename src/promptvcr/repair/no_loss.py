@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from .fastpath import DECODER
 from .job import NOTHING, Candidate, Job
 from .measure import richer, source_size, value_size
 from .token_pass import normalize
@@ -22,6 +23,8 @@ from .upstream import upstream_value
 _DATA = re.compile(r"[^\W_]")  # a letter or digit: without one, nothing outside can be lost
 _CONTINUES_AFTER = re.compile(r"""\s*[,"'\]}:]""")
 _CONTINUES_BEFORE = re.compile(r"""["'\]}][\s]*[:,]?\s*\Z""")
+_LETTER = re.compile(r"[A-Za-z]")
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 
 
 def continued(text: str, candidates: tuple[Candidate, ...]) -> bool:
@@ -50,6 +53,30 @@ def _kept_size(text: str) -> int:
     return source_size(text) - (source_size(dropped) if dropped else 0)
 
 
+def _lost(size: int, text: str) -> bool:
+    """Whether a value of ``size`` letters and digits holds less than ``text`` once the syntax
+    the token pass leaves out is discounted (``size < _kept_size(text)``).
+
+    In valid JSON the pass can leave out only literals (``true``, ``NaN``), which are letters
+    outside strings: when the value falls short even of the text without any of those, the
+    answer is known without running the pass (``{"b": 1, "b": 1}``, a duplicate key).
+    """
+    total = source_size(text)
+    if size >= total:
+        return False
+    if _is_json(text) and size < total - len(_LETTER.findall(_JSON_STRING.sub("", text))):
+        return True
+    return size < _kept_size(text)
+
+
+def _is_json(text: str) -> bool:
+    try:
+        DECODER.decode(text)
+    except ValueError:
+        return False
+    return True
+
+
 def may_have_lost(job: Job) -> bool:
     """Whether anything suggests data was left behind (cheap: no parsing)."""
     if len(job.parsed) < len(job.candidates):
@@ -59,7 +86,7 @@ def may_have_lost(job: Job) -> bool:
         if candidate.origin == "upstream":
             return False  # the value already is json_repair's
         size = value_size(value)
-        if size < source_size(candidate.text) and size < _kept_size(candidate.text):
+        if _lost(size, candidate.text):
             return True
         tagged = tagged or candidate.origin == "tag"
     # With tags, the prompt said where the answer is: text outside them is prose.
@@ -79,7 +106,10 @@ def keep_upstream_data(job: Job) -> Job:
     if theirs is NOTHING:
         return job
     values = [value for _, value in job.parsed]
+    ours = values if len(values) > 1 else values[0]
+    if value_size(theirs) <= value_size(ours):
+        return job  # not richer, whatever the pass left out: no need to run it to know
     dropped = " ".join(normalize(candidate.text).dropped for candidate, _ in job.parsed)
-    if richer(values if len(values) > 1 else values[0], theirs, dropped):
+    if richer(ours, theirs, dropped):
         return job._replace(value=theirs)
     return job
