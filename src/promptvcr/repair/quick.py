@@ -77,16 +77,20 @@ def _side_by_side(text: str, spans: list[Span]) -> bool:
 
 def _whole_text_value(text: str, tags: tuple[TagPair, ...], stream_stable: bool) -> JSONValue:
     """The pipeline's value when extraction would take the whole text as one broken value
-    (``{"a": 1}, "b": 2}``, ``["k": "v"}]``), else ``NOTHING``.
+    (``{"a": 1}, "b": 2}``, ``["k": "v"}]``, ``"6 feet (72") tall"``), else ``NOTHING``.
 
     The syntax, selection and no-loss steps run on the candidate extraction would make, with
     the token pass, bail check and json_repair answers already known for this text object.
     """
     if "```" in text or "~~~" in text or _opener(tags).search(text) or _THINKING.search(text):
         return NOTHING
-    if json_spans(text) != [(0, len(text), False)]:
+    spans = json_spans(text)
+    if spans == [(0, len(text), False)]:
+        candidate = Candidate(text, 0, len(text), "text", True)
+    elif not spans and looks_like_json(text):  # '"a (b) c") d"', '[e],': the text is the candidate
+        candidate = Candidate(text.strip(), 0, len(text), "text")
+    else:
         return NOTHING
-    candidate = Candidate(text, 0, len(text), "text", True)
     job = Job(text=text, tags=tags, candidates=(candidate,), stream_stable=stream_stable)
     try:
         return keep_upstream_data(choose(repair_syntax(job))).value
@@ -124,13 +128,13 @@ def _no_candidate(text: str, tags: tuple[TagPair, ...]) -> bool:
     return not (_opener(tags).search(text) or _THINKING.search(text) or looks_like_json(text))
 
 
-def _bare_word_value(text: str, tags: tuple[TagPair, ...], at: int) -> JSONValue:
+def _bare_word_value(text: str, tags: tuple[TagPair, ...], at: int, stream_stable: bool) -> JSONValue:
     """What the steps below conclude when the token pass stops at the bare word at ``at``
     having read nothing (``bail.bare_word_bail``): json_repair reads the text itself."""
     if not _lone_value(text, tags):
         if _no_candidate(text, tags):  # 'abc', 'foo bar': the pipeline would fail to extract
             raise RepairError("extract", "no JSON value found in the text", text)
-        return NOTHING
+        return _whole_text_value(text, tags, stream_stable)
     value = upstream_value(text)
     if value is NOTHING:
         _no_value(text, at)
@@ -212,17 +216,17 @@ def quick_value(
         return value
     at = bare_word_bail(text)
     if at >= 0:  # the pass would stop at once: its result is known without running it
-        return _bare_word_value(text, tags, at)
+        return _bare_word_value(text, tags, at, stream_stable)
     normalized = normalize(text, stream_stable)
     if not normalized.text.strip():
         return NOTHING
     if normalized.stopped_at == len(text):
         try:
             value = restore(DECODER.decode(normalized.text), normalized.strings)
-        except ValueError:
-            return NOTHING
+        except ValueError:  # read whole, still broken: json_repair reads it in the syntax step
+            return _whole_text_value(text, tags, stream_stable)
         if value == "" and _LONE_QUOTE.match(text):
-            return NOTHING  # a lone quote is no value
+            return _whole_text_value(text, tags, stream_stable)  # a lone quote is no value
         return _richer(value, text, normalized.dropped)
     if not _lone_value(text, tags):
         return _whole_text_value(text, tags, stream_stable)
