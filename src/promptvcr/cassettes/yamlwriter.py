@@ -111,10 +111,19 @@ def _plain_or_quoted(text: str) -> str:
     return _quoted(text)
 
 
+#: The text of each key written so far: the same few keys make every item.
+_KEYS: dict[str, str] = {}
+
+
 def _key(key: Any) -> str:
+    if type(key) is str and (text := _KEYS.get(key)) is not None:
+        return text
     if not isinstance(key, str) or len(key) > _MAX_KEY:
         raise _NotSimple
-    return _plain_or_quoted(key)
+    text = _plain_or_quoted(key)
+    if type(key) is str and len(_KEYS) < 4096:
+        _KEYS[key] = text
+    return text
 
 
 def _number(value: float) -> str:
@@ -206,23 +215,23 @@ class _Writer:
         append = self.out.append
         indent, pad = first_line, " " * column
         for key, item in mapping.items():
-            if (type(key) is not str and not isinstance(key, str)) or len(key) > _MAX_KEY:
-                raise _NotSimple
+            name = _KEYS.get(key) if type(key) is str else None
+            if name is None:
+                name = _key(key)
             kind = type(item)
             # The scalars of every item (short text, counts, nulls) and nested mappings written
             # here at once, without a call per value; the rest by value().
             if kind is str and "\n" not in item:
-                append(f"{indent}{_plain_or_quoted(key)}: {_plain_or_quoted(item)}\n")
+                append(f"{indent}{name}: {_plain_or_quoted(item)}\n")
             elif kind is int:
-                append(f"{indent}{_plain_or_quoted(key)}: {item}\n")
+                append(f"{indent}{name}: {item}\n")
             elif item is None:
-                append(f"{indent}{_plain_or_quoted(key)}: null\n")
+                append(f"{indent}{name}: null\n")
             elif kind is dict and item:
-                inner = " " * (column + 2)
-                append(f"{indent}{_plain_or_quoted(key)}:\n")
-                self.mapping(item, column + 2, first_line=inner)
+                append(f"{indent}{name}:\n")
+                self.mapping(item, column + 2, first_line=" " * (column + 2))
             else:
-                append(f"{indent}{_plain_or_quoted(key)}:")
+                append(f"{indent}{name}:")
                 self.value(item, column)
             indent = pad
 
