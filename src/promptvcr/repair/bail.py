@@ -25,8 +25,11 @@ from .bare_tokens import LITERAL, LITERALS, NUMBER, PARTIAL_LITERAL, call_name_e
 _STRING = r'"[^"\\\x00-\x1f]*+(?:\\["\\bfnrt][^"\\\x00-\x1f]*+)*+(?<![\s"\\])(?<!\\[fnrt])"|""'
 # A string whose value ends in whitespace would hide behind a placeholder: not plain.
 _NUMBER_OR_LITERAL = r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null"
-# Numbers and literals are read loosely here (fast) and exactly in the skeleton below.
-_PLAIN = re.compile(r"(?:[\s{}\[\]:,]++|-?[0-9][0-9.eE+-]*+|[tfn][a-z]*+|" + _STRING + ")*+")
+# A number that runs on into more digits, dots, signs or exponents ('1.1.1', '10-20',
+# '2024-01-15') is not plain: the tokens stop before it, where the pass reads it as a bare word.
+_EXACT_NUMBER = r"-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?(?![0-9.eE+-])"
+# Literals are read loosely here (fast) and exactly in the skeleton below.
+_PLAIN = re.compile(r"(?:[\s{}\[\]:,]++|" + _EXACT_NUMBER + r"|[tfn][a-z]*+|" + _STRING + ")*+")
 _TOKEN_START = re.compile(r"[^\s{}\[\]:,]*\Z")
 _STRINGS = re.compile(_STRING)
 _NUMBERS_AND_LITERALS = re.compile(_NUMBER_OR_LITERAL)
@@ -124,6 +127,9 @@ def bare_word_bail(text: str) -> int:
     The pass then rewrites nothing: it stops at that word, before any output, so its result is
     known without running it.
     """
+    first = text[:1]
+    if first in _NOT_BARE or first in _NUMBER_START:  # '{', '[', '"': most texts, at once
+        return -1
     at = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]
     if at >= len(text) or text[at] in _NOT_BARE or text[at] in _NUMBER_START:
         return -1  # read_bare reads what starts with a digit, a sign or a dot as a number

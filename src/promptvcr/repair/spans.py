@@ -34,8 +34,25 @@ class Span(NamedTuple):
     valid: bool
 
 
+_last_end: tuple[str, int, int] = ("", -1, 0)
+
+
 def matching_end(text: str, start: int) -> int:
-    """End of the bracketed value opening at ``start``: its matching bracket, or end of text."""
+    """End of the bracketed value opening at ``start``: its matching bracket, or end of text.
+
+    The answer for the last text and start asked about is kept: the quick path and extraction
+    both ask about the value that opens the text.
+    """
+    global _last_end
+    last_text, last_start, last_end = _last_end
+    if text is last_text and start == last_start:
+        return last_end
+    end = _matching_end(text, start)
+    _last_end = (text, start, end)
+    return end
+
+
+def _matching_end(text: str, start: int) -> int:
     depth = 0
     for match in _STRING_OR_BRACKET.finditer(text, start):
         char = match.group()
