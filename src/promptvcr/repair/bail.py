@@ -25,11 +25,11 @@ from .bare_tokens import LITERAL, LITERALS, NUMBER, PARTIAL_LITERAL, call_name_e
 _STRING = r'"[^"\\\x00-\x1f]*+(?:\\["\\bfnrt][^"\\\x00-\x1f]*+)*+(?<![\s"\\])(?<!\\[fnrt])"|""'
 # A string whose value ends in whitespace would hide behind a placeholder: not plain.
 _NUMBER_OR_LITERAL = r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null"
-# A number that runs on into more digits, dots, signs or exponents ('1.1.1', '10-20',
-# '2024-01-15') is not plain: the tokens stop before it, where the pass reads it as a bare word.
-_EXACT_NUMBER = r"-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?(?![0-9.eE+-])"
-# Literals are read loosely here (fast) and exactly in the skeleton below.
-_PLAIN = re.compile(r"(?:[\s{}\[\]:,]++|" + _EXACT_NUMBER + r"|[tfn][a-z]*+|" + _STRING + ")*+")
+# A number or literal that runs on into more of a word ('1.1.1', '10-20', '2024-01-15',
+# '1notanumber', 'truee') is not plain: the tokens stop before it, at the word the pass stops at.
+_EXACT_NUMBER = r"-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?(?![\w.+-])"
+_EXACT_LITERAL = r"(?:true|false|null)(?![\w$])"
+_PLAIN = re.compile(r"(?:[\s{}\[\]:,]++|" + _EXACT_NUMBER + "|" + _EXACT_LITERAL + "|" + _STRING + ")*+")
 _TOKEN_START = re.compile(r"[^\s{}\[\]:,]*\Z")
 _STRINGS = re.compile(_STRING)
 _NUMBERS_AND_LITERALS = re.compile(_NUMBER_OR_LITERAL)
