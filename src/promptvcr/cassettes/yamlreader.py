@@ -28,7 +28,9 @@ from typing import Any
 
 import yaml
 
-__all__ = ["MAX_ALIAS_EXPANSION", "MAX_YAML_DEPTH", "Refused", "TooDeep", "load", "too_deep"]
+from . import yamllines
+
+__all__ = ["MAX_ALIAS_EXPANSION", "MAX_YAML_DEPTH", "Refused", "TooDeep", "load", "resolve_plain", "too_deep"]
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -277,11 +279,26 @@ def _new_anchor(name: str, anchors: dict[str, Any], open_anchors: list[tuple[int
         raise _NotPlain
 
 
+def resolve_plain(raw: str) -> Any:
+    """:func:`_plain` for :mod:`.yamllines`, which leaves the text to the full loader
+    (:class:`~.yamllines.Unread`) for a scalar the safe loader constructs otherwise."""
+    try:
+        return _plain(raw)
+    except _NotPlain:
+        raise yamllines.Unread from None
+
+
 def load(text: str) -> Any:
     """What ``yaml.load(text, Loader=CSafeLoader)`` returns, faster for cassettes; raises
     PyYAML's errors for broken YAML, :class:`TooDeep` instead of crashing on deep nesting and
-    :class:`Refused` for a text that would cost more to read than a cassette may (alias bombs)."""
+    :class:`Refused` for a text that would cost more to read than a cassette may (alias bombs).
+
+    The layout promptvcr writes is read line by line (:mod:`.yamllines`); any other text
+    from the parser's events, and what those cannot hold by the full loader."""
     try:
+        document = yamllines.load(text, resolve_plain)
+        if document is not yamllines.UNREAD:
+            return document
         return _build(text)
     except Refused:
         raise
