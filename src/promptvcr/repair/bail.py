@@ -41,6 +41,20 @@ _OPENS_CONTAINER = re.compile(r"\s*[{\[]")
 _SKELETON = re.compile(r"[S0\s{}\[\]:,]*\Z")
 _REWRITTEN = re.compile(r"[S0\]}]\s*[S0\[{]|,\s*[\]},]|[\[{]\s*,|0\s*:|\{\s*S\s*[,}]")
 _BARE_KEY = re.compile(r"(?:(?:[^\W\d]|\$)[\w$.-]*|\d+)\s*[:\uff1a]")
+# The rules of read_bare that are one regex each, in one search: an ellipsis, a bare key, a
+# number, a literal, a literal cut off at the end.
+_READ_BARE = re.compile(
+    "|".join(
+        f"(?:{pattern})"
+        for pattern in (
+            r"\.\.\.",
+            _BARE_KEY.pattern,
+            NUMBER.pattern,
+            f"(?i:{LITERAL.pattern})",
+            PARTIAL_LITERAL.pattern,
+        )
+    )
+)
 _WORD_START = re.compile(r"[\w$.+*!?@%&=<>|~^`\\-]")
 _NO_COMMENT = re.compile(r"/(?![/*])")
 _SPACE = re.compile(r"\s*")
@@ -59,15 +73,7 @@ _MISSING_VALUE = re.compile(r":\s*[,}\]:]")
 
 def _bare_word_stops(text: str, at: int) -> bool:
     """Whether no rule of the pass reads the bare word at ``at`` (as key or value)."""
-    return not (
-        text.startswith("...", at)
-        or _BARE_KEY.match(text, at)
-        or NUMBER.match(text, at)
-        or lax_number(text, at)
-        or call_name_end(text, at) > 0
-        or LITERAL.match(text, at)
-        or PARTIAL_LITERAL.match(text, at)
-    )
+    return not (_READ_BARE.match(text, at) or lax_number(text, at) or call_name_end(text, at) > 0)
 
 
 def _skeleton(prefix: str) -> str:
