@@ -123,7 +123,6 @@ def redact(
     maskers = _Maskers(accepted)
     result = Redacted(total=len(interactions))
     for index, interaction in enumerate(interactions):
-        where = f"{label}[{index}]"
         data, text = fileformat.stored_with_text(
             interaction, request_headers=request_headers, response_headers=response_headers
         )
@@ -134,6 +133,7 @@ def redact(
         if dump is not None and not may_hold_secret(dump) and not any(value in dump for value in escaped):
             result.data.append(data)  # neither part holds a secret: nothing to refuse or mask
             continue
+        where = f"{label}[{index}]"
         in_request, _ = _findings(data["request"], f"{where}.request", accepted, environment)
         if in_request:
             request = interaction.request

@@ -126,10 +126,9 @@ def timing_to_data(
         size = sum(len(chunk) for chunk in received)
         ends = [size] if size else []
     offsets = stored_offsets(timing, received, ends)
-    stored = Timing(timing.headers, offsets).rounded()
-    data: dict[str, Any] = {"headers": stored.headers}
+    data: dict[str, Any] = {"headers": round(timing.headers, PRECISION)}  # as Timing.rounded() does
     if len(offsets) == stored_chunks:
-        data["chunks"] = list(stored.chunks)
+        data["chunks"] = [round(t, PRECISION) for t in offsets]
     return data
 
 
