@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import json
 import random
+import re
 from typing import Any
 
 import json_repair
@@ -27,6 +28,7 @@ from repair_corpus import load_cases
 
 from promptvcr.repair import DEFAULT_TAGS, Job, RepairError, parse, run
 from promptvcr.repair.bail import bare_word_bail, certain_bail
+from promptvcr.repair.fastpath import finite
 from promptvcr.repair.fences import fenced_blocks
 from promptvcr.repair.job import NOTHING
 from promptvcr.repair.measure import source_size
@@ -288,3 +290,13 @@ def test_no_loss_bound_for_valid_json_agrees_with_the_token_pass() -> None:
             assert _lost(size, text) == (size < total and size < _kept_size(text)), (size, text)
         checked += 1
     assert checked > 100
+
+
+def test_finite_looks_for_nan_and_infinity_as_before() -> None:
+    """``fastpath.finite`` finds ``nan``/``inf`` in any case with a cheap scan first."""
+    rng = random.Random(5)
+    texts = [*dataset_texts(), "NaN", "-Infinity", "xINF", "Ann", "info", "iNf", "nAn", "Christian", "nnnan"]
+    texts += ["".join(rng.choice("nNaAiIfF x") for _ in range(rng.randint(1, 9))) for _ in range(3000)]
+    for text in texts:
+        marker = [float("nan")]
+        assert (finite(marker, text) is marker) == (re.search("nan|inf", text, re.I) is None), text

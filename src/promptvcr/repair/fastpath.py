@@ -18,6 +18,8 @@ LAX_DECODER = json.JSONDecoder(parse_constant=lambda _: None, strict=False)
 """The same, with raw control characters allowed inside strings (they are kept)."""
 
 _NON_FINITE = re.compile(r"nan|inf", re.I)
+_MAYBE_NON_FINITE = re.compile(r"[nNiI][aAnN][nNfF]")
+# Matches wherever _NON_FINITE does, and scans several times faster (no case folding).
 # A whole string literal (kept), or a comma before a closing bracket (dropped).
 _TRAILING_COMMA = re.compile(r",\s*[}\]]")
 _STRING_OR_TRAILING_COMMA = re.compile(r'("(?:[^"\\]|\\.)*")|,(?=\s*[}\]])', re.S)
@@ -54,7 +56,8 @@ def decode_valid(job: Job) -> Job:
 
 def finite(value: JSONValue, text: str) -> JSONValue:
     """``value`` with any ``NaN``/``Infinity`` (json_repair keeps them) turned into ``null``."""
-    if _NON_FINITE.search(text) is None:
+    maybe = _MAYBE_NON_FINITE.search(text)
+    if maybe is None or _NON_FINITE.search(text, maybe.start()) is None:
         return value
     return _finite(value)
 
