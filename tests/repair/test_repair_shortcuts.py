@@ -31,7 +31,7 @@ from promptvcr.repair.bail import bare_word_bail, certain_bail
 from promptvcr.repair.fastpath import finite
 from promptvcr.repair.fences import fenced_blocks
 from promptvcr.repair.job import NOTHING
-from promptvcr.repair.measure import source_size
+from promptvcr.repair.measure import source_size, text_size
 from promptvcr.repair.no_loss import _kept_size, _lost
 from promptvcr.repair.pipeline import DEFAULT_STEPS
 from promptvcr.repair.quick import (
@@ -300,3 +300,12 @@ def test_finite_looks_for_nan_and_infinity_as_before() -> None:
     for text in texts:
         marker = [float("nan")]
         assert (finite(marker, text) is marker) == (re.search("nan|inf", text, re.I) is None), text
+
+
+def test_text_size_counts_letters_and_digits_as_the_regex_does() -> None:
+    rng = random.Random(9)
+    alphabet = [chr(code) for code in range(128)] + ["\u00e9", "\u6771", "\u0663", "_", "\u00b2"]
+    texts = [*dataset_texts(), "".join(chr(code) for code in range(128))]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30))) for _ in range(3000)]
+    for text in texts:
+        assert text_size(text) == len(re.sub(r"[\W_]+", "", text)), text

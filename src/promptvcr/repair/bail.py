@@ -24,15 +24,16 @@ from .bare_tokens import LITERAL, LITERALS, NUMBER, PARTIAL_LITERAL, call_name_e
 
 _STRING = r'"[^"\\\x00-\x1f]*+(?:\\["\\bfnrt][^"\\\x00-\x1f]*+)*+(?<![\s"\\])(?<!\\[fnrt])"|""'
 # A string whose value ends in whitespace would hide behind a placeholder: not plain.
-_NUMBER_OR_LITERAL = r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null"
 # A number or literal that runs on into more of a word ('1.1.1', '10-20', '2024-01-15',
 # '1notanumber', 'truee') is not plain: the tokens stop before it, at the word the pass stops at.
 _EXACT_NUMBER = r"-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?(?![\w.+-])"
-_EXACT_LITERAL = r"(?:true|false|null)(?![\w$])"
+_EXACT_LITERAL = r"(?:true|false|null)(?![\w$.+-])"
 _PLAIN = re.compile(r"(?:[\s{}\[\]:,]++|" + _EXACT_NUMBER + "|" + _EXACT_LITERAL + "|" + _STRING + ")*+")
 _TOKEN_START = re.compile(r"[^\s{}\[\]:,]*\Z")
 _STRINGS = re.compile(_STRING)
-_NUMBERS_AND_LITERALS = re.compile(_NUMBER_OR_LITERAL)
+# Plain tokens hold only whole numbers and literals (see _PLAIN), each set apart from the next
+# by punctuation, spacing or a string: a run of their characters is one of them.
+_NUMBERS_AND_LITERALS = re.compile(r"[-+.0-9a-zE]+")
 _OPENS_CONTAINER = re.compile(r"\s*[{\[]")
 # A prefix of plain tokens only (no '1e', 'nul', '.5' left over), and none of them one the
 # pass would still rewrite: a comma to insert (two values side by side, or a
@@ -77,7 +78,7 @@ def _bare_word_stops(text: str, at: int) -> bool:
 
 
 def _skeleton(prefix: str) -> str:
-    """``prefix`` with each string as ``S`` and each number or literal as ``0``."""
+    """``prefix`` (plain tokens only) with each string as ``S`` and each number or literal as ``0``."""
     return _NUMBERS_AND_LITERALS.sub("0", _STRINGS.sub("S", prefix))
 
 

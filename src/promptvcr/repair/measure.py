@@ -13,6 +13,7 @@ from collections import Counter
 from .job import JSONValue
 
 _NOT_DATA = re.compile(r"[\W_]+")
+_ASCII_NOT_DATA = bytes(code for code in range(128) if not chr(code).isalnum())
 _NON_FINITE = frozenset(("NaN", "Infinity", "-Infinity"))  # json_repair's spelling of our null
 _WORD = re.compile(r"[^\W_]+")
 _ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|.)", re.S)
@@ -22,8 +23,8 @@ _LITERAL_SIZE = {None: 4, True: 4, False: 5}
 
 def text_size(text: str) -> int:
     """Letters and digits in ``text``."""
-    if text.isascii() and text.isalnum():
-        return len(text)
+    if text.isascii():  # bytes.translate deletes the rest at C speed, many times the regex's
+        return len(text) if text.isalnum() else len(text.encode("ascii").translate(None, _ASCII_NOT_DATA))
     return len(_NOT_DATA.sub("", text))
 
 
