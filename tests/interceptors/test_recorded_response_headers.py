@@ -7,11 +7,15 @@ rather than decode and encode them again (issue 22), which a UTF-8 value could n
 from __future__ import annotations
 
 import gzip
+import random
 from pathlib import Path
 
+import httpx
 import httpx2
 
 import promptvcr
+from promptvcr.interceptors._compat import HEADERS_LINES
+from promptvcr.interceptors._httpx_family import decoded_items
 
 DISPOSITION = 'attachment; filename="r\u00e9sum\u00e9.pdf"'
 BODY = b'{"ok": true}'
@@ -55,3 +59,17 @@ def test_a_recorded_encoded_response_loses_only_its_encoding_and_length(tmp_path
     dropped = {b"content-encoding", b"content-length"}
     assert recorded.headers.raw == [(k, v) for k, v in bare.headers.raw if k.lower() not in dropped]
     assert recorded.content == bare.content == BODY
+
+
+def test_header_lines_decode_as_the_library_s_items_do() -> None:
+    """:func:`decoded_items` (what a recording and a kept request read) against httpx2's and
+    httpx's own ``items()``: repeated names in either case, UTF-8, Latin-1, empty values."""
+    names = [b"X-A", b"x-a", b"Content-Type", b"set-cookie", b"Set-Cookie"]
+    values = [b"a", b"b c", "caf\u00e9".encode(), "caf\u00e9".encode("latin-1"), b"x, y", b""]
+    chosen = random.Random(22)
+    for module in (httpx2, httpx):
+        for _ in range(500):
+            headers = module.Headers(
+                [(chosen.choice(names), chosen.choice(values)) for _ in range(chosen.randint(0, 6))]
+            )
+            assert decoded_items(headers, getattr(headers, HEADERS_LINES)) == dict(headers.items())

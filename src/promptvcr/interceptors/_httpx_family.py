@@ -79,9 +79,21 @@ def _reader(headers_class: Any, encoding: str | None) -> Callable[[list[Any]], d
     def read(lines: list[Any]) -> dict[str, str]:
         headers = headers_class(encoding=encoding)
         setattr(headers, HEADERS_LINES, lines)
-        return dict(headers.items())
+        return decoded_items(headers, lines)
 
     return read
+
+
+def decoded_items(headers: Any, lines: list[tuple[bytes, bytes, bytes]]) -> dict[str, str]:
+    """``dict(headers.items())`` of the library's ``headers``, whose lines are ``lines``: names
+    lower-cased, repeated names joined with ", ", all decoded as the library decodes them.
+    Its ``items()`` looks the encoding up twice per line; here it is looked up once."""
+    encoding = headers.encoding
+    decoded: dict[str, str] = {}
+    for _, name, value in lines:
+        key, text = name.decode(encoding), value.decode(encoding)
+        decoded[key] = f"{decoded[key]}, {text}" if key in decoded else text
+    return decoded
 
 
 def failures(module: ModuleType, request: Any) -> Fail:
@@ -227,10 +239,13 @@ def record_response(module: ModuleType, real: Any, recording: Recording) -> Any:
     ``recording`` was created when the request was sent; its headers arrive now.
     """
     _, recording_stream, _ = _stream_classes(module)
-    recording.headers_arrived(real.status_code, real.headers.items())
+    lines = getattr(real.headers, HEADERS_LINES, None)
+    if type(lines) is list:
+        recording.headers_arrived(real.status_code, decoded_items(real.headers, lines).items())
+    else:
+        recording.headers_arrived(real.status_code, real.headers.items())
     recording.started()
     # The application gets the decoded body: its content-length still holds without a content-encoding.
-    lines = getattr(real.headers, HEADERS_LINES, None)
     headers: Any
     if type(lines) is list:  # the header lines as received, copied, not decoded and encoded again
         wire_lines = _WIRE_LINES if any(line[1] == b"content-encoding" for line in lines) else _DECODED_LINES
