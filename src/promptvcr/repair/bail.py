@@ -39,8 +39,9 @@ _OPENS_CONTAINER = re.compile(r"\s*[{\[]")
 # pass would still rewrite: a comma to insert (two values side by side, or a
 # key and its value with no colon), a comma to drop, a number or literal used as a key, a
 # Python set (``{"a", "b"}``).
-_SKELETON = re.compile(r"[S0\s{}\[\]:,]*\Z")
-_REWRITTEN = re.compile(r"[S0\]}]\s*[S0\[{]|,\s*[\]},]|[\[{]\s*,|0\s*:|\{\s*S\s*[,}]")
+# Both are checked on the skeleton without its spacing (shorter, and no backtracking over it).
+_SKELETON_CHARS = "S0{}[]:,"
+_REWRITTEN = re.compile(r"[S0\]}][S0\[{]|,[\]},]|[\[{],|0:|\{S[,}]")
 _BARE_KEY = re.compile(r"(?:(?:[^\W\d]|\$)[\w$.-]*|\d+)\s*[:\uff1a]")
 # The rules of read_bare that are one regex each, in one search: an ellipsis, a bare key, a
 # number, a literal, a literal cut off at the end.
@@ -84,7 +85,8 @@ def _skeleton(prefix: str) -> str:
 
 def _unchanged(skeleton: str) -> bool:
     """Whether the pass would copy the tokens of ``skeleton`` unchanged."""
-    return _SKELETON.match(skeleton) is not None and _REWRITTEN.search(skeleton) is None
+    compact = "".join(skeleton.split())
+    return not compact.strip(_SKELETON_CHARS) and _REWRITTEN.search(compact) is None
 
 
 def _string_stops(text: str, at: int, last: str) -> bool:
