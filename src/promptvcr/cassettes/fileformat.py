@@ -19,6 +19,7 @@ as such instead of silently replaying fewer interactions. Bodies use the keys of
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -43,6 +44,7 @@ from .redact import (
     redact_query_values,
     redact_url,
 )
+from .storedjson import json_body
 from .timing import timing_from_data, timing_to_data
 from .wsframes import session_from_data, session_to_data, with_session
 from .yamlreader import MAX_YAML_DEPTH, TooDeep
@@ -91,18 +93,24 @@ def date_text(moment: datetime) -> str:
     return moment.replace(tzinfo=None, microsecond=0).isoformat() + "Z"
 
 
-def _date(value: Any, path: Path, where: str) -> datetime:
+def _date(value: Any, path: Path, index: int) -> datetime:
     """A stored date (text; a hand-written YAML timestamp is read as one too), in UTC."""
-    try:
-        moment = (
-            value
-            if isinstance(value, datetime)
-            else datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-        )
-    except ValueError:
-        raise _fail(
-            path, f"{where}.recorded is {value!r}, expected a date like 2026-11-24T06:00:00Z."
-        ) from None
+    if isinstance(value, datetime):
+        moment = value
+    else:
+        try:
+            return _utc_date(str(value))
+        except ValueError:
+            raise _fail(
+                path,
+                f"interactions[{index}].recorded is {value!r}, expected a date like 2026-11-24T06:00:00Z.",
+            ) from None
+    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+
+
+@functools.lru_cache(maxsize=1024)  # interactions recorded in the same second share their date
+def _utc_date(text: str) -> datetime:
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
 
 
@@ -196,66 +204,75 @@ def _fail(path: Path, what: str) -> CassetteFormatError:
     )
 
 
-def _headers(value: Any, path: Path, where: str) -> dict[str, str]:
+def _headers(value: Any, path: Path, index: int, part: str) -> dict[str, str]:
     if value is None:
         return {}
     if not isinstance(value, dict):
+        where = f"interactions[{index}].{part}"
         raise _fail(path, f"{where}.headers is a {type(value).__name__}, expected a mapping.")
     return {str(k).lower(): str(v) for k, v in value.items()}
 
 
-def _body(data: dict[str, Any], path: Path, where: str) -> list[bytes]:
+def _body(data: dict[str, Any], path: Path, index: int, part: str) -> list[bytes]:
     present = [key for key in BODY_KEYS if key in data]
     if len(present) > 1:
+        where = f"interactions[{index}].{part}"
         raise _fail(path, f"{where} has more than one body ({', '.join(present)}); keep one.")
     try:
+        if present == ["json"] and (content := json_body(data)) is not None:
+            return [content]  # the common styles, by a kept encoder (see .storedjson)
         return decode_body(data)
     except (ValueError, TypeError) as error:
+        where = f"interactions[{index}].{part}"
         raise _fail(path, f"{where}.{present[0]} is not a valid body ({error}).") from None
 
 
 def interaction_from_data(data: Any, path: Path, index: int) -> Interaction:
-    where = f"interactions[{index}]"
+    # Messages name the item (``interactions[3].response``); built only for an error.
     if not isinstance(data, dict) or not isinstance(data.get("request"), dict):
-        raise _fail(path, f"{where} has no request mapping.")
+        raise _fail(path, f"interactions[{index}] has no request mapping.")
     if not isinstance(data.get("response"), dict):
-        raise _fail(path, f"{where} has no response mapping.")
+        raise _fail(path, f"interactions[{index}] has no response mapping.")
     req, resp = data["request"], data["response"]
     if "uri" in req or isinstance(resp.get("status"), dict):
         raise _fail(path, f"it is a vcrpy cassette. Convert it with: promptvcr import-vcr {path} --out DIR")
-    if not isinstance(req.get("method"), str) or not isinstance(req.get("url"), str):
-        raise _fail(path, f"{where}.request needs a method and a url.")
+    method, url = req.get("method"), req.get("url")
+    if not isinstance(method, str) or not isinstance(url, str):
+        raise _fail(path, f"interactions[{index}].request needs a method and a url.")
     status = resp.get("status")
     if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 599:
-        raise _fail(path, f"{where}.response.status is {status!r}, expected an HTTP status code.")
+        raise _fail(
+            path, f"interactions[{index}].response.status is {status!r}, expected an HTTP status code."
+        )
     request = Request(
-        method=req["method"].upper(),
-        url=req["url"],
-        headers=_headers(req.get("headers"), path, f"{where}.request"),
-        content=b"".join(_body(req, path, f"{where}.request")),
+        method.upper(),
+        url,
+        _headers(req.get("headers"), path, index, "request"),
+        b"".join(_body(req, path, index, "request")),
     )
     response = Response(
-        status=status,
-        headers=_headers(resp.get("headers"), path, f"{where}.response"),
-        chunks=_body(resp, path, f"{where}.response"),
+        status, _headers(resp.get("headers"), path, index, "response"), _body(resp, path, index, "response")
     )
     if "websocket" in resp:
         try:
             response = with_session(response, session_from_data(resp["websocket"]))
         except ValueError as error:
-            raise _fail(path, f"{where}.response.{error}.") from None
+            raise _fail(path, f"interactions[{index}].response.{error}.") from None
     if "timing" in resp:
         try:
             response.timing = timing_from_data(resp["timing"], len(response.chunks))
         except ValueError as error:
-            raise _fail(path, f"{where}.response.{error}.") from None
+            raise _fail(path, f"interactions[{index}].response.{error}.") from None
     if "end" in resp:
-        if resp["end"] not in ENDS:
-            raise _fail(path, f"{where}.response.end is {resp['end']!r}, expected one of {', '.join(ENDS)}.")
-        response.end = resp["end"]
-        response.playback = ended(response.end, len(response.chunks), f" in {path}")
-    recorded = _date(data["recorded"], path, where) if data.get("recorded") is not None else None
-    return Interaction(request, response, recorded)
+        end = resp["end"]
+        if end not in ENDS:
+            raise _fail(
+                path, f"interactions[{index}].response.end is {end!r}, expected one of {', '.join(ENDS)}."
+            )
+        response.end = end
+        response.playback = ended(end, len(response.chunks), f" in {path}")
+    recorded = data.get("recorded")
+    return Interaction(request, response, None if recorded is None else _date(recorded, path, index))
 
 
 def load_document(text: str, path: Path) -> list[dict[str, Any]]:

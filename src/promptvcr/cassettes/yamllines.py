@@ -18,6 +18,7 @@ resolved by that module's :func:`~.yamlreader.resolve_plain`, so ``yes``, ``1:30
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -48,6 +49,9 @@ _KNOWN_LENGTH = 40
 #: How values start that are not plain scalars: each is read anew (a collection is not shared).
 _NOT_SHARED = frozenset('"|{[')
 _ESCAPE = re.compile(r'\\(?:(["\\/bfnrt])|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(.?))')
+#: Escapes decoded one by one here at most, in one scalar.
+_MAX_SLOW_ESCAPES = 1000
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 #: Tokens of a one-line flow collection: an indicator, a quoted or a plain scalar.
 _FLOW_TOKEN = re.compile(
@@ -77,7 +81,19 @@ def _unescape(match: re.Match[str]) -> str:
 
 
 def _quoted(body: str) -> str:
-    return _ESCAPE.sub(_unescape, body) if "\\" in body else body
+    """A double-quoted scalar's text: its escapes are JSON's (read in C) unless it holds
+    ``\\x`` or half of a surrogate pair, which are decoded one by one."""
+    if "\\" not in body:
+        return body
+    if "\\x" not in body and not _SURROGATE.search(body):
+        try:
+            text: str = json.loads(f'"{body}"')
+            return text
+        except ValueError:  # a raw tab (YAML allows it), or an escape JSON does not have
+            pass
+    if body.count("\\") > _MAX_SLOW_ESCAPES:
+        raise Unread  # libyaml decodes them in C
+    return _ESCAPE.sub(_unescape, body)
 
 
 def _block(lines: list[str], start: int, header: str, column: int) -> tuple[str, int]:
