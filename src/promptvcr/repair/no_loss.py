@@ -18,7 +18,7 @@ from .fastpath import DECODER
 from .job import NOTHING, Candidate, Job
 from .measure import richer, source_size, value_size
 from .token_pass import normalize
-from .upstream import upstream_value
+from .upstream import known_value, upstream_value
 
 _DATA = re.compile(r"[^\W_]")  # a letter or digit: without one, nothing outside can be lost
 _CONTINUES_AFTER = re.compile(r"""\s*[,"'\]}:]""")
@@ -93,9 +93,19 @@ def may_have_lost(job: Job) -> bool:
     return not tagged and continued(job.text, job.candidates)
 
 
+def _already_theirs(job: Job) -> bool:
+    """Whether the one value is json_repair's own value of the text it would read here: it
+    cannot be richer than itself (the certain-bail path of ``{"a": 1}, "b": }``)."""
+    if len(job.parsed) != 1:
+        return False
+    candidate, value = job.parsed[0]
+    theirs = known_value(candidate.text if _tagged(job) else job.text)
+    return theirs is not NOTHING and value is theirs
+
+
 def keep_upstream_data(job: Job) -> Job:
     """Replace ``job.value`` with json_repair's when ours would lose data it keeps."""
-    if not job.parsed or not may_have_lost(job):
+    if not job.parsed or _already_theirs(job) or not may_have_lost(job):
         return job
     if _tagged(job):  # json_repair reads what the tags hold, not the prose around them
         if len(job.parsed) != 1:

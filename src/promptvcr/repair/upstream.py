@@ -94,6 +94,13 @@ def upstream_value(text: str) -> JSONValue:
     return value
 
 
+def known_value(text: str) -> JSONValue:
+    """json_repair's value of this very text object when this repair already asked for it,
+    else ``NOTHING``; never runs json_repair."""
+    entry = _memo.entry
+    return entry[1] if entry is not None and entry[0] is text else NOTHING
+
+
 def source_for_upstream(text: str, normalized: Normalized) -> str:
     """What json_repair should read after the pass stopped: ``text`` itself when the pass
     changed nothing but spacing (json_repair's own reading of the original is then best),
