@@ -141,6 +141,20 @@ def _bare_word_value(text: str, tags: tuple[TagPair, ...], at: int, stream_stabl
     return value
 
 
+def _no_loss_value(text: str, tags: tuple[TagPair, ...], candidate: Candidate, value: JSONValue) -> JSONValue:
+    """``value``, or json_repair's when the no-loss step would take it, ``candidate`` being the
+    one extraction would find and ``value`` its value: that step, run on the job the pipeline
+    would have built by then. Only for a text that opens with prose (or a fence): nothing
+    later in the quick path could answer it."""
+    if bare_word_bail(text) < 0:
+        return NOTHING  # the token pass may read the text: the quick path's later steps decide
+    job = Job(text=text, tags=tags, candidates=(candidate,), parsed=((candidate, value),), value=value)
+    try:
+        return keep_upstream_data(job).value
+    except Exception:  # a bug in the step: the pipeline runs and reports it, naming the step
+        return NOTHING
+
+
 def fenced_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
     """The value of the one fenced block in ``text`` when it holds one valid JSON container
     and prose at most around it (``Here it is:\n```json\n{...}\n```\n``), else ``NOTHING``.
@@ -159,10 +173,9 @@ def fenced_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
     except ValueError:
         return NOTHING
     start = block.start + block.text.index(content[0])
-    if value_size(value) < source_size(content) or continued(
-        text, (Candidate(content, start, start + len(content), "fence"),)
-    ):
-        return NOTHING  # the no-loss step would ask json_repair
+    candidate = Candidate(content, start, start + len(content), "fence")
+    if value_size(value) < source_size(content) or continued(text, (candidate,)):
+        return _no_loss_value(text, tags, candidate, value)  # json_repair may hold more
     return value
 
 
@@ -182,8 +195,9 @@ def prose_value(text: str, tags: tuple[TagPair, ...], spans: list[Span] | None =
     start, end, _ = spans[0]
     body = text[start:end]
     value = DECODER.decode(body)
-    if value_size(value) < source_size(body) or continued(text, (Candidate(body, start, end, "text"),)):
-        return NOTHING  # the no-loss step would ask json_repair
+    candidate = Candidate(body, start, end, "text")
+    if value_size(value) < source_size(body) or continued(text, (candidate,)):
+        return _no_loss_value(text, tags, candidate, value)  # json_repair may hold more
     return value
 
 
