@@ -34,7 +34,7 @@ import marshal
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
@@ -53,9 +53,14 @@ MIN_SIZE = 128 << 10
 MAX_ENTRIES = 256
 MAX_BYTES = 512 << 20
 #: Bumped when the compact form changes.
-_LAYOUT = b"promptvcr-parse-cache-1"
-_MAGIC = b"PVCRPC01"
+_LAYOUT = b"promptvcr-parse-cache-2"
+_MAGIC = b"PVCRPC02"
 _DIGEST = 16
+#: An entry: magic, the digest of all that follows the header, the length of the
+#: interactions' part, that part, then the keys' part (``None`` until keys are offered,
+#: which then replace it in place: see :func:`_append_keys`).
+_LENGTH = 8
+_HEADER = len(_MAGIC) + _DIGEST + _LENGTH
 
 
 def cache_dir() -> Path | None:
@@ -204,28 +209,35 @@ def lookup(name: str, path: Path) -> CachedInteractions | None:
         data = entry.read_bytes()
     except OSError:
         return None
-    header = len(_MAGIC) + _DIGEST
-    payload = memoryview(data)[header:]
-    if data[: len(_MAGIC)] != _MAGIC:
+    if data[: len(_MAGIC)] != _MAGIC or len(data) < _HEADER:
         return None
-    if hashlib.blake2b(payload, digest_size=_DIGEST).digest() != data[len(_MAGIC) : header]:
+    size = int.from_bytes(data[_HEADER - _LENGTH : _HEADER], "little")
+    view = memoryview(data)
+    hasher = hashlib.blake2b(view[_HEADER : _HEADER + size], digest_size=_DIGEST)
+    whole = hasher.copy()
+    whole.update(view[_HEADER + size :])
+    if whole.digest() != data[len(_MAGIC) : len(_MAGIC) + _DIGEST]:
         return None
     try:
-        items, keys = marshal.loads(payload)
+        items = marshal.loads(view[_HEADER : _HEADER + size])
+        keys = marshal.loads(view[_HEADER + size :])
         where = f" in {path}"
         loaded = CachedInteractions(_interaction(item, where) for item in items)
     except (ValueError, TypeError, EOFError, IndexError):
         return None
     loaded._keys = keys
-    loaded._remember = _rewriter(name, items)
+    loaded._remember = _keeper(name, size, hasher)
     with contextlib.suppress(OSError):
         os.utime(entry)  # recently used: pruned last
     return loaded
 
 
-def _rewriter(name: str, items: Sequence[_Compact]) -> Callable[[bytes, list[str]], None]:
+def _keeper(name: str, size: int, hasher: Any) -> Callable[[bytes, list[str]], None]:
+    """What keeps keys offered for the entry ``name`` whose interactions' part is ``size``
+    bytes long and hashed by ``hasher`` (so that neither is done again)."""
+
     def remember(token: bytes, keys: list[str]) -> None:
-        _write(name, items, (token, keys))
+        _append_keys(name, size, hasher, (token, keys))
 
     return remember
 
@@ -240,28 +252,32 @@ def store(name: str, interactions: list[Interaction]) -> CachedInteractions:
         if item is None:
             return loaded
         items.append(item)
-    if _write(name, items, None):
-        loaded._remember = _rewriter(name, items)
+    try:
+        part = marshal.dumps(items)
+    except ValueError:
+        return loaded
+    hasher = hashlib.blake2b(part, digest_size=_DIGEST)
+    if _write(name, part, hasher):
+        loaded._remember = _keeper(name, len(part), hasher)
     return loaded
 
 
-def _write(name: str, items: Sequence[_Compact], keys: tuple[bytes, list[str]] | None) -> bool:
-    """Write one entry atomically; ``False`` (silently) when it cannot be."""
+def _write(name: str, part: bytes, hasher: Any) -> bool:
+    """Write one entry atomically, without keys; ``False`` (silently) when it cannot be."""
     entry = _entry_path(name)
     if entry is None:
         return False
-    try:
-        payload = marshal.dumps((list(items), keys))
-    except ValueError:
-        return False
-    digest = hashlib.blake2b(payload, digest_size=_DIGEST).digest()
+    tail = marshal.dumps(None)
+    whole = hasher.copy()
+    whole.update(tail)
     temp = None
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
         with os.fdopen(fd, "wb") as out:
-            out.write(_MAGIC + digest)
-            out.write(payload)
+            out.write(_MAGIC + whole.digest() + len(part).to_bytes(_LENGTH, "little"))
+            out.write(part)
+            out.write(tail)
         os.replace(temp, entry)
         temp = None
         _prune(entry.parent)
@@ -272,6 +288,27 @@ def _write(name: str, items: Sequence[_Compact], keys: tuple[bytes, list[str]] |
             with contextlib.suppress(OSError):
                 os.unlink(temp)
     return True
+
+
+def _append_keys(name: str, size: int, hasher: Any, keys: tuple[bytes, list[str]]) -> None:
+    """Put ``keys`` in the entry ``name`` in place of the ones it holds, without writing its
+    interactions again. Not atomic: a reader meanwhile (or a crash) sees a digest that does
+    not match, takes the entry for damaged and replaces it, as for any damaged entry."""
+    entry = _entry_path(name)
+    if entry is None:
+        return
+    try:
+        tail = marshal.dumps(keys)
+    except ValueError:
+        return
+    whole = hasher.copy()
+    whole.update(tail)
+    with contextlib.suppress(OSError), open(entry, "r+b") as out:
+        out.seek(_HEADER + size)
+        out.write(tail)
+        out.truncate()
+        out.seek(len(_MAGIC))
+        out.write(whole.digest())
 
 
 def _prune(folder: Path) -> None:

@@ -44,7 +44,7 @@ def read_text(path: Path) -> str | None:
         ) from None
     except PermissionError as error:
         raise CassetteFormatError(f"Cassette {path} cannot be read: {error.strerror}.", path=path) from None
-    if not data.strip():
+    if not data or data.isspace():  # not ``strip()``: that copies a large file to find out
         raise CassetteFormatError(
             f"Cassette {path} is empty. It was left untouched; delete it and record it again "
             f"(PROMPTVCR_RECORD_MODE=record).",
