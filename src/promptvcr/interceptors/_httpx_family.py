@@ -84,16 +84,41 @@ def _reader(headers_class: Any, encoding: str | None) -> Callable[[list[Any]], d
     return read
 
 
+#: Each all-ASCII header line decoded (lower-case name, value): ASCII reads the same in each
+#: encoding the library may pick, so the strings are shared by every request and response that
+#: sends the line, and a line seen before costs one lookup (issue 22).
+_ASCII_LINES: dict[tuple[bytes, bytes, bytes], tuple[str, str]] = {}
+#: The encodings the library picks by itself (or is told to): ASCII lines read the same in each.
+_ASCII_SAFE = frozenset({None, "ascii", "utf-8", "iso-8859-1"})
+
+
 def decoded_items(headers: Any, lines: list[tuple[bytes, bytes, bytes]]) -> dict[str, str]:
     """``dict(headers.items())`` of the library's ``headers``, whose lines are ``lines``: names
-    lower-cased, repeated names joined with ", ", all decoded as the library decodes them.
-    Its ``items()`` looks the encoding up twice per line; here it is looked up once."""
+    lower-cased, repeated names joined with ", ", all decoded as the library decodes them."""
+    if getattr(headers, HEADERS_ENCODING, None) in _ASCII_SAFE:
+        decoded: dict[str, str] = {}
+        known = _ASCII_LINES.get
+        for line in lines:
+            pair = known(line)
+            if pair is None:
+                try:
+                    pair = (line[1].decode("ascii"), line[2].decode("ascii"))
+                except UnicodeDecodeError:  # the library decides how the whole set reads
+                    break
+                if len(_ASCII_LINES) > _MAX_LINES:
+                    _ASCII_LINES.clear()
+                _ASCII_LINES[line] = pair
+            key, text = pair
+            decoded[key] = f"{decoded[key]}, {text}" if key in decoded else text
+        else:
+            return decoded
+    # Its ``items()`` looks the encoding up twice per line; here it is looked up once.
     encoding = headers.encoding
-    decoded: dict[str, str] = {}
+    items: dict[str, str] = {}
     for _, name, value in lines:
         key, text = name.decode(encoding), value.decode(encoding)
-        decoded[key] = f"{decoded[key]}, {text}" if key in decoded else text
-    return decoded
+        items[key] = f"{items[key]}, {text}" if key in items else text
+    return items
 
 
 def failures(module: ModuleType, request: Any) -> Fail:
