@@ -309,3 +309,21 @@ def test_text_size_counts_letters_and_digits_as_the_regex_does() -> None:
     texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30))) for _ in range(3000)]
     for text in texts:
         assert text_size(text) == len(re.sub(r"[\W_]+", "", text)), text
+
+
+def test_certain_bail_on_a_top_level_number_or_literal_then_more() -> None:
+    """'1\\n2', 'null x': the pass reads the first value and stops at the next, unchanged."""
+    rng = random.Random(4)
+    firsts = ["1", "-2.5", "true", "null", "0", "1e5", "false", "01", "1.", "True", "nan"]
+    nexts = ["2", "x", '"a"', "[1]", "{", "]", "}", ":", "(", "\u201c", "-", ".5", "tru", "N", "$"]
+    nexts += ["\u00e9", "1,2", "abc def", ",2", "// c", "# c", ";", "\u200b2", "/* c */ 2", "\uff0c2"]
+    texts = [
+        rng.choice(["", " ", "\n"])
+        + rng.choice(firsts)
+        + rng.choice([" ", "\n", "  \t", ""])
+        + rng.choice(nexts)
+        for _ in range(5000)
+    ]
+    predicted = [text for text in texts if certain_bail(text)]
+    assert len(predicted) > 1000
+    assert [text for text in predicted if not _stops_unchanged(text)] == []

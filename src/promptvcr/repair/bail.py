@@ -35,6 +35,13 @@ _STRINGS = re.compile(_STRING)
 # by punctuation, spacing or a string: a run of their characters is one of them.
 _NUMBERS_AND_LITERALS = re.compile(r"[-+.0-9a-zE]+")
 _OPENS_CONTAINER = re.compile(r"\s*[{\[]")
+# '1\n2', 'null 3': a top-level number or literal, then spacing and another token. The pass
+# reads the first as itself (or stops at it) and stops at the second: outside any container it
+# joins two values only when a comma sits between them ('1,2' is an array), and it skips
+# comments, ';' and the invisible spaces it treats as spacing, so none of those may follow.
+_TOP_SCALAR_THEN_MORE = re.compile(
+    r"\s*(?:" + _EXACT_NUMBER + "|" + _EXACT_LITERAL + r")\s++[^,\uff0c/#;\ufeff\u200b\u200c\u200d\u2060]"
+)
 # A prefix of plain tokens only (no '1e', 'nul', '.5' left over), and none of them one the
 # pass would still rewrite: a comma to insert (two values side by side, or a
 # key and its value with no colon), a comma to drop, a number or literal used as a key, a
@@ -163,7 +170,7 @@ def certain_bail(text: str) -> bool:
     """
     global _last
     if _OPENS_CONTAINER.match(text) is None:
-        return False
+        return _TOP_SCALAR_THEN_MORE.match(text) is not None
     last_text, last_answer = _last
     if text is last_text:
         return last_answer
