@@ -196,6 +196,7 @@ def _outcome(function: Any, text: str) -> str:
 def test_bare_word_bail_knows_where_the_pass_stops(seed: int) -> None:
     rng = random.Random(seed)
     words = ["abc", "foo", "ES2020", "trueble", "`foo\u00b4", "x", "tru", "n", "undefined", "1x", "$a", "_b"]
+    words += ["2e3.4", "0.0.1", "234..5", ".", "...", "-x", "+", "1.2.3", "2e", "-", "-Infinity", "+5", "01"]
     tails = ["", " [", " {", "\n2", ", b", ": 1", " bar", "(1)", '"', " ```json\n{}\n```", " <a>"]
     texts = [*dataset_texts(), *variants(seed, 5000)]
     texts += [rng.choice(["", " ", "\n"]) + rng.choice(words) + rng.choice(tails) for _ in range(3000)]

@@ -143,12 +143,14 @@ def bare_word_bail(text: str) -> int:
     The pass then rewrites nothing: it stops at that word, before any output, so its result is
     known without running it.
     """
-    first = text[:1]
-    if first in _NOT_BARE or first in _NUMBER_START:  # '{', '[', '"': most texts, at once
+    if text[:1] in _NOT_BARE:  # '{', '[', '"': most texts, at once
         return -1
     at = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]
-    if at >= len(text) or text[at] in _NOT_BARE or text[at] in _NUMBER_START:
-        return -1  # read_bare reads what starts with a digit, a sign or a dot as a number
+    if at >= len(text) or text[at] in _NOT_BARE:
+        return -1
+    if text[at] in _NUMBER_START:  # '2e3.4', '0.0.1': no number as the pass reads them
+        number = NUMBER.match(text, at) or lax_number(text, at) or LITERAL.match(text, at)
+        return -1 if number else at
     if LITERAL.match(text, at) or call_name_end(text, at) > 0:
         return -1  # nor literals and call names (ObjectId(...))
     partial = PARTIAL_LITERAL.match(text, at)  # 'tru', 'n': read when it can mean one literal only
