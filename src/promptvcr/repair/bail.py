@@ -149,7 +149,8 @@ def bare_word_bail(text: str) -> int:
     if at >= len(text) or text[at] in _NOT_BARE:
         return -1
     if text[at] in _NUMBER_START:  # '2e3.4', '0.0.1': no number as the pass reads them
-        number = NUMBER.match(text, at) or lax_number(text, at) or LITERAL.match(text, at)
+        # lax_number reads every NUMBER and more; a sign may start '-Infinity'
+        number = lax_number(text, at) or (text[at] == "-" and LITERAL.match(text, at))
         return -1 if number else at
     if LITERAL.match(text, at) or call_name_end(text, at) > 0:
         return -1  # nor literals and call names (ObjectId(...))
