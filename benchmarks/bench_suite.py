@@ -13,6 +13,9 @@ round by round (alternating the order) on this noisy shared machine:
 
 Each is run serially and with ``-n 2`` (pytest-xdist). Times are wall-clock seconds of the
 whole process; ratios are medians of the ratios of runs taken side by side, with quartiles.
+Last, what promptvcr adds to one test's setup and teardown: the median of each test's setup +
+teardown (timed by a small plugin, less the suite's own client fixture), promptvcr's run minus
+the floor's.
 
 Run: [PYTEST_RECORDING_PATH=DIR] [PROMPTVCR_SRC=other/src] python benchmarks/bench_suite.py
      [--rounds N] [--tests N]
@@ -69,6 +72,51 @@ def test_{i}(client):
 """
 
 
+#: Times each test's setup and teardown, less the suite's own ``client`` fixture (the same in
+#: every contender, and 30 times larger than what is measured); printed at the end as a median.
+#: The floor's are subtracted from promptvcr's: what promptvcr adds per test.
+TIMING_PLUGIN = """
+import statistics, time
+import pytest
+
+SPENT = []
+CLIENT = []
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    started = time.perf_counter()
+    try:
+        return (yield)
+    finally:
+        if fixturedef.argname == "client":
+            CLIENT.append(time.perf_counter() - started)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    started, CLIENT[:] = time.perf_counter(), []
+    try:
+        return (yield)
+    finally:
+        SPENT.append(time.perf_counter() - started - sum(CLIENT))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    started = time.perf_counter()
+    try:
+        return (yield)
+    finally:
+        SPENT[-1] += time.perf_counter() - started
+
+
+def pytest_unconfigure(config):
+    if SPENT:
+        print("SETUP+TEARDOWN", statistics.median(SPENT))
+"""
+
+
 def make_suite(root: Path, tests: int) -> None:
     work = OpenAIChat(stream=False)
     items = [
@@ -94,6 +142,7 @@ def make_suite(root: Path, tests: int) -> None:
             elif variant == "vcr":
                 write_vcrpy(folder / "cassettes" / f"test_{i}" / f"test_{i}.yaml", [items[i]])
     (root / "pytest.ini").write_text("[pytest]\n")
+    (root / "bench_timing_plugin.py").write_text(TIMING_PLUGIN)
 
 
 def run(root: Path, name: str, workers: bool) -> float:
@@ -119,6 +168,27 @@ def run(root: Path, name: str, workers: bool) -> float:
     if done.returncode:
         raise RuntimeError(f"{name}: {done.stdout[-2000:]}{done.stderr[-2000:]}")
     return took
+
+
+def fixture_cost(root: Path, rounds: int) -> tuple[float, float]:
+    """Median setup + teardown of one test, serial: (floor, promptvcr), medians over rounds."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), os.environ.get("PROMPTVCR_SRC")) if p)
+    common = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "bench_timing_plugin"]
+    spent: dict[str, list[float]] = {"floor": [], "promptvcr": []}
+    for r in range(rounds):
+        for name in ("floor", "promptvcr") if r % 2 == 0 else ("promptvcr", "floor"):
+            args = (
+                ["-p", "no:promptvcr", str(root / "floor"), "--floor"]
+                if name == "floor"
+                else [str(root / "pvcr")]
+            )
+            done = subprocess.run(
+                [*common, "--rootdir", str(root), *args], cwd=root, env=env, capture_output=True, text=True
+            )
+            line = next(line for line in done.stdout.splitlines() if line.startswith("SETUP+TEARDOWN"))
+            spent[name].append(float(line.split()[1]))
+    return statistics.median(spent["floor"]), statistics.median(spent["promptvcr"])
 
 
 def quartiles(values: list[float]) -> tuple[float, float, float]:
@@ -158,6 +228,11 @@ def main() -> None:
                     end="",
                 )
             print(flush=True)
+        floor_cost, ours_cost = fixture_cost(root, args.rounds)
+        print(
+            f"per test, setup + teardown (median): floor {floor_cost * 1e3:.3f} ms, promptvcr "
+            f"{ours_cost * 1e3:.3f} ms: promptvcr adds {(ours_cost - floor_cost) * 1e3:.3f} ms"
+        )
 
 
 if __name__ == "__main__":
