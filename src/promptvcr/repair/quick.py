@@ -39,7 +39,7 @@ _LONE_QUOTE = re.compile(r"""\s*["']\s*\Z""")
 _OPENING = re.compile(r"\s*[{\[]")
 _DEFAULT_OPENER = any_opener(DEFAULT_TAGS)
 _BRACKET = re.compile(r"[{\[(]")
-_SEPARATORS = re.compile(r"[\s,]*")
+_THEN_MORE = re.compile(r"\s*+(?:,\s*+[^\s]|[^\s,/#;\ufeff\u200b\u200c\u200d\u2060])")
 
 
 def _opener(tags: tuple[TagPair, ...]) -> re.Pattern[str]:
@@ -60,18 +60,20 @@ def _lone_value(text: str, tags: tuple[TagPair, ...]) -> bool:
     return not text[matching_end(text, opening.end() - 1) :].strip()
 
 
-def _side_by_side(text: str, spans: list[Span]) -> bool:
-    """Whether ``text`` opens with a valid container followed by another one, with commas or
-    spacing at most between them (``{"a": 1}, {"b": 2}``, ``[]{}``).
+def _stops_after_first(text: str, spans: list[Span]) -> bool:
+    """Whether ``text`` opens with a valid container that the token pass must stop right
+    after: another value follows (``{"a": 1}, {"b": 2}``, ``[]{}``, ``{"a": 1}, "b": 2}``),
+    with spacing or a comma at most between them.
 
-    The token pass reads one top-level container and stops at the next, so the quick path
-    can only give up on such a text: its token pass and bail check would be wasted.
+    Outside any container the pass joins two values only when the first is a lone scalar, and
+    skips only comments, ``;`` and a trailing comma: the quick path can only give up on such a
+    text (or leave it to the no-loss step), and its token pass and bail check would be wasted.
     """
     return (
-        len(spans) > 1
+        bool(spans)
         and spans[0].valid
         and not text[: spans[0].start].strip()
-        and _SEPARATORS.fullmatch(text, spans[0].end, spans[1].start) is not None
+        and _THEN_MORE.match(text, spans[0].end) is not None
     )
 
 
@@ -141,12 +143,14 @@ def _bare_word_value(text: str, tags: tuple[TagPair, ...], at: int, stream_stabl
     return value
 
 
-def _no_loss_value(text: str, tags: tuple[TagPair, ...], candidate: Candidate, value: JSONValue) -> JSONValue:
+def _no_loss_value(
+    text: str, tags: tuple[TagPair, ...], candidate: Candidate, value: JSONValue, settled: bool = False
+) -> JSONValue:
     """``value``, or json_repair's when the no-loss step would take it, ``candidate`` being the
     one extraction would find and ``value`` its value: that step, run on the job the pipeline
-    would have built by then. Only for a text that opens with prose (or a fence): nothing
-    later in the quick path could answer it."""
-    if bare_word_bail(text) < 0:
+    would have built by then. Only for a text that opens with prose (or a fence), or is
+    ``settled``: nothing later in the quick path could answer it."""
+    if not settled and bare_word_bail(text) < 0:
         return NOTHING  # the token pass may read the text: the quick path's later steps decide
     job = Job(text=text, tags=tags, candidates=(candidate,), parsed=((candidate, value),), value=value)
     try:
@@ -179,12 +183,15 @@ def fenced_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
     return value
 
 
-def prose_value(text: str, tags: tuple[TagPair, ...], spans: list[Span] | None = None) -> JSONValue:
+def prose_value(
+    text: str, tags: tuple[TagPair, ...], spans: list[Span] | None = None, settled: bool = False
+) -> JSONValue:
     """The value of the one valid JSON container inside prose (``Sure! {...} Hope it helps``),
     when nothing else in the text could be a candidate, else ``NOTHING``.
 
     This is what extraction, selection and the no-loss step conclude about such a text.
-    ``spans``: ``json_spans(text)``, when the caller has them.
+    ``spans``: ``json_spans(text)``, when the caller has them; ``settled``: nothing later in
+    the quick path could answer the text (``_stops_after_first``).
     """
     if _opener(tags).search(text) or _THINKING.search(text):
         return NOTHING
@@ -197,7 +204,7 @@ def prose_value(text: str, tags: tuple[TagPair, ...], spans: list[Span] | None =
     value = DECODER.decode(body)
     candidate = Candidate(body, start, end, "text")
     if value_size(value) < source_size(body) or continued(text, (candidate,)):
-        return _no_loss_value(text, tags, candidate, value)  # json_repair may hold more
+        return _no_loss_value(text, tags, candidate, value, settled)  # json_repair may hold more
     return value
 
 
@@ -216,9 +223,10 @@ def quick_value(
         value = fenced_value(text, tags)
     elif valid_first or (_OPENING.match(text) is None and ("{" in text or "[" in text)):
         spans = json_spans(text)
-        value = prose_value(text, tags, spans)
-        if value is NOTHING and valid_first and _side_by_side(text, spans):
-            return NOTHING  # the token pass stops at the second value: the pipeline decides
+        stops = valid_first and _stops_after_first(text, spans)
+        value = prose_value(text, tags, spans, stops)
+        if value is NOTHING and stops:
+            return NOTHING  # the token pass stops after the first value: the pipeline decides
     if value is not NOTHING:
         return value
     if certain_bail(text):  # the pass would hand json_repair this very text: skip it
