@@ -163,7 +163,8 @@ def append(path: Path, recorded: list[dict[str, Any]], loaded: Loaded) -> None:
     if not recorded:
         _refuse(path, recorded)
         return
-    with storage.cassette_lock(path):
+    # No collection while the file's items are read and all of them written (see collection_paused).
+    with storage.cassette_lock(path), collection_paused():
         text = storage.read_text(path)
         pieces = None
         if text is not None and (len(text), hash(text)) == loaded.signature:
@@ -181,6 +182,6 @@ def replace(path: Path, data: list[dict[str, Any]]) -> None:
     """Write the cassette anew with exactly ``data`` (in stored form). When interactions
     were refused and none is left, an existing file is kept rather than emptied."""
     if data or getattr(data, "refusal", None) is None:
-        with storage.cassette_lock(path):
+        with storage.cassette_lock(path), collection_paused():
             storage.write_atomic(path, fileformat.dump_pieces(data, path))
     _refuse(path, data)
