@@ -1,6 +1,6 @@
 """Benchmark promptvcr.repair against json.loads and json_repair, in one interleaved run.
 
-    PYTHONPATH=src python benchmarks/bench_repair.py [--rounds N]
+    PYTHONPATH=src python benchmarks/bench_repair.py [--rounds N] [--worst N]
 
 Prints:
   1. the per-category pass table on the repair corpus (tests/repair/data/cases.jsonl), and the
@@ -10,7 +10,8 @@ Prints:
      (bar: below 2 us);
   4. parse() on each broken case vs json_repair.loads alone, per data set (per-case medians of
      interleaved rounds): the median and the largest per-case ratio (bars: <= 1.0 and <= 2.0),
-     and the ratio of mean time per case;
+     the ratio of mean time per case, the count of cases over 2x, and with ``--worst N`` the N
+     cases with the largest ratio;
   5. a ~1.3 MB document with one trailing comma, and a quarter of it: parse vs json_repair
      (linear time: the big one should cost about four times the small one).
 
@@ -166,10 +167,11 @@ def bench_valid_cases(sets: dict[str, list[dict[str, Any]]], rounds: int) -> Non
     )
 
 
-def bench_broken(name: str, cases: list[dict[str, Any]], rounds: int) -> None:
+def bench_broken(name: str, cases: list[dict[str, Any]], rounds: int, worst: int = 0) -> None:
     broken = [case for case in cases if not is_valid(case["input"])]
     ours_total = theirs_total = 0.0
     ratios = []
+    rows = []
     for case in broken:
         tags = tags_for(case)
         ours, theirs = interleaved(
@@ -181,13 +183,16 @@ def bench_broken(name: str, cases: list[dict[str, Any]], rounds: int) -> None:
         ours_total += ours
         theirs_total += theirs
         ratios.append(ours / theirs)
+        rows.append((ours / theirs, ours, theirs, case["input"]))
     n = len(broken)
     print(
         f"{name}: {n} broken cases, per-case ratio to json_repair.loads: median "
         f"{statistics.median(ratios):.3f} (bar <= 1.0), max {max(ratios):.2f} (bar <= 2.0); "
         f"mean per case {ours_total / n * 1e6:.1f} us vs {theirs_total / n * 1e6:.1f} us "
-        f"(ratio {ours_total / theirs_total:.3f})"
+        f"(ratio {ours_total / theirs_total:.3f}); {sum(r > 2.0 for r in ratios)} cases over 2x"
     )
+    for ratio, ours, theirs, text in sorted(rows, key=lambda row: row[0], reverse=True)[:worst]:
+        print(f"  {ratio:5.2f}  {ours * 1e6:8.1f} us vs {theirs * 1e6:8.1f} us  {text[:70]!r}")
 
 
 def bench_large() -> None:
@@ -205,6 +210,7 @@ def bench_large() -> None:
 def main(argv: list[str]) -> None:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("--rounds", type=int, default=31, help="rounds per measurement (default 31)")
+    options.add_argument("--worst", type=int, default=0, help="list the N worst broken cases of each set")
     args = options.parse_args(argv)
     cases = load_cases()
     pass_table(cases)
@@ -217,7 +223,7 @@ def main(argv: list[str]) -> None:
         bench_valid(args.rounds)
         bench_valid_cases(sets, args.rounds)
         for name, data in sets.items():
-            bench_broken(name, data, args.rounds)
+            bench_broken(name, data, args.rounds, args.worst)
         bench_large()
     finally:
         gc.enable()
