@@ -214,13 +214,18 @@ def _headers(value: Any, path: Path, index: int, part: str) -> dict[str, str]:
 
 
 def _body(data: dict[str, Any], path: Path, index: int, part: str) -> list[bytes]:
+    if "json" in data and not ("events" in data or "frames" in data or "text" in data or "base64" in data):
+        try:  # the common case, checked without building the list of body keys
+            content = json_body(data)  # the common styles, by a kept encoder (see .storedjson)
+        except (ValueError, TypeError):
+            content = None  # decode_body reports it
+        if content is not None:
+            return [content]
     present = [key for key in BODY_KEYS if key in data]
     if len(present) > 1:
         where = f"interactions[{index}].{part}"
         raise _fail(path, f"{where} has more than one body ({', '.join(present)}); keep one.")
     try:
-        if present == ["json"] and (content := json_body(data)) is not None:
-            return [content]  # the common styles, by a kept encoder (see .storedjson)
         return decode_body(data)
     except (ValueError, TypeError) as error:
         where = f"interactions[{index}].{part}"

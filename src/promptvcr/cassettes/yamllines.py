@@ -21,7 +21,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from itertools import islice
 from typing import Any
+
+import yaml
 
 __all__ = ["UNREAD", "Unread", "load"]
 
@@ -44,6 +47,9 @@ _LINE = re.compile(
 _QUOTED_VALUE = re.compile(_QUOTED)
 #: How a plain scalar read here starts (a sign only before a digit or a dot): never an indicator.
 _PLAIN_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.~")
+#: How plain scalars start that YAML may read as something other than text (``yes``,
+#: ``null``, numbers...): only these are resolved; any other is the text itself.
+_RESOLVED_FIRST = frozenset(k for k in yaml.resolver.Resolver.yaml_implicit_resolvers if k)
 #: Plain scalars this short are resolved once per text (keys and small values repeat).
 _KNOWN_LENGTH = 40
 #: How values start that are not plain scalars: each is read anew (a collection is not shared).
@@ -181,10 +187,8 @@ def _read(text: str, resolve: Callable[[str], Any]) -> Any:
     stack: list[tuple[Any, int, bool]] = []
     pending: Any = _NONE  # a key of ``top`` written with nothing after its colon
     known: dict[str, Any] = {}  # short plain scalars already read (keys and values repeat)
-    skip_to = 0
-    for index, (indent, dashes, key, colon, rest) in enumerate(rows):
-        if index < skip_to:
-            continue  # the lines of a ``|`` block
+    numbered = enumerate(rows)
+    for index, (indent, dashes, key, colon, rest) in numbered:
         if not dashes and not colon:
             if rest and rest[0] != "#":
                 raise Unread  # a scalar alone on its line: continued, or broken
@@ -197,9 +201,9 @@ def _read(text: str, resolve: Callable[[str], Any]) -> Any:
                 stack.append((top, top_column, top_list))
                 top, top_column, top_list = child, column, bool(dashes)
             pending = _NONE
-        while column < top_column:
-            top, top_column, top_list = stack.pop()
         if dashes:
+            while column < top_column:
+                top, top_column, top_list = stack.pop()
             if top is None:
                 if column:
                     raise Unread
@@ -214,21 +218,16 @@ def _read(text: str, resolve: Callable[[str], Any]) -> Any:
                 top, top_column, top_list = child, top_column + 2, True
             if len(stack) > _MAX_DEPTH:
                 raise Unread
-            if not colon:
-                if not rest:
-                    raise Unread  # ``- `` and nothing after it
-                value = known.get(rest, _NONE)
-                if value is _NONE:
-                    value, skip_to = _scalar(rest, lines, index, top_column, resolve)
-                    if len(rest) <= _KNOWN_LENGTH and rest[0] not in _NOT_SHARED:
-                        known[rest] = value
-                top.append(value)
-                continue
-            child = {}
-            top.append(child)
-            stack.append((top, top_column, top_list))
-            top, top_column, top_list = child, top_column + 2, False
-        else:
+            if colon:  # ``- key: ...``: a mapping that is an item
+                child = {}
+                top.append(child)
+                stack.append((top, top_column, top_list))
+                top, top_column, top_list = child, top_column + 2, False
+            elif not rest:
+                raise Unread  # ``- `` and nothing after it
+        elif column != top_column or top_list:
+            while column < top_column:
+                top, top_column, top_list = stack.pop()
             if top_list and column == top_column:
                 top, top_column, top_list = stack.pop()  # a sequence written at its key's column ends
             if top is None:
@@ -238,21 +237,39 @@ def _read(text: str, resolve: Callable[[str], Any]) -> Any:
                 top_column, top_list = column, False
             elif top_list or column != top_column:
                 raise Unread
-        name = known.get(key, _NONE)
-        if name is _NONE:
-            name = _key(key, resolve)
-            if len(key) <= _KNOWN_LENGTH and key[0] != '"':
-                known[key] = name
-        if not rest:
-            top[name] = None
-            pending = name
-            continue
+        if colon:
+            name = known.get(key, _NONE)
+            if name is _NONE:
+                name = _key(key, resolve)
+                if len(key) <= _KNOWN_LENGTH and key[0] != '"':
+                    known[key] = name
+            if not rest:
+                top[name] = None
+                pending = name
+                continue
+        # The value: most repeat (and are found), the rest are mostly plain text. (Written
+        # out here rather than called: this runs for most of the lines of a cassette.)
         value = known.get(rest, _NONE)
         if value is _NONE:
-            value, skip_to = _scalar(rest, lines, index, top_column, resolve)
-            if len(rest) <= _KNOWN_LENGTH and rest[0] not in _NOT_SHARED:
-                known[rest] = value
-        top[name] = value
+            first = rest[0]
+            if (
+                first in _PLAIN_FIRST
+                and ": " not in rest
+                and " #" not in rest
+                and "\t" not in rest
+                and rest[-1] not in " :"
+            ):
+                value = resolve(rest) if first in _RESOLVED_FIRST else rest
+                if len(rest) <= _KNOWN_LENGTH:
+                    known[rest] = value
+            else:
+                value, after = _scalar(rest, lines, index, top_column, resolve)
+                if after > index + 1:  # a ``|`` block: its lines are read
+                    next(islice(numbered, after - index - 2, None), None)
+        if colon:
+            top[name] = value
+        else:
+            top.append(value)
     if document is None:
         raise Unread
     return document
