@@ -33,6 +33,7 @@ UNREAD: Any = object()
 
 #: Characters YAML reads as line breaks or refuses (and carriage returns): not read here.
 _SPECIAL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
+_SPECIAL_ASCII = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 #: Nesting kept on Python's stack here; deeper texts go to the event reader (which has its own stack).
 _MAX_DEPTH = 200
 #: YAML's limit for a key written without ``?`` (1024), with room to spare.
@@ -175,10 +176,10 @@ def _scalar(
 
 
 def _read(text: str, resolve: Callable[[str], Any]) -> Any:
-    lines = text.split("\n")
     rows = _LINE.findall(text)
-    if len(rows) != len(lines):  # pragma: no cover - one row per line, by the pattern
+    if len(rows) != text.count("\n") + 1:  # pragma: no cover - one row per line, by the pattern
         raise Unread
+    lines: list[str] = []  # the text's lines, split when a ``|`` block needs them
     document: Any = None
     # The innermost open container, its column and whether it is a list; the ones around it.
     top: Any = None
@@ -263,6 +264,8 @@ def _read(text: str, resolve: Callable[[str], Any]) -> Any:
                 if len(rest) <= _KNOWN_LENGTH:
                     known[rest] = value
             else:
+                if rest[0] == "|" and not lines:
+                    lines = text.split("\n")
                 value, after = _scalar(rest, lines, index, top_column, resolve)
                 if after > index + 1:  # a ``|`` block: its lines are read
                     next(islice(numbered, after - index - 2, None), None)
@@ -350,7 +353,8 @@ class _Flow:
 def load(text: str, resolve: Callable[[str], Any]) -> Any:
     """The document of ``text`` as the safe loader builds it, or :data:`UNREAD` for a text
     beyond this module's subset. ``resolve`` gives the value of a plain scalar."""
-    if not text.endswith("\n") or _SPECIAL.search(text):
+    special = _SPECIAL_ASCII if text.isascii() else _SPECIAL  # the first is quicker
+    if not text.endswith("\n") or special.search(text):
         return UNREAD
     try:
         return _read(text[:-1], resolve)
