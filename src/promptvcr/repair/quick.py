@@ -42,8 +42,11 @@ _BRACKET = re.compile(r"[{\[(]")
 _THEN_MORE = re.compile(r"\s*+(?:,\s*+[^\s]|[^\s,/#;\ufeff\u200b\u200c\u200d\u2060])")
 
 
-def _opener(tags: tuple[TagPair, ...]) -> re.Pattern[str]:
-    return _DEFAULT_OPENER if tags is DEFAULT_TAGS else any_opener(tags)
+def _has_opener(text: str, tags: tuple[TagPair, ...]) -> bool:
+    """Whether an opening tag of ``tags`` is in ``text`` (each default one has a ``[`` or ``<``)."""
+    if tags is DEFAULT_TAGS:
+        return ("[" in text or "<" in text) and _DEFAULT_OPENER.search(text) is not None
+    return any_opener(tags).search(text) is not None
 
 
 def _lone_value(text: str, tags: tuple[TagPair, ...]) -> bool:
@@ -51,7 +54,7 @@ def _lone_value(text: str, tags: tuple[TagPair, ...]) -> bool:
     all (``1\n2``, ``0.0.1``), with no fence, tag or markup around it."""
     if "```" in text or "~~~" in text or "<" in text:
         return False
-    if _opener(tags).search(text):
+    if _has_opener(text, tags):
         return False
     opening = _OPENING.match(text)
     if opening is None:
@@ -84,7 +87,7 @@ def _whole_text_value(text: str, tags: tuple[TagPair, ...], stream_stable: bool)
     The syntax, selection and no-loss steps run on the candidate extraction would make, with
     the token pass, bail check and json_repair answers already known for this text object.
     """
-    if "```" in text or "~~~" in text or _opener(tags).search(text) or _THINKING.search(text):
+    if "```" in text or "~~~" in text or _has_opener(text, tags) or _THINKING.search(text):
         return NOTHING
     spans = json_spans(text)
     if spans == [(0, len(text), False)]:
@@ -127,7 +130,7 @@ def _no_candidate(text: str, tags: tuple[TagPair, ...]) -> bool:
     look into, and nothing that looks like a bare value."""
     if "{" in text or "[" in text or "```" in text or "~~~" in text:
         return False
-    return not (_opener(tags).search(text) or _THINKING.search(text) or looks_like_json(text))
+    return not (_has_opener(text, tags) or _THINKING.search(text) or looks_like_json(text))
 
 
 def _bare_word_value(text: str, tags: tuple[TagPair, ...], at: int, stream_stable: bool) -> JSONValue:
@@ -165,7 +168,7 @@ def fenced_value(text: str, tags: tuple[TagPair, ...]) -> JSONValue:
 
     This is what extraction, selection and the no-loss step conclude about such a text.
     """
-    if _opener(tags).search(text) or _THINKING.search(text):
+    if _has_opener(text, tags) or _THINKING.search(text):
         return NOTHING  # tagged blocks or drafts: extraction decides
     blocks = fenced_blocks(text)
     if len(blocks) != 1 or not _OPENING.match(blocks[0].text):
@@ -193,11 +196,11 @@ def prose_value(
     ``spans``: ``json_spans(text)``, when the caller has them; ``settled``: nothing later in
     the quick path could answer the text (``_stops_after_first``).
     """
-    if _opener(tags).search(text) or _THINKING.search(text):
-        return NOTHING
     if spans is None:
         spans = json_spans(text)
     if len(spans) != 1 or not spans[0].valid or MEMBER_BEFORE.search(text, 0, spans[0].start):
+        return NOTHING
+    if _has_opener(text, tags) or _THINKING.search(text):
         return NOTHING
     start, end, _ = spans[0]
     body = text[start:end]
