@@ -50,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import promptvcr
 from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.models import Interaction, Request, Response
+from promptvcr.matching import key as request_keys
 
 # cassetter is installed apart from the venv (``pip install --target DIR cassetter``, then
 # CASSETTER_PATH=DIR): in the venv its pytest plugin takes the ``cassette`` fixture from ours.
@@ -494,7 +495,11 @@ def record_ratio(requests: int, samples: int, workdir: Path) -> tuple[float, flo
 def load_times(workdir: Path, n: int, rounds: int) -> dict[str, float]:
     """Entering an n-interaction cassette: ``cold`` is the first read of the file (its parse
     cache empty, as on a fresh CI machine), ``warm`` a later read (the parse cache filled by
-    an earlier run; see :mod:`promptvcr.cassettes.parsecache`). The cache is a folder of this run's."""
+    an earlier run; see :mod:`promptvcr.cassettes.parsecache`). The cache is a folder of this run's.
+
+    Before each cold entry the process forgets the request keys it has computed (the
+    replay cases above computed those of these very requests), as a fresh process has none:
+    otherwise ``cold`` would leave out computing every recorded request's key."""
     items = interactions(OpenAIChat(stream=False), n)
     results: dict[str, float] = {}
     before = os.environ.get("PROMPTVCR_CACHE_DIR")
@@ -506,6 +511,8 @@ def load_times(workdir: Path, n: int, rounds: int) -> dict[str, float]:
             for r in range(rounds):
                 os.environ["PROMPTVCR_CACHE_DIR"] = str(workdir / f"parse-cache-{suffix}-{r}")
                 for samples in (cold, warm):  # the first entry fills the cache, the second reads it
+                    if samples is cold:
+                        request_keys._memory.clear()
                     started = time.perf_counter()
                     with promptvcr.use_cassette(path):
                         pass
