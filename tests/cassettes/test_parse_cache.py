@@ -257,3 +257,38 @@ def test_a_copy_of_cached_interactions_is_a_plain_list(cache: Path, tmp_path: Pa
     assert isinstance(cached, parsecache.CachedInteractions)
     for copied in (copy.copy(cached), copy.deepcopy(cached), pickle.loads(pickle.dumps(cached))):
         assert type(copied) is list and copied == cached
+
+
+def test_keys_offered_after_a_first_read_go_into_the_entry_in_place(cache: Path, tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    _write(path, _varied())
+    first = persister.load(path).interactions
+    (entry,) = _entries(cache)
+    without_keys = entry.read_bytes()
+    Tape(first)  # computes the keys and offers them
+    with_keys = entry.read_bytes()
+    # The interactions' part is the same bytes: only the digest and the keys' part changed.
+    size = int.from_bytes(
+        without_keys[parsecache._HEADER - parsecache._LENGTH : parsecache._HEADER], "little"
+    )
+    assert (
+        with_keys[parsecache._HEADER : parsecache._HEADER + size]
+        == without_keys[parsecache._HEADER : parsecache._HEADER + size]
+    )
+    assert len(with_keys) > len(without_keys)
+    second = persister.load(path).interactions
+    assert isinstance(second, parsecache.CachedInteractions)
+    assert second.keys(keys._token()) == [keys.computed_key(i.request) for i in _parsed(path)]
+
+
+def test_an_entry_whose_key_update_was_torn_is_read_again(cache: Path, tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    _write(path, _varied())
+    first = persister.load(path).interactions
+    (entry,) = _entries(cache)
+    Tape(first)
+    data = entry.read_bytes()
+    entry.write_bytes(data[:-3])  # the keys written, the digest not (or a crash half-way)
+    assert parsecache.lookup(entry.name, path) is None
+    assert persister.load(path).interactions == _parsed(path)
+    assert parsecache.lookup(entry.name, path) is not None  # replaced by a whole entry
