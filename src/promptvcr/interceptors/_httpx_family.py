@@ -273,7 +273,7 @@ def record_response(module: ModuleType, real: Any, recording: Recording) -> Any:
     # The application gets the decoded body: its content-length still holds without a content-encoding.
     headers: Any
     if type(lines) is list:  # the header lines as received, copied, not decoded and encoded again
-        wire_lines = _WIRE_LINES if any(line[1] == b"content-encoding" for line in lines) else _DECODED_LINES
+        wire_lines = _WIRE_LINES if b"content-encoding" in [line[1] for line in lines] else _DECODED_LINES
         headers = module.Headers()
         setattr(headers, HEADERS_LINES, [line for line in lines if line[1] not in wire_lines])
     else:
