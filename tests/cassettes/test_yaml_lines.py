@@ -164,3 +164,12 @@ def test_deep_nesting_is_left_to_the_event_reader() -> None:
     assert (
         yamllines.load("a: " + "[" * 5000 + "]" * 5000 + "\n", yamlreader.resolve_plain) is yamllines.UNREAD
     )
+
+
+def test_a_text_read_in_pieces_is_read_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    items = [_item(n) for n in range(4)]
+    items[2]["request"]["json"]["messages"].append({"role": "user", "content": "a\n- b\n\n- c\n"})
+    text = "interactions:\n" + "".join(sequence_items(items)) + "version: 1\n"
+    whole = _agrees(text)
+    monkeypatch.setattr(yamllines, "_PIECE", 10)  # cut before every item
+    assert _agrees(text) == whole != yamllines.UNREAD

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from itertools import islice
 from typing import Any
 
@@ -51,6 +51,9 @@ _PLAIN_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 #: How plain scalars start that YAML may read as something other than text (``yes``,
 #: ``null``, numbers...): only these are resolved; any other is the text itself.
 _RESOLVED_FIRST = frozenset(k for k in yaml.resolver.Resolver.yaml_implicit_resolvers if k)
+#: Characters read at a time (see :func:`_pieces`): the rows of a line are several times
+#: the size of its text.
+_PIECE = 1 << 20
 #: Plain scalars this short are resolved once per text (keys and small values repeat).
 _KNOWN_LENGTH = 40
 #: How values start that are not plain scalars: each is read anew (a collection is not shared).
@@ -175,11 +178,21 @@ def _scalar(
     return _plain(rest, resolve), index + 1
 
 
+def _pieces(text: str) -> Iterator[str]:
+    """``text`` in pieces of about :data:`_PIECE` characters, cut before a line that starts
+    with ``- `` at the left margin (which no block or scalar runs across): the rows of one
+    piece at a time are held, not those of the whole text."""
+    start = 0
+    while True:
+        cut = text.find("\n- ", start + _PIECE)
+        if cut < 0:
+            yield text[start:] if start else text
+            return
+        yield text[start:cut]
+        start = cut + 1
+
+
 def _read(text: str, resolve: Callable[[str], Any]) -> Any:
-    rows = _LINE.findall(text)
-    if len(rows) != text.count("\n") + 1:  # pragma: no cover - one row per line, by the pattern
-        raise Unread
-    lines: list[str] = []  # the text's lines, split when a ``|`` block needs them
     document: Any = None
     # The innermost open container, its column and whether it is a list; the ones around it.
     top: Any = None
@@ -188,91 +201,96 @@ def _read(text: str, resolve: Callable[[str], Any]) -> Any:
     stack: list[tuple[Any, int, bool]] = []
     pending: Any = _NONE  # a key of ``top`` written with nothing after its colon
     known: dict[str, Any] = {}  # short plain scalars already read (keys and values repeat)
-    numbered = enumerate(rows)
-    for index, (indent, dashes, key, colon, rest) in numbered:
-        if not dashes and not colon:
-            if rest and rest[0] != "#":
-                raise Unread  # a scalar alone on its line: continued, or broken
-            continue  # a blank line or a comment
-        column = len(indent)
-        if pending is not _NONE:
-            if column > top_column or (column == top_column and dashes):
-                child: Any = [] if dashes else {}
-                top[pending] = child
-                stack.append((top, top_column, top_list))
-                top, top_column, top_list = child, column, bool(dashes)
-            pending = _NONE
-        if dashes:
-            while column < top_column:
-                top, top_column, top_list = stack.pop()
-            if top is None:
-                if column:
+    for piece in _pieces(text):
+        rows = _LINE.findall(piece)
+        if len(rows) != piece.count("\n") + 1:  # pragma: no cover - one row per line, by the pattern
+            raise Unread
+        lines: list[str] = []  # the piece's lines, split when a ``|`` block needs them
+        numbered = enumerate(rows)
+        for index, (indent, dashes, key, colon, rest) in numbered:
+            if not dashes and not colon:
+                if rest and rest[0] != "#":
+                    raise Unread  # a scalar alone on its line: continued, or broken
+                continue  # a blank line or a comment
+            column = len(indent)
+            if pending is not _NONE:
+                if column > top_column or (column == top_column and dashes):
+                    child: Any = [] if dashes else {}
+                    top[pending] = child
+                    stack.append((top, top_column, top_list))
+                    top, top_column, top_list = child, column, bool(dashes)
+                pending = _NONE
+            if dashes:
+                while column < top_column:
+                    top, top_column, top_list = stack.pop()
+                if top is None:
+                    if column:
+                        raise Unread
+                    top = document = []
+                    top_column, top_list = column, True
+                elif not top_list or column != top_column:
                     raise Unread
-                top = document = []
-                top_column, top_list = column, True
-            elif not top_list or column != top_column:
-                raise Unread
-            for _ in range(len(dashes) // 2 - 1):  # ``- - x``: a list that is an item
-                child = []
-                top.append(child)
-                stack.append((top, top_column, top_list))
-                top, top_column, top_list = child, top_column + 2, True
-            if len(stack) > _MAX_DEPTH:
-                raise Unread
-            if colon:  # ``- key: ...``: a mapping that is an item
-                child = {}
-                top.append(child)
-                stack.append((top, top_column, top_list))
-                top, top_column, top_list = child, top_column + 2, False
-            elif not rest:
-                raise Unread  # ``- `` and nothing after it
-        elif column != top_column or top_list:
-            while column < top_column:
-                top, top_column, top_list = stack.pop()
-            if top_list and column == top_column:
-                top, top_column, top_list = stack.pop()  # a sequence written at its key's column ends
-            if top is None:
-                if column:
+                for _ in range(len(dashes) // 2 - 1):  # ``- - x``: a list that is an item
+                    child = []
+                    top.append(child)
+                    stack.append((top, top_column, top_list))
+                    top, top_column, top_list = child, top_column + 2, True
+                if len(stack) > _MAX_DEPTH:
                     raise Unread
-                top = document = {}
-                top_column, top_list = column, False
-            elif top_list or column != top_column:
-                raise Unread
-        if colon:
-            name = known.get(key, _NONE)
-            if name is _NONE:
-                name = _key(key, resolve)
-                if len(key) <= _KNOWN_LENGTH and key[0] != '"':
-                    known[key] = name
-            if not rest:
-                top[name] = None
-                pending = name
-                continue
-        # The value: most repeat (and are found), the rest are mostly plain text. (Written
-        # out here rather than called: this runs for most of the lines of a cassette.)
-        value = known.get(rest, _NONE)
-        if value is _NONE:
-            first = rest[0]
-            if (
-                first in _PLAIN_FIRST
-                and ": " not in rest
-                and " #" not in rest
-                and "\t" not in rest
-                and rest[-1] not in " :"
-            ):
-                value = resolve(rest) if first in _RESOLVED_FIRST else rest
-                if len(rest) <= _KNOWN_LENGTH:
-                    known[rest] = value
+                if colon:  # ``- key: ...``: a mapping that is an item
+                    child = {}
+                    top.append(child)
+                    stack.append((top, top_column, top_list))
+                    top, top_column, top_list = child, top_column + 2, False
+                elif not rest:
+                    raise Unread  # ``- `` and nothing after it
+            elif column != top_column or top_list:
+                while column < top_column:
+                    top, top_column, top_list = stack.pop()
+                if top_list and column == top_column:
+                    top, top_column, top_list = stack.pop()  # a sequence written at its key's column ends
+                if top is None:
+                    if column:
+                        raise Unread
+                    top = document = {}
+                    top_column, top_list = column, False
+                elif top_list or column != top_column:
+                    raise Unread
+            if colon:
+                name = known.get(key, _NONE)
+                if name is _NONE:
+                    name = _key(key, resolve)
+                    if len(key) <= _KNOWN_LENGTH and key[0] != '"':
+                        known[key] = name
+                if not rest:
+                    top[name] = None
+                    pending = name
+                    continue
+            # The value: most repeat (and are found), the rest are mostly plain text. (Written
+            # out here rather than called: this runs for most of the lines of a cassette.)
+            value = known.get(rest, _NONE)
+            if value is _NONE:
+                first = rest[0]
+                if (
+                    first in _PLAIN_FIRST
+                    and ": " not in rest
+                    and " #" not in rest
+                    and "\t" not in rest
+                    and rest[-1] not in " :"
+                ):
+                    value = resolve(rest) if first in _RESOLVED_FIRST else rest
+                    if len(rest) <= _KNOWN_LENGTH:
+                        known[rest] = value
+                else:
+                    if rest[0] == "|" and not lines:
+                        lines = piece.split("\n")
+                    value, after = _scalar(rest, lines, index, top_column, resolve)
+                    if after > index + 1:  # a ``|`` block: its lines are read
+                        next(islice(numbered, after - index - 2, None), None)
+            if colon:
+                top[name] = value
             else:
-                if rest[0] == "|" and not lines:
-                    lines = text.split("\n")
-                value, after = _scalar(rest, lines, index, top_column, resolve)
-                if after > index + 1:  # a ``|`` block: its lines are read
-                    next(islice(numbered, after - index - 2, None), None)
-        if colon:
-            top[name] = value
-        else:
-            top.append(value)
+                top.append(value)
     if document is None:
         raise Unread
     return document
