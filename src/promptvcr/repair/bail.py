@@ -132,6 +132,7 @@ def _stray_closer(prefix: str) -> bool:
 
 _LEADING_SPACE = re.compile(r"\s*")
 _NUMBER_START = frozenset("0123456789+-.")
+_WHOLE_NUMBER = re.compile(_EXACT_NUMBER)
 # Characters at which the pass reads something other than a bare word (token_pass._HANDLERS).
 _NOT_BARE = frozenset("{[(}]),\uff0c:\uff1a\"'\u201c\u2018/#;\ufeff\u200b\u200c\u200d\u2060")
 
@@ -149,6 +150,8 @@ def bare_word_bail(text: str) -> int:
     if at >= len(text) or text[at] in _NOT_BARE:
         return -1
     if text[at] in _NUMBER_START:  # '2e3.4', '0.0.1': no number as the pass reads them
+        if _WHOLE_NUMBER.match(text, at):
+            return -1  # '1,2,3': a whole number, most likely read (never wrong to run the pass)
         # lax_number reads every NUMBER and more; a sign may start '-Infinity'
         number = lax_number(text, at) or (text[at] == "-" and LITERAL.match(text, at))
         return -1 if number else at
