@@ -146,6 +146,8 @@ def test_the_cassette_layout_is_read_here_and_not_left_to_libyaml() -> None:
         "a: http://x#y\n",
         "é: 1\n",
         "a: 'single'\n",
+        "a: 'it''s: #1'\n'k''1': ''\n'b': '  '\nc: 'x\ty'\nd: 'open\n",
+        "- '*/*'\n- 'a' b\n",
         "---\na: 1\n",
         "a: 1\n---\nb: 2\n",
     ],
@@ -157,6 +159,12 @@ def test_hand_edited_layouts_are_read_as_the_safe_loader_reads_them(text: str) -
 def test_a_comment_or_blank_line_between_items_keeps_the_fast_path() -> None:
     text = "interactions:\n# reviewed\n- a: 1\n\n  b: |\n    x\n\n- a: 2\nversion: 1\n"
     assert _agrees(text) == {"interactions": [{"a": 1, "b": "x\n"}, {"a": 2}], "version": 1}
+
+
+def test_single_quoted_scalars_as_pyyaml_writes_them_are_read_here() -> None:
+    text = yaml.safe_dump({"accept": ["*/*"], "n": "1", "q": "it's", "x: y": "#z"}, allow_unicode=True)
+    assert "'" in text
+    assert _agrees(text) == yaml.safe_load(text)
 
 
 def test_deep_nesting_is_left_to_the_event_reader() -> None:

@@ -43,9 +43,11 @@ _QUOTED = r'"((?:[^"\\]|\\.)*)"'
 #: One line: its indentation, its ``- `` entries, a key (a simple plain one, or double-quoted
 #: with its quotes) and its colon, and the rest: the value, or what is left to libyaml.
 _LINE = re.compile(
-    r'^( *)((?:- )*)(?:([A-Za-z][A-Za-z0-9_.-]*|"(?:[^"\\\n]|\\.)*")(:)(?: |$))?(.*)$', re.MULTILINE
+    r"""^( *)((?:- )*)(?:([A-Za-z][A-Za-z0-9_.-]*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*')(:)(?: |$))?(.*)$""",
+    re.MULTILINE,
 )
 _QUOTED_VALUE = re.compile(_QUOTED)
+_SINGLE_QUOTED = re.compile(r"'((?:[^']|'')*)'")
 #: How a plain scalar read here starts (a sign only before a digit or a dot): never an indicator.
 _PLAIN_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.~")
 #: How plain scalars start that YAML may read as something other than text (``yes``,
@@ -57,7 +59,7 @@ _PIECE = 1 << 20
 #: Plain scalars this short are resolved once per text (keys and small values repeat).
 _KNOWN_LENGTH = 40
 #: How values start that are not plain scalars: each is read anew (a collection is not shared).
-_NOT_SHARED = frozenset('"|{[')
+_NOT_SHARED = frozenset("\"'|{[")
 _ESCAPE = re.compile(r'\\(?:(["\\/bfnrt])|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(.?))')
 #: Escapes decoded one by one here at most, in one scalar.
 _MAX_SLOW_ESCAPES = 1000
@@ -171,6 +173,11 @@ def _scalar(
         if match is None:
             raise Unread
         return _quoted(match.group(1)), index + 1
+    if first == "'":  # as PyYAML writes what needs quoting (and older promptvcr did)
+        match = _SINGLE_QUOTED.fullmatch(rest)
+        if match is None:
+            raise Unread
+        return match.group(1).replace("''", "'"), index + 1
     if first == "|":
         return _block(lines, index + 1, rest, column)
     if first == "{" or first == "[":
@@ -260,7 +267,7 @@ def _read(text: str, resolve: Callable[[str], Any]) -> Any:
                 name = known.get(key, _NONE)
                 if name is _NONE:
                     name = _key(key, resolve)
-                    if len(key) <= _KNOWN_LENGTH and key[0] != '"':
+                    if len(key) <= _KNOWN_LENGTH and key[0] not in "'\"":
                         known[key] = name
                 if not rest:
                     top[name] = None
@@ -299,6 +306,8 @@ def _read(text: str, resolve: Callable[[str], Any]) -> Any:
 def _key(key: str, resolve: Callable[[str], Any]) -> Any:
     if len(key) > _MAX_KEY:
         raise Unread
+    if key[0] == "'":
+        return key[1:-1].replace("''", "'")
     return _quoted(key[1:-1]) if key[0] == '"' else resolve(key)
 
 
