@@ -23,6 +23,8 @@ Where: ``$PROMPTVCR_CACHE_DIR``, else ``$XDG_CACHE_HOME/promptvcr``, else
 
 A cassette read from the cache offers its requests' keys to the matching layer (see
 :class:`CachedInteractions`), which computes them once and offers them back to be kept.
+They go into the entry in place (its interactions are not written, nor hashed, again): on a
+first read the entry is written once, then its keys' part replaced when the tape offers them.
 """
 
 from __future__ import annotations
