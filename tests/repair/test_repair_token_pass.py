@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
+from promptvcr.repair import token_pass
 from promptvcr.repair.strings import decode_body
 from promptvcr.repair.token_pass import normalize, restore
 
@@ -143,3 +145,38 @@ def test_string_bodies_keep_what_the_model_meant(body: str, expected: str) -> No
 )
 def test_reads_what_models_write_loosely(text: str, expected: object) -> None:
     assert value_of(text) == expected
+
+
+_SHORTCUT_TEXTS = [
+    '{"a": "x", "b": "y z", "": ""}',
+    "{'a': 'x', 'it': \"q\"}",
+    "{\u201ca\u201d: \u201cx\u201d, \u2018b\u2019: \u2018y\u2019}",
+    '{"a": "ends in a space ", "b": "tab\t"}',  # placeholders
+    '{"a": "x"\n "b": "y"}',  # a missing comma
+    '{"a" "b"}',  # a missing colon
+    "{'a', 'b'}",  # a Python set
+    '["a" "b", "c"]',
+    '{"doc": """x"""}',
+    "{'''k''': '''v'''}",
+    '""""',
+    '"a": 1, "b": 2',
+    '{"a": "He said "hi" twice"}',  # no shortcut: the quote after 'said ' closes nothing
+    "{'msg': 'it's fine'}",
+    '{"a": "x\\n", "b": "\\u00e9"}',  # escapes: the general path
+    '{"spec": "a:\n  b: 1\n\n}\n"next": "x"}',
+    '"abc"',
+    "'abc' : 1",
+    '{"a": "cut off',
+]
+
+
+@pytest.mark.parametrize("text", _SHORTCUT_TEXTS)
+@pytest.mark.parametrize("stream_stable", [False, True])
+def test_plain_strings_read_by_the_shortcut_as_by_the_general_path(
+    text: str, stream_stable: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``PLAIN_STRING`` (a string whose body is its value) is a shortcut, never a rule of its own."""
+    fast = normalize((text + " ")[:-1], stream_stable)
+    never = re.compile(r"(?!)")
+    monkeypatch.setattr(token_pass, "PLAIN_STRING", dict.fromkeys(token_pass.PLAIN_STRING, never))
+    assert normalize((text + " ")[:-1], stream_stable) == fast

@@ -25,6 +25,31 @@ _TRAILING_CLOSERS = re.compile(r"[\s\]})]*\Z")
 
 _COLON = re.compile(r"\s*[:\uff1a]")
 
+# What may follow a string's closing quote, by where the string stands. Being strict here is
+# what lets the pass notice an unescaped quote inside a string and leave it to json_repair.
+_SP = r"[\s\ufeff\u200b\xa0]*"
+KEY_END = re.compile(_SP + r"""(?:[:\uff1a,}]|(?=["'\u201c\u2018\d\[{-]))""")  # or a value: ':' forgotten
+TOP_END = re.compile(_SP + r"(?:[:\uff1a]|\Z)")
+_THEN_QUOTE = r"|[\s\ufeff\u200b\xa0]+[\"'\u201c\u2018]"  # a missing comma before the next string
+# In an object, the string after a missing comma must be a key ('"a": "x"\n"b": 1').
+_THEN_KEY = r"""|[\s\ufeff\u200b\xa0]+["'\u201c\u2018][^"'\n]*["'\u201d\u2019][ \t]*[:\uff1a]"""
+
+# A string literal whose body is its value: no backslash, no raw control character, no quote
+# of another kind, not the opening of a triple-quoted string. ``read_string`` and
+# ``decode_body`` would read such a body as itself, so the pass may take it without them.
+PLAIN_STRING = {
+    '"': re.compile(r'"(?!"")([^"\\\x00-\x1f]*+)"'),
+    "'": re.compile(r"""'(?!'')([^'"\\\x00-\x1f]*+)'"""),
+    "\u201c": re.compile(r'\u201c([^\u201d"\\\x00-\x1f]*+)\u201d'),
+    "\u2018": re.compile(r'\u2018([^\u2019"\\\x00-\x1f]*+)\u2019'),
+}
+
+
+def value_end(closer: str, in_object: bool) -> re.Pattern[str]:
+    """What may follow a value's closing quote in a container that ``closer`` closes."""
+    then = _THEN_KEY if in_object else _THEN_QUOTE
+    return re.compile(_SP + r"(?:[,\uff0c" + re.escape(closer) + r"]|/[/*]|#|\Z)" + then)
+
 
 class Read(NamedTuple):
     body: str  # the raw text between the quotes

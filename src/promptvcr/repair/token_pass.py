@@ -23,16 +23,15 @@ from typing import NamedTuple
 from .bare_tokens import END, LITERAL, LITERALS, NUMBER, PARTIAL_LITERAL, call_name_end, lax_number
 from .placeholders import MARK_CLOSE, MARK_OPEN
 from .placeholders import restore as restore  # re-exported: callers take both from here
-from .string_tokens import cut_off_value, read_string
+from .string_tokens import KEY_END, PLAIN_STRING, TOP_END, cut_off_value, read_string, value_end
 from .strings import decode_body, without_layout_newline
 
-_SPACE_OR_NOTHING = re.compile(r"[\s\ufeff\u200b\u200c\u200d\u2060]*")
+_INVISIBLE = "\ufeff\u200b\u200c\u200d\u2060"
+_SPACE_OR_NOTHING = re.compile(rf"[\s{_INVISIBLE}]*")
 _LINE_COMMENT = re.compile(r"(?://|#)[^\n]*")
 _BLOCK_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)", re.S)
 _END = END
 _BARE_KEY = re.compile(r"((?:[^\W\d]|\$)[\w$.-]*|\d+)\s*(?=[:\uff1a])")
-_SP = r"[\s\ufeff\u200b\xa0]*"
-_THEN_QUOTE = r"|[\s\ufeff\u200b\xa0]+[\"'\u201c\u2018]"  # a missing comma before the next string
 _STRUCTURE = re.compile(r"""["{}\[\]]""")
 _MEMBER_INSIDE = re.compile(r"""[,}]\s*["'`]?\w+["'`]?\s*:""")
 
@@ -40,22 +39,8 @@ _MEMBER_INSIDE = re.compile(r"""[,}]\s*["'`]?\w+["'`]?\s*:""")
 # "(" is a Python tuple and "{," a Python set; both become JSON arrays.
 _CLOSERS = {"{": ("}", "}"), "[": ("]", "]"), "(": (")", "]"), "{,": ("}", "]")}
 
-# What may follow a string's closing quote, by where the string stands. Being strict here is
-# what lets the pass notice an unescaped quote inside a string and leave it to json_repair.
-_KEY_END = re.compile(_SP + r"""(?:[:\uff1a,}]|(?=["'\u201c\u2018\d\[{-]))""")  # or a value: ':' forgotten
-_TOP_END = re.compile(_SP + r"(?:[:\uff1a]|\Z)")
-# In an object, the string after a missing comma must be a key ('"a": "x"\n"b": 1').
-_THEN_KEY = r"""|[\s\ufeff\u200b\xa0]+["'\u201c\u2018][^"'\n]*["'\u201d\u2019][ \t]*[:\uff1a]"""
-_VALUE_END = {
-    kind: re.compile(
-        _SP
-        + r"(?:[,\uff0c"
-        + re.escape(closer)
-        + r"]|/[/*]|#|\Z)"
-        + (_THEN_KEY if kind == "{" else _THEN_QUOTE)
-    )
-    for kind, (closer, _) in _CLOSERS.items()
-}
+# What may follow a string's closing quote in each kind of container (see string_tokens).
+_VALUE_END = {kind: value_end(closer, kind == "{") for kind, (closer, _) in _CLOSERS.items()}
 
 # What the pass expects next.
 _ITEM = 0  # a value (in an array or at top level) or a key (in an object)
@@ -151,11 +136,14 @@ class _Pass:
         read_bare = _Pass.read_bare
         index = 0
         try:
-            while True:
-                index = skip_space(text, index).end()  # type: ignore[union-attr]
-                if index >= length:
-                    break
-                index = handlers.get(text[index], read_bare)(self, text, index)
+            while index < length:
+                char = text[index]
+                if char.isspace() or char in _INVISIBLE:  # as _SPACE_OR_NOTHING reads them
+                    index = skip_space(text, index).end()  # type: ignore[union-attr]
+                    if index >= length:
+                        break
+                    char = text[index]
+                index = handlers.get(char, read_bare)(self, text, index)
         except _Bail:
             self.out.append(text[index:])
             return index
@@ -264,7 +252,18 @@ class _Pass:
         if self.expect != _ITEM:
             self.begin_value()
         is_key = self.expect == _ITEM and bool(self.stack) and self.stack[-1] == "{"
-        ends = _KEY_END if is_key else _VALUE_END[self.stack[-1]] if self.stack else _TOP_END
+        ends = KEY_END if is_key else _VALUE_END[self.stack[-1]] if self.stack else TOP_END
+        plain = PLAIN_STRING[text[index]].match(text, index)
+        if plain is not None:  # most strings: no escape, no raw control character, one quote kind
+            end = plain.end()
+            follower = ends.match(text, end)
+            if follower is not None and not (is_key and follower.group()[-1:] in (",", "}")):
+                self.emit_string(plain.group(1))  # what the general path below would read
+                if is_key:
+                    self.expect = _AFTER_KEY
+                else:
+                    self.finish_value()
+                return end
         read = read_string(text, index, ends)
         if read is None:
             raise _Bail
@@ -286,7 +285,7 @@ class _Pass:
             if partial_escape:
                 self.dropped.append(partial_escape)
         if is_key:
-            follower = _KEY_END.match(text, end)
+            follower = KEY_END.match(text, end)
             if follower and follower.group()[-1:] in (",", "}"):
                 if not self.object_is_empty():
                     raise _Bail
