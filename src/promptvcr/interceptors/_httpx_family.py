@@ -236,28 +236,21 @@ def replay_response(module: ModuleType, response: Response, request: Any = None)
     )
 
 
-#: The header list each stored response is served with, by the response's identity (the
-#: response is kept in the entry, so the identity cannot be reused while the entry lives).
-_WIRE: dict[int, tuple[Response, list[tuple[str, str] | tuple[bytes, bytes]]]] = {}
-
-
 def _wire_headers(response: Response) -> list[tuple[str, str] | tuple[bytes, bytes]]:
     """The response's headers, with the content-length of its body unless it is a stream.
 
-    Built once per stored response: a cassette serves the same answers request after
-    request, and the library copies the list into its own headers (it never changes it)."""
-    entry = _WIRE.get(id(response))
-    if entry is not None and entry[0] is response:
-        return entry[1]
-    headers: list[tuple[str, str] | tuple[bytes, bytes]] = [
+    Built once per stored response (kept on it): a cassette serves the same answers request
+    after request, and the library copies the list into its own headers (it never changes it)."""
+    headers: list[tuple[str, str] | tuple[bytes, bytes]] | None = response.wire_headers
+    if headers is not None:
+        return headers
+    headers = [
         (name, value) if value.isascii() and name.isascii() else (name.encode(), value.encode())
         for name, value in response.headers.items()
     ]  # the library encodes text as ASCII: another value goes as the UTF-8 it decodes back
     if not response.is_event_stream:
         headers.append(("content-length", str(sum(len(c) for c in response.chunks))))
-    if len(_WIRE) >= _MAX_LINES:
-        _WIRE.clear()
-    _WIRE[id(response)] = (response, headers)
+    response.wire_headers = headers
     return headers
 
 
