@@ -11,7 +11,7 @@ Prints:
   4. parse() on each broken case vs json_repair.loads alone, per data set (per-case medians of
      interleaved rounds): the median and the largest per-case ratio (bars: <= 1.0 and <= 2.0),
      the ratio of mean time per case, the count of cases over 2x, and with ``--worst N`` the N
-     cases with the largest ratio;
+     cases with the largest ratio, with ``--groups`` the median per route of the quick path;
   5. a ~1.3 MB document with one trailing comma, and a quarter of it: parse vs json_repair
      (linear time: the big one should cost about four times the small one).
 
@@ -35,7 +35,10 @@ from typing import Any
 
 import json_repair
 
-from promptvcr.repair import parse
+from promptvcr.repair import NOTHING, parse
+from promptvcr.repair.bail import bare_word_bail, certain_bail
+from promptvcr.repair.fastpath import without_trailing_commas
+from promptvcr.repair.token_pass import normalize
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "repair"))
 
@@ -167,7 +170,23 @@ def bench_valid_cases(sets: dict[str, list[dict[str, Any]]], rounds: int) -> Non
     )
 
 
-def bench_broken(name: str, cases: list[dict[str, Any]], rounds: int, worst: int = 0) -> None:
+def route(text: str) -> str:
+    """Which shortcut of the quick path answers ``text`` (a rough label, for ``--groups``)."""
+    if without_trailing_commas(text) is not NOTHING:
+        return "trailing commas"
+    if certain_bail(text):
+        return "certain bail"
+    if bare_word_bail(text) >= 0:
+        return "bare word bail"
+    normalized = normalize(text)
+    if normalized.stopped_at == len(text) and normalized.text.strip() and is_valid(normalized.text):
+        return "token pass alone"
+    return "token pass, then more" if normalized.stopped_at == len(text) else "json_repair"
+
+
+def bench_broken(
+    name: str, cases: list[dict[str, Any]], rounds: int, worst: int = 0, groups: bool = False
+) -> None:
     broken = [case for case in cases if not is_valid(case["input"])]
     ours_total = theirs_total = 0.0
     ratios = []
@@ -185,6 +204,12 @@ def bench_broken(name: str, cases: list[dict[str, Any]], rounds: int, worst: int
         ratios.append(ours / theirs)
         rows.append((ours / theirs, ours, theirs, case["input"]))
     n = len(broken)
+    if groups:
+        by_route: dict[str, list[float]] = {}
+        for case, ratio in zip(broken, ratios, strict=True):
+            by_route.setdefault(route(case["input"]), []).append(ratio)
+        for label, found in sorted(by_route.items()):
+            print(f"  {label:<20} {len(found):>4} cases: median ratio {statistics.median(found):.3f}")
     print(
         f"{name}: {n} broken cases, per-case ratio to json_repair.loads: median "
         f"{statistics.median(ratios):.3f} (bar <= 1.0), max {max(ratios):.2f} (bar <= 2.0); "
@@ -211,6 +236,7 @@ def main(argv: list[str]) -> None:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("--rounds", type=int, default=31, help="rounds per measurement (default 31)")
     options.add_argument("--worst", type=int, default=0, help="list the N worst broken cases of each set")
+    options.add_argument("--groups", action="store_true", help="median ratio per quick-path route")
     args = options.parse_args(argv)
     cases = load_cases()
     pass_table(cases)
@@ -223,7 +249,7 @@ def main(argv: list[str]) -> None:
         bench_valid(args.rounds)
         bench_valid_cases(sets, args.rounds)
         for name, data in sets.items():
-            bench_broken(name, data, args.rounds, args.worst)
+            bench_broken(name, data, args.rounds, args.worst, args.groups)
         bench_large()
     finally:
         gc.enable()

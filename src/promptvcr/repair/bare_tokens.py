@@ -46,3 +46,30 @@ def call_name_end(text: str, index: int) -> int:
     """End of a function name wrapping a value (``ObjectId(``), or -1."""
     match = _CALL.match(text, index)
     return match.end() if match else -1
+
+
+def loose_value(text: str, index: int) -> tuple[str, int, str] | None:
+    """The bare token at ``index`` that is not a JSON number, or ``None`` when it is no value.
+
+    Returns the JSON to write for it, where it ends, and the syntax left out (kept for the
+    no-loss check): a loose number (``2.``), a literal of another language (``True``,
+    ``undefined``: its spelling is left out), a literal cut off at the end of the text
+    (``fals``) when it can mean one literal only, or a call name (``ObjectId(``: no JSON, as
+    the parentheses hold the value).
+    """
+    lax = lax_number(text, index)
+    if lax:
+        return lax[0], lax[1], ""
+    call = call_name_end(text, index)
+    if call > 0:
+        return "", call, text[index:call]
+    literal = LITERAL.match(text, index)
+    if literal:
+        return LITERALS[literal.group().lower()], literal.end(), literal.group()
+    partial = PARTIAL_LITERAL.match(text, index)
+    if partial:
+        word = partial.group(1).lower()
+        meant = {LITERALS[full] for full in LITERALS if full.startswith(word)}
+        if len(meant) == 1:
+            return meant.pop(), len(text), word
+    return None

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from json.encoder import encode_basestring
 from typing import NamedTuple
 
-from .bare_tokens import END, LITERAL, LITERALS, NUMBER, PARTIAL_LITERAL, call_name_end, lax_number
+from .bare_tokens import NUMBER, loose_value
 from .placeholders import MARK_CLOSE, MARK_OPEN
 from .placeholders import restore as restore  # re-exported: callers take both from here
 from .string_tokens import KEY_END, PLAIN_STRING, TOP_END, cut_off_value, read_string, value_end
@@ -30,7 +30,6 @@ _INVISIBLE = "\ufeff\u200b\u200c\u200d\u2060"
 _SPACE_OR_NOTHING = re.compile(rf"[\s{_INVISIBLE}]*")
 _LINE_COMMENT = re.compile(r"(?://|#)[^\n]*")
 _BLOCK_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)", re.S)
-_END = END
 _BARE_KEY = re.compile(r"((?:[^\W\d]|\$)[\w$.-]*|\d+)\s*(?=[:\uff1a])")
 _STRUCTURE = re.compile(r"""["{}\[\]]""")
 _MEMBER_INSIDE = re.compile(r"""[,}]\s*["'`]?\w+["'`]?\s*:""")
@@ -42,7 +41,7 @@ _CLOSERS = {"{": ("}", "}"), "[": ("]", "]"), "(": (")", "]"), "{,": ("}", "]")}
 # What may follow a string's closing quote in each kind of container (see string_tokens).
 _VALUE_END = {kind: value_end(closer, kind == "{") for kind, (closer, _) in _CLOSERS.items()}
 
-# What the pass expects next.
+# What the pass expects next; begin_value has work to do from _AFTER_KEY on.
 _ITEM = 0  # a value (in an array or at top level) or a key (in an object)
 _VALUE = 1  # a value, after ':'
 _AFTER_KEY = 2  # ':'
@@ -131,24 +130,20 @@ class _Pass:
     def run(self) -> int:
         text = self.text
         length = len(text)
-        skip_space = _SPACE_OR_NOTHING.match
         handlers = _HANDLERS
         read_bare = _Pass.read_bare
         index = 0
         try:
             while index < length:
-                char = text[index]
-                if char.isspace() or char in _INVISIBLE:  # as _SPACE_OR_NOTHING reads them
-                    index = skip_space(text, index).end()  # type: ignore[union-attr]
-                    if index >= length:
-                        break
-                    char = text[index]
-                index = handlers.get(char, read_bare)(self, text, index)
+                index = handlers.get(text[index], read_bare)(self, text, index)
         except _Bail:
             self.out.append(text[index:])
             return index
         self.finish()
         return length
+
+    def space(self, text: str, index: int) -> int:
+        return _SPACE_OR_NOTHING.match(text, index).end()  # type: ignore[union-attr]
 
     def comment(self, text: str, index: int) -> int:
         if text[index] == "#" and self.expect == _VALUE:
@@ -184,7 +179,8 @@ class _Pass:
 
     def open(self, text: str, index: int) -> int:
         char = text[index]
-        self.begin_value()
+        if self.expect >= _AFTER_KEY:
+            self.begin_value()
         if char == "(" and self.in_object() and self.expect == _ITEM:
             raise _Bail
         self.stack.append(char)
@@ -249,10 +245,11 @@ class _Pass:
         return not "".join(self.out[self.opened_at[-1] + 1 :]).strip()
 
     def read_string(self, text: str, index: int) -> int:
-        if self.expect != _ITEM:
+        if self.expect >= _AFTER_KEY:
             self.begin_value()
-        is_key = self.expect == _ITEM and bool(self.stack) and self.stack[-1] == "{"
-        ends = KEY_END if is_key else _VALUE_END[self.stack[-1]] if self.stack else TOP_END
+        stack = self.stack
+        is_key = self.expect == _ITEM and bool(stack) and stack[-1] == "{"
+        ends = KEY_END if is_key else _VALUE_END[stack[-1]] if stack else TOP_END
         plain = PLAIN_STRING[text[index]].match(text, index)
         if plain is not None:  # most strings: no escape, no raw control character, one quote kind
             end = plain.end()
@@ -302,49 +299,41 @@ class _Pass:
         return end
 
     def read_bare(self, text: str, index: int) -> int:
-        if text.startswith("...", index) and self.stack and self.expect == _ITEM:
+        if text[index].isspace():  # spacing that _HANDLERS does not list
+            return self.space(text, index)
+        stack = self.stack
+        if self.expect == _ITEM and stack and text.startswith("...", index):
             return index + 3  # '[1, 2, ...]': an ellipsis stands for items left out
-        if self.expect == _ITEM and self.in_object():
+        if self.expect == _ITEM and stack and stack[-1] == "{":
             key = _BARE_KEY.match(text, index)
             if key is None:
                 raise _Bail
             self.emit_string(key.group(1))
             self.expect = _AFTER_KEY
             return key.end()
-        self.begin_value()
+        if self.expect >= _AFTER_KEY:
+            self.begin_value()
         number = NUMBER.match(text, index)
         if number:
             self.out.append(number.group())
-            self.finish_value()
+            self.expect = _AFTER_VALUE  # finish_value, inlined: numbers are the commonest bare token
+            self.last_comma = -1
+            if not stack:
+                self.top_level_values += 1
             return number.end()
-        lax = lax_number(text, index)
-        if lax:
-            sign_then_end = lax[0] == "0" and text[index] == "-" and not text[lax[1] :].strip()
-            if sign_then_end and self.stack and not self.in_object():
-                return len(text)  # '[1, -': cut off before the item's first digit, no item at all
-            self.out.append(lax[0])
+        loose = loose_value(text, index)
+        if loose is None:
+            raise _Bail
+        value, end, dropped = loose
+        sign_then_end = value == "0" and text[index] == "-" and not text[end:].strip()
+        if sign_then_end and self.stack and not self.in_object():
+            return len(text)  # '[1, -': cut off before the item's first digit, no item at all
+        if dropped:
+            self.dropped.append(dropped)
+        if value:  # else a call name: 'ObjectId("1")', the parentheses hold the value
+            self.out.append(value)
             self.finish_value()
-            return lax[1]
-        call = call_name_end(text, index)
-        if call > 0:
-            self.dropped.append(text[index:call])
-            return call  # 'ObjectId("1")': the parentheses hold the value
-        literal = LITERAL.match(text, index)
-        if literal:
-            self.dropped.append(literal.group())
-            self.out.append(LITERALS[literal.group().lower()])
-            self.finish_value()
-            return literal.end()
-        partial = PARTIAL_LITERAL.match(text, index)
-        if partial:
-            word = partial.group(1).lower()
-            meant = {LITERALS[full] for full in LITERALS if full.startswith(word)}
-            if len(meant) == 1:
-                self.dropped.append(word)
-                self.out.append(meant.pop())
-                self.finish_value()
-                return len(text)
-        raise _Bail
+        return end
 
     def finish(self) -> None:
         """End of text: drop a member whose value never started, then close what is open."""
@@ -366,6 +355,7 @@ _HANDLERS: dict[str, _Handler] = {
     **dict.fromkeys("\"'\u201c\u2018", _Pass.read_string),
     **dict.fromkeys("/#", _Pass.comment),
     ";": _Pass.semicolon,
+    **dict.fromkeys(" \t\n\r" + _INVISIBLE, _Pass.space),
 }
 """What to do at each character that starts a token; anything else is a bare word."""
 
