@@ -23,6 +23,7 @@ keeps its own stack and stops at :data:`MAX_YAML_DEPTH` too.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -281,7 +282,25 @@ def _new_anchor(name: str, anchors: dict[str, Any], open_anchors: list[tuple[int
 
 def resolve_plain(raw: str) -> Any:
     """:func:`_plain` for :mod:`.yamllines`, which leaves the text to the full loader
-    (:class:`~.yamllines.Unread`) for a scalar the safe loader constructs otherwise."""
+    (:class:`~.yamllines.Unread`) for a scalar the safe loader constructs otherwise.
+
+    A short scalar's value is remembered for the process: a suite reads a small cassette per
+    test, and the same numbers, nulls and booleans (``status: 200``, token counts) in each,
+    each a regex search of PyYAML's resolver. The values are immutable (numbers, booleans,
+    ``None``, text), so sharing them changes nothing."""
+    if len(raw) <= _SHORT:
+        return _resolved_short(raw)
+    try:
+        return _plain(raw)
+    except _NotPlain:
+        raise yamllines.Unread from None
+
+
+_SHORT = 40
+
+
+@functools.lru_cache(maxsize=8192)
+def _resolved_short(raw: str) -> Any:
     try:
         return _plain(raw)
     except _NotPlain:
