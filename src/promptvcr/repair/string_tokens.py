@@ -9,7 +9,6 @@ how the caller says whether the string is a key, a value or a top-level value.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from .strings import decode_body
 
@@ -51,10 +50,9 @@ def value_end(closer: str, in_object: bool) -> re.Pattern[str]:
     return re.compile(_SP + r"(?:[,\uff0c" + re.escape(closer) + r"]|/[/*]|#|\Z)" + then)
 
 
-class Read(NamedTuple):
-    body: str  # the raw text between the quotes
-    end: int  # where reading resumes
-    closed: bool  # False when the text ended inside the string
+Read = tuple[str, int, bool]
+"""The raw text between the quotes, where reading resumes, and False when the text ended inside
+the string. A plain tuple: a NamedTuple costs a Python-level call per string read."""
 
 
 def read_string(text: str, start: int, ends: re.Pattern[str]) -> Read | None:
@@ -67,13 +65,13 @@ def read_string(text: str, start: int, ends: re.Pattern[str]) -> Read | None:
         close = text.find(quote * 3, start + 3)
         if close < 0:
             return None
-        return Read(text[start + 3 : close], close + 3, True)
+        return text[start + 3 : close], close + 3, True
     if quote == '"':
         end = _DOUBLE_BODY.match(text, start + 1).end()  # type: ignore[union-attr]
         if end >= len(text) or text[end] != '"':
-            return Read(text[start + 1 :], len(text), False)
+            return text[start + 1 :], len(text), False
         if ends.match(text, end + 1):
-            return Read(text[start + 1 : end], end + 1, True)
+            return text[start + 1 : end], end + 1, True
         return before_stray_closer(text, start, end)
     closing = _SMART_CLOSE.get(quote, quote)
     search = start + 1
@@ -82,9 +80,9 @@ def read_string(text: str, start: int, ends: re.Pattern[str]) -> Read | None:
         if end < 0:
             if closing in text[start + 1 :] or "\n" in text[start + 1 :]:
                 return None
-            return Read(text[start + 1 :], len(text), False)
+            return text[start + 1 :], len(text), False
         if text[end - 1] != "\\" and ends.match(text, end + 1):
-            return Read(text[start + 1 : end], end + 1, True)
+            return text[start + 1 : end], end + 1, True
         if search == start + 1 and _COLON.match(text, end + 1):
             return None  # "['a': {...}]": a key where a value belongs; json_repair's call
         search = end + 1
@@ -100,7 +98,7 @@ def before_stray_closer(text: str, start: int, quote_at: int) -> Read | None:
     stray = _STRAY_CLOSER_LINE.search(text, start + 1, quote_at)
     if stray is None or not _KEY_AHEAD.match(text, quote_at):
         return None
-    return Read(text[start + 1 : stray.start() + 1], quote_at, True)
+    return text[start + 1 : stray.start() + 1], quote_at, True
 
 
 def cut_off_value(body: str, wanted: str, stream_stable: bool) -> tuple[str, str]:
@@ -114,10 +112,12 @@ def cut_off_value(body: str, wanted: str, stream_stable: bool) -> tuple[str, str
     and closers too, as the next piece may continue the string. An unfinished escape (``\\u00``,
     or ``\\ud83d`` still waiting for its second half) is left out in both modes.
     """
-    tail = None if stream_stable or not wanted else _TRAILING_CLOSERS.search(body)
+    # Cheap tests first: the closers end the body, and every partial escape holds a backslash.
+    ends_in_closer = bool(wanted) and not stream_stable and body.rstrip()[-1:] in ("]", "}", ")")
+    tail = _TRAILING_CLOSERS.search(body) if ends_in_closer else None
     if tail and "".join(tail.group().split()) == wanted:
         body = body[: tail.start()]
-    partial = _PARTIAL_ESCAPE.search(body)
+    partial = _PARTIAL_ESCAPE.search(body) if "\\" in body else None
     if partial:
         body = body[: partial.start()]
     value = decode_body(body)

@@ -337,13 +337,14 @@ class _Pass:
 
     def finish(self) -> None:
         """End of text: drop a member whose value never started, then close what is open."""
-        if self.in_object() and self.expect in (_VALUE, _AFTER_KEY):
-            del self.out[self.member_start :]
+        out, stack = self.out, self.stack
+        if stack and stack[-1] == "{" and self.expect in (_VALUE, _AFTER_KEY):
+            del out[self.member_start :]
             self.expect = _ITEM
-        if self.expect == _ITEM and 0 <= self.last_comma < len(self.out):
-            self.out[self.last_comma] = ""
-        for kind in reversed(self.stack):
-            self.out.append(_CLOSERS[kind][1])
+        if self.expect == _ITEM and 0 <= self.last_comma < len(out):
+            out[self.last_comma] = ""
+        for kind in reversed(stack):
+            out.append(_CLOSERS[kind][1])
 
 
 _Handler = Callable[[_Pass, str, int], int]
