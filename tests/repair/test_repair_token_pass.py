@@ -167,6 +167,9 @@ _SHORTCUT_TEXTS = [
     '"abc"',
     "'abc' : 1",
     '{"a": "cut off',
+    '{"a"\uff1a"x"\uff0c "b" :  "y" ,\n"c": ["d" , "e",], "f": ("g", "h")}',  # the ',' and ':' after
+    '{"a", "b"}',
+    '"a", "b"',
 ]
 
 

@@ -41,6 +41,9 @@ _CLOSERS = {"{": ("}", "}"), "[": ("]", "]"), "(": (")", "]"), "{,": ("}", "]")}
 # What may follow a string's closing quote in each kind of container (see string_tokens).
 _VALUE_END = {kind: value_end(closer, kind == "{") for kind, (closer, _) in _CLOSERS.items()}
 
+_COLONS = frozenset(":\uff1a")
+_COMMAS = frozenset(",\uff0c")
+
 # What the pass expects next; begin_value has work to do from _AFTER_KEY on.
 _ITEM = 0  # a value (in an array or at top level) or a key (in an object)
 _VALUE = 1  # a value, after ':'
@@ -254,12 +257,20 @@ class _Pass:
         if plain is not None:  # most strings: no escape, no raw control character, one quote kind
             end = plain.end()
             follower = ends.match(text, end)
-            if follower is not None and not (is_key and follower.group()[-1:] in (",", "}")):
+            after = follower.group()[-1:] if follower is not None else ""
+            if follower is not None and not (is_key and after in (",", "}")):
                 self.emit_string(plain.group(1))  # what the general path below would read
                 if is_key:
                     self.expect = _AFTER_KEY
-                else:
-                    self.finish_value()
+                    if after in _COLONS:  # the ':' that follows, as colon() reads it
+                        self.out.append(":")
+                        self.expect = _VALUE
+                        return follower.end()
+                    return end
+                self.finish_value()
+                if stack and after in _COMMAS:  # the ',' that follows, as comma() reads it
+                    self.separate()
+                    return follower.end()
                 return end
         read = read_string(text, index, ends)
         if read is None:
