@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from .bare_tokens import LITERAL, LITERALS, NUMBER, PARTIAL_LITERAL, call_name_end, lax_number
+from .remembered import last_answer
 
 _STRING = r'"[^"\\\x00-\x1f]*+(?:\\["\\bfnrt][^"\\\x00-\x1f]*+)*+(?<![\s"\\])(?<!\\[fnrt])"|""'
 # A string whose value ends in whitespace would hide behind a placeholder: not plain.
@@ -165,26 +166,18 @@ def bare_word_bail(text: str) -> int:
     return at
 
 
-_last: tuple[str, bool] = ("", False)
-
-
 def certain_bail(text: str) -> bool:
     """Whether the token pass would stop having rewritten nothing but spacing (see above).
 
     The answer for the last text asked about is kept: the quick path asks first, and the
     syntax step asks again about the same text object when the quick path had to give up.
     """
-    global _last
     if _OPENS_CONTAINER.match(text) is None:
         return _TOP_SCALAR_THEN_MORE.match(text) is not None
-    last_text, last_answer = _last
-    if text is last_text:
-        return last_answer
-    answer = _certain_bail(text)
-    _last = (text, answer)
-    return answer
+    return _certain_bail(text)
 
 
+@last_answer
 def _certain_bail(text: str) -> bool:
     end = _PLAIN.match(text).end()  # type: ignore[union-attr]
     prefix = text[:end]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from .closers import inside_string, pick_closer
+from .remembered import last_answer
 from .tags import Region
 
 _OPENING = re.compile(r"(`{3,}|~{3,})[ \t]*([A-Za-z][\w+.-]*)?")
@@ -23,9 +24,6 @@ def _in_json_string(text: str, position: int, at: int) -> bool:
     return bracket is not None and inside_string(text, bracket.start(), at)
 
 
-_last: tuple[str, list[Region]] = ("", [])
-
-
 def fenced_blocks(text: str) -> list[Region]:
     """Bodies of the fenced blocks in ``text``, in order (language label removed).
 
@@ -33,17 +31,12 @@ def fenced_blocks(text: str) -> list[Region]:
     quick path looks first, and extraction looks again at the same text object when the quick
     path had to give up.
     """
-    global _last
     if "```" not in text and "~~~" not in text:
         return []
-    last_text, last_blocks = _last
-    if text is last_text:
-        return last_blocks
-    blocks = _find_blocks(text)
-    _last = (text, blocks)
-    return blocks
+    return _find_blocks(text)
 
 
+@last_answer
 def _find_blocks(text: str) -> list[Region]:
     blocks: list[Region] = []
     position = 0

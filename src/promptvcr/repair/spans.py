@@ -12,6 +12,8 @@ import json
 import re
 from typing import NamedTuple
 
+from .remembered import last_answer
+
 _DECODER = json.JSONDecoder()
 _OPENERS = re.compile(r"[{\[]")
 _PLAUSIBLE_OBJECT = re.compile(
@@ -67,9 +69,6 @@ def _matching_end(text: str, start: int) -> int:
     return len(text)
 
 
-_last: tuple[str, list[Span]] = ("", [])
-
-
 def json_spans(text: str) -> list[Span]:
     """Top-level JSON containers in ``text``, valid or plausibly broken, left to right.
 
@@ -82,15 +81,10 @@ def json_spans(text: str) -> list[Span]:
     quick path looks first, and extraction looks again at the same text object when the quick
     path had to give up.
     """
-    global _last
-    last_text, last_spans = _last
-    if text is last_text:
-        return last_spans
-    spans = _find_spans(text)
-    _last = (text, spans)
-    return spans
+    return _find_spans(text)
 
 
+@last_answer
 def _find_spans(text: str) -> list[Span]:
     spans: list[Span] = []
     position = 0
