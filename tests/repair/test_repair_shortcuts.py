@@ -134,8 +134,8 @@ def _pipeline(text: str) -> Any:
     return run(Job(text=text, schema=None, tags=DEFAULT_TAGS), DEFAULT_STEPS[1:]).value
 
 
-def _fenced_and_prose_texts(seed: int) -> list[str]:
-    rng = random.Random(seed)
+def _valid_values() -> list[str]:
+    """Every valid JSON text of the data sets, stripped: the values the generators wrap."""
     values = []
     for text in dataset_texts():
         try:
@@ -143,6 +143,12 @@ def _fenced_and_prose_texts(seed: int) -> list[str]:
         except ValueError:
             continue
         values.append(text.strip())
+    return values
+
+
+def _fenced_and_prose_texts(seed: int) -> list[str]:
+    rng = random.Random(seed)
+    values = _valid_values()
     prose = ["", "Here it is:\n", "Sure! ", "Note: {x}\n", "}", "]", " {}", "[1]", ', "b": 2}', "a, b: "]
     prose += ["<think>x</think>", "[CONTENT]", '"q": 1,', "~~~\n"]
     fences = ["```json\n{}\n```", "```\n{}\n```", "```json {} ```", "~~~\n{}\n~~~", "```{}```"]
@@ -224,14 +230,7 @@ def test_bare_word_bail_knows_where_the_pass_stops(seed: int) -> None:
 
 def _side_by_side_texts(seed: int) -> list[str]:
     rng = random.Random(seed)
-    values = []
-    for text in dataset_texts():
-        try:
-            json.loads(text)
-        except ValueError:
-            continue
-        if text.strip()[:1] in ("{", "["):
-            values.append(text.strip())
+    values = [value for value in _valid_values() if value[:1] in ("{", "[")]
     gaps = ["", " ", "\n", ",", ", ", ",\n", "\n\n", " // c\n", ";", ",\u200b", "\u200b"]
     nexts = [*values, '"key2": "v"}', "'x'", "abc", ": 1", "}", "]", "\u201cq\u201d", "# c", "/* c */", ""]
     return [
