@@ -265,12 +265,12 @@ class _Pass:
                     if after in _COLONS:  # the ':' that follows, as colon() reads it
                         self.out.append(":")
                         self.expect = _VALUE
-                        return follower.end()
+                        return self.space(text, follower.end())
                     return end
                 self.finish_value()
                 if stack and after in _COMMAS:  # the ',' that follows, as comma() reads it
                     self.separate()
-                    return follower.end()
+                    return self.space(text, follower.end())
                 return end
         read = read_string(text, index, ends)
         if read is None:
