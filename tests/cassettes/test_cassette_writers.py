@@ -12,28 +12,21 @@ import base64
 import datetime
 import json
 import os
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from property_settings import property_settings
 
 from promptvcr.cassettes import fileformat, storage, yamlreader
 from promptvcr.cassettes.largebody import LARGE_BODY_BYTES, ChunkedBase64, ChunkedText
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cassettes.yamlwriter import sequence_items
 
-THOROUGH = os.environ.get("HYPOTHESIS_PROFILE") == "thorough"
-SETTINGS = settings(
-    max_examples=10_000 if THOROUGH else 300,
-    deadline=timedelta(seconds=5),
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    derandomize=not THOROUGH,
-    database=None,
-)
+SETTINGS = property_settings(300)
 
 #: Pieces YAML gives a meaning of their own: indicators, reserved words, numbers, dates,
 #: breaks it folds or refuses, and the spaces and tabs a block scalar is picky about.

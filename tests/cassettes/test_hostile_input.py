@@ -11,15 +11,14 @@ from __future__ import annotations
 import contextlib
 import gzip
 import json
-import os
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
+from property_settings import property_settings
 
 from promptvcr import Request
 from promptvcr.cassettes import fileformat, storage
@@ -29,15 +28,7 @@ from promptvcr.importers.vcr_convert import ConversionError, to_interaction
 from promptvcr.importers.vcr_read import VcrReadError, read_vcr_bytes
 from promptvcr.matching.key import request_key
 
-THOROUGH = os.environ.get("HYPOTHESIS_PROFILE") == "thorough"
-EXAMPLES = 10_000 if THOROUGH else 200
-SETTINGS = settings(
-    max_examples=EXAMPLES,
-    deadline=timedelta(seconds=5),  # "no hang": one case taking seconds is a failure
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
-    derandomize=not THOROUGH,
-    database=None,
-)
+SETTINGS = property_settings(200, HealthCheck.filter_too_much)
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),

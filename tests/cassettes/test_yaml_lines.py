@@ -8,26 +8,18 @@ does read what promptvcr's writer writes, rather than leaving every cassette to 
 
 from __future__ import annotations
 
-import os
-from datetime import timedelta
 from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from property_settings import property_settings
 
 from promptvcr.cassettes import yamllines, yamlreader
 from promptvcr.cassettes.yamlwriter import Flow, sequence_items
 
-THOROUGH = os.environ.get("HYPOTHESIS_PROFILE") == "thorough"
-SETTINGS = settings(
-    max_examples=10_000 if THOROUGH else 400,
-    deadline=timedelta(seconds=5),
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    derandomize=not THOROUGH,
-    database=None,
-)
+SETTINGS = property_settings(400)
 SAFE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 #: Pieces with a meaning of their own in YAML, and the layout's own pieces (indentation,
