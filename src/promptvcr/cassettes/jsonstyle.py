@@ -24,7 +24,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["JsonStyle", "dump_json", "json_style", "same_json", "valid_style"]
+__all__ = ["CEncoder", "JsonStyle", "c_encoder", "dump_json", "json_style", "same_json", "valid_style"]
 
 JsonStyle = dict[str, Any]
 
@@ -59,30 +59,36 @@ def _dumps(value: Any, separators: tuple[str, str], indent: int | str | None, as
     return encoder.encode(value)
 
 
-def _compact_c(ascii_only: bool) -> Callable[[Any, int], Sequence[str]] | None:
-    """The C encoder ``json.dumps`` uses for compact JSON, without the cycle check: for a
-    document fresh from ``json.loads``, which holds no cycle. ``None`` without the C module."""
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # pragma: no cover - CPython has it
-        return None
+#: A C encoder: ``encoder(value, 0)`` gives the pieces of ``value``'s JSON text.
+CEncoder = Callable[[Any, int], Sequence[str]]
+#: One C encoder per (item separator, key separator, ensure_ascii); styles are few, but a
+#: cassette may declare any, so at most this many are kept.
+_MAX_C_ENCODERS = 64
+_c_encoders: dict[tuple[str, str, bool], CEncoder] = {}
+_c_make = getattr(json.encoder, "c_make_encoder", None)
+_c_default = json.JSONEncoder().default
+
+
+def c_encoder(item: str, key: str, ascii_only: bool) -> CEncoder | None:
+    """The C encoder ``json.dumps`` uses for these separators and ``ensure_ascii``, without the
+    cycle check (for a document parsed from text, which holds no cycle), called directly:
+    ``json.dumps`` with options builds a new encoder per call. ``None`` without the C module."""
+    found = _c_encoders.get((item, key, ascii_only))
+    if found is not None or _c_make is None:
+        return found
     escape = json.encoder.encode_basestring_ascii if ascii_only else json.encoder.encode_basestring
-    default = json.JSONEncoder().default
     # c_make_encoder(markers, default, encoder, indent, key_separator, item_separator,
     #                sort_keys, skipkeys, allow_nan), as json.JSONEncoder.iterencode calls it.
-    encoder: Callable[[Any, int], Sequence[str]] = make(
-        None, default, escape, None, ":", ",", False, False, True
-    )
-    return encoder
-
-
-#: Compact JSON of a parsed document, by ``ensure_ascii`` (see :func:`json_style`).
-_COMPACT_C = {ascii_only: _compact_c(ascii_only) for ascii_only in (False, True)}
+    made: CEncoder = _c_make(None, _c_default, escape, None, key, item, False, False, True)
+    if len(_c_encoders) < _MAX_C_ENCODERS:
+        _c_encoders[(item, key, ascii_only)] = made
+    return made
 
 
 def _is_compact(stripped: str, value: Any, ascii_only: bool) -> bool:
     """Whether ``value`` written compactly is ``stripped``: what most bodies are, checked
     first at the cost of one C call."""
-    encoder = _COMPACT_C[ascii_only]
+    encoder = c_encoder(",", ":", ascii_only)
     if encoder is None or isinstance(value, str):  # pragma: no cover - CPython has it
         return False
     try:

@@ -4,7 +4,7 @@ Reading a cassette turns every ``json`` body back into the bytes it replays
 (:func:`.bodies.decode_body`): checking the body's style and building a JSON encoder for it,
 per body, was over a third of building 10,000 interactions. Almost every body is compact or
 differs from compact only in its separators (``", "`` and ``": "``) and ``ensure_ascii``;
-for those one C encoder per style is kept here and called directly.
+for those one C encoder per style is kept (:func:`.jsonstyle.c_encoder`) and called directly.
 
 Anything else (an indent, padding, the ``raw`` text, a style that is not valid) gives
 ``None``, and the caller asks :func:`.bodies.decode_body`, which owns what a body means.
@@ -15,34 +15,14 @@ an alias inside its own anchor, and JSON has none).
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Sequence
 from typing import Any
+
+from .jsonstyle import c_encoder
 
 __all__ = ["json_body"]
 
-_Encoder = Callable[[Any, int], Sequence[str]]
 _SIMPLE_STYLE = frozenset({"separators", "ascii"})
 _COMPACT = [",", ":"]
-#: One C encoder per (item separator, key separator, ensure_ascii); styles are few, but a
-#: cassette may declare any, so at most this many are kept.
-_MAX_ENCODERS = 64
-_encoders: dict[tuple[str, str, bool], _Encoder] = {}
-_make = getattr(json.encoder, "c_make_encoder", None)
-_default = json.JSONEncoder().default
-
-
-def _encoder(item: str, key: str, ascii_only: bool) -> _Encoder | None:
-    found = _encoders.get((item, key, ascii_only))
-    if found is not None or _make is None:
-        return found
-    escape = json.encoder.encode_basestring_ascii if ascii_only else json.encoder.encode_basestring
-    # c_make_encoder(markers, default, encoder, indent, key_separator, item_separator,
-    #                sort_keys, skipkeys, allow_nan): what JSONEncoder.iterencode builds.
-    made: _Encoder = _make(None, _default, escape, None, key, item, False, False, True)
-    if len(_encoders) < _MAX_ENCODERS:
-        _encoders[(item, key, ascii_only)] = made
-    return made
 
 
 def json_body(stored: dict[str, Any]) -> bytes | None:
@@ -55,7 +35,7 @@ def json_body(stored: dict[str, Any]) -> bytes | None:
     if not style:
         if style is not None and type(style) is not dict:
             return None  # a stored ``style: ""`` or ``[]``: decode_body reports it
-        encoder = _encoder(",", ":", False)
+        encoder = c_encoder(",", ":", False)
     else:
         if type(style) is not dict or not style.keys() <= _SIMPLE_STYLE:
             return None
@@ -69,7 +49,7 @@ def json_body(stored: dict[str, Any]) -> bytes | None:
             or type(ascii_only) is not bool
         ):
             return None
-        encoder = _encoder(separators[0], separators[1], ascii_only)
+        encoder = c_encoder(separators[0], separators[1], ascii_only)
     if encoder is None:  # pragma: no cover - CPython has the C encoder
         return None
     return "".join(encoder(stored["json"], 0)).encode("utf-8")

@@ -43,9 +43,6 @@ class Timing:
     def scaled(self, factor: float) -> Timing:
         return Timing(self.headers * factor, tuple(offset * factor for offset in self.chunks))
 
-    def rounded(self) -> Timing:
-        return Timing(round(self.headers, PRECISION), tuple(round(t, PRECISION) for t in self.chunks))
-
 
 class TimingRecorder:
     """The stopwatch an interceptor runs while it records one response.
@@ -126,7 +123,7 @@ def timing_to_data(
         size = sum(len(chunk) for chunk in received)
         ends = [size] if size else []
     offsets = stored_offsets(timing, received, ends)
-    data: dict[str, Any] = {"headers": round(timing.headers, PRECISION)}  # as Timing.rounded() does
+    data: dict[str, Any] = {"headers": round(timing.headers, PRECISION)}
     if len(offsets) == stored_chunks:
         data["chunks"] = [round(t, PRECISION) for t in offsets]
     return data

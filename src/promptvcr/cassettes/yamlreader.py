@@ -288,8 +288,10 @@ def resolve_plain(raw: str) -> Any:
     test, and the same numbers, nulls and booleans (``status: 200``, token counts) in each,
     each a regex search of PyYAML's resolver. The values are immutable (numbers, booleans,
     ``None``, text), so sharing them changes nothing."""
-    if len(raw) <= _SHORT:
-        return _resolved_short(raw)
+    return _resolved_short(raw) if len(raw) <= _SHORT else _resolved(raw)
+
+
+def _resolved(raw: str) -> Any:
     try:
         return _plain(raw)
     except _NotPlain:
@@ -297,14 +299,7 @@ def resolve_plain(raw: str) -> Any:
 
 
 _SHORT = 40
-
-
-@functools.lru_cache(maxsize=8192)
-def _resolved_short(raw: str) -> Any:
-    try:
-        return _plain(raw)
-    except _NotPlain:
-        raise yamllines.Unread from None
+_resolved_short = functools.lru_cache(maxsize=8192)(_resolved)
 
 
 def load(text: str) -> Any:

@@ -260,21 +260,20 @@ def record_response(module: ModuleType, real: Any, recording: Recording) -> Any:
     ``recording`` was created when the request was sent; its headers arrive now.
     """
     _, recording_stream, _ = _stream_classes(module)
-    lines = getattr(real.headers, HEADERS_LINES, None)
-    if type(lines) is list:
-        recording.headers_arrived(real.status_code, decoded_items(real.headers, lines).items())
-    else:
-        recording.headers_arrived(real.status_code, real.headers.items())
-    recording.started()
     # The application gets the decoded body: its content-length still holds without a content-encoding.
+    lines = getattr(real.headers, HEADERS_LINES, None)
     headers: Any
     if type(lines) is list:  # the header lines as received, copied, not decoded and encoded again
+        received = decoded_items(real.headers, lines).items()
         wire_lines = _WIRE_LINES if b"content-encoding" in [line[1] for line in lines] else _DECODED_LINES
         headers = module.Headers()
         setattr(headers, HEADERS_LINES, [line for line in lines if line[1] not in wire_lines])
     else:
+        received = real.headers.items()
         wire = WIRE_HEADERS if "content-encoding" in real.headers else WIRE_HEADERS - {"content-length"}
         headers = [(k, v) for k, v in real.headers.multi_items() if k not in wire]
+    recording.headers_arrived(real.status_code, received)
+    recording.started()
     return module.Response(
         real.status_code,
         headers=headers,
