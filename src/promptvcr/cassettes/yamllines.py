@@ -4,11 +4,12 @@
 Python step each, 0.6 s for 10,000 interactions. The layout :mod:`.yamlwriter` writes is
 much narrower than YAML: one ``key: value`` or ``- value`` per line, nesting by indentation,
 plain scalars that cannot be mistaken for an indicator, JSON-escaped double-quoted strings,
-``|`` blocks and one-line flow collections (a response's timing). Such a line is taken apart
+single-quoted ones (what PyYAML writes for ``'*/*'``), ``|`` blocks and one-line flow
+collections (a response's timing). Such a line is taken apart
 with one regular expression, so reading costs a step per line instead of one per event.
 
 This is only a fast path. Anything it does not recognise exactly (a tag, an anchor, a
-comment after a value, a multi-line scalar, single quotes, a tab, a carriage return, a
+comment after a value, a multi-line scalar, a tab, a carriage return, a
 character YAML treats specially) makes :func:`load` return :data:`UNREAD`, and the event
 reader reads the whole text as before: so a text read here gives what the safe loader gives,
 and every error message, limit and refusal stays the event reader's. Plain scalars are
