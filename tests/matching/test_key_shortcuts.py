@@ -1,0 +1,76 @@
+"""Shortcuts taken while computing keys give the answer of the plain path, over the corpus
+and generated values: the canonical dump by a kept C encoder is ``json.JSONEncoder.encode``'s."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from tests.property_settings import property_settings
+
+from promptvcr import DEFAULT_RULES
+from promptvcr.importers import convert_vcr_file
+from promptvcr.matching.key import apply_rules
+from promptvcr.matching.parts import KeyParts
+
+CORPUS = Path(__file__).parents[1] / "corpus" / "pydantic-ai"
+PLAIN = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=repr)
+
+
+def plain_canonical(parts: KeyParts) -> str:
+    return PLAIN.encode([parts.method, parts.path, parts.query, parts.body])
+
+
+def test_canonical_of_every_corpus_request_is_the_plain_dump() -> None:
+    count = 0
+    for path in sorted(CORPUS.glob("*/*.yaml")):
+        for interaction in convert_vcr_file(path).interactions:
+            parts = apply_rules(interaction.request, DEFAULT_RULES)
+            assert parts.canonical() == plain_canonical(parts)
+            count += 1
+    assert count > 50
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()  # NaN and infinities too: the dump writes them as json.dumps does
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@property_settings(300)
+@given(json_values, st.lists(st.tuples(st.text(max_size=4), st.text(max_size=4)), max_size=3))
+def test_canonical_of_generated_bodies_is_the_plain_dump(body: Any, query: list[tuple[str, str]]) -> None:
+    parts = KeyParts("POST", "/v1/x", tuple(query), body)
+    assert parts.canonical() == plain_canonical(parts)
+
+
+def test_values_json_cannot_hold_are_written_by_repr_as_before() -> None:
+    parts = KeyParts("POST", "/v1/x", (), {"b": b"\x00", "s": {1, 2}, "t": (1.5, 2), "n": [3.0, -0.0, 1e300]})
+    assert parts.canonical() == plain_canonical(parts)
+
+
+def test_a_cycle_a_rule_made_is_reported_as_before() -> None:
+    body: list[Any] = []
+    body.append(body)
+    with pytest.raises(ValueError, match="Circular reference detected"):
+        PLAIN.encode(["POST", "/", (), body])
+    with pytest.raises(ValueError, match="Circular reference detected"):
+        KeyParts("POST", "/", (), body).canonical()
+
+
+def test_keys_that_do_not_sort_fail_as_before() -> None:
+    parts = KeyParts("POST", "/", (), {"a": 1, 2: 3})
+    with pytest.raises(TypeError) as plain:
+        plain_canonical(parts)
+    with pytest.raises(TypeError) as kept:
+        parts.canonical()
+    assert str(kept.value) == str(plain.value)
