@@ -24,7 +24,6 @@ Run: [PYTEST_RECORDING_PATH=DIR] [PROMPTVCR_SRC=other/src] python benchmarks/ben
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -36,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_floor import OpenAIChat, write_promptvcr, write_vcrpy
+from bench_floor import OpenAIChat, sent_bodies, write_promptvcr, write_vcrpy
 
 from promptvcr.cassettes.models import Interaction, Request, Response
 
@@ -119,14 +118,12 @@ def pytest_unconfigure(config):
 
 def make_suite(root: Path, tests: int) -> None:
     work = OpenAIChat(stream=False)
-    items = [
+    items = [  # each request body as the SDK sends it: what a cassette recorded through it holds
         Interaction(
-            Request(
-                "POST", work.url, {"content-type": "application/json"}, json.dumps(work.body(i)).encode()
-            ),
+            Request("POST", work.url, {"content-type": "application/json"}, body),
             Response(200, {"content-type": "application/json"}, work.chunks(i)),
         )
-        for i in range(tests)
+        for i, body in enumerate(sent_bodies(work, tests))
     ]
     write_promptvcr(root / "served.yaml", items)
     bench = str(Path(__file__).resolve().parent)
