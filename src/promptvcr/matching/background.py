@@ -68,15 +68,26 @@ def _matches(host: str, entries: frozenset[str]) -> bool:
     return any(".".join(parts[i:]) in entries for i in range(1, len(parts)))
 
 
+_Verdicts = dict[str, "tuple[str, Treatment] | None"]
+_shared: dict[tuple[frozenset[str], frozenset[str]], tuple[_Verdicts, _Verdicts]] = {}
+
+
+def _verdicts(ignore: frozenset[str], passthrough: frozenset[str]) -> tuple[_Verdicts, _Verdicts]:
+    """The verdicts by host and by URL that every cassette with these host sets shares."""
+    if len(_shared) >= 64:  # sets made per test: start over rather than grow
+        _shared.clear()
+    return _shared.setdefault((ignore, passthrough), ({}, {}))
+
+
 class BackgroundHosts:
     """Which hosts are background traffic, and how each is treated."""
 
     def __init__(self, ignore: Iterable[str], passthrough: Iterable[str]) -> None:
         self.ignore = _normalize(ignore)
         self.passthrough = _normalize(passthrough)
-        # Every request asks; a test talks to a handful of hosts, so each is judged once.
-        self._by_host: dict[str, tuple[str, Treatment] | None] = {}
-        self._by_url: dict[str, tuple[str, Treatment] | None] = {}
+        # Every request asks; a suite talks to a handful of hosts, so each is judged once per
+        # process, not once per cassette: every cassette with the same host sets shares them.
+        self._by_host, self._by_url = _verdicts(self.ignore, self.passthrough)
 
     def treatment(self, url: str) -> tuple[str, Treatment] | None:
         """The request's host and treatment, or ``None`` for ordinary traffic."""
@@ -88,6 +99,7 @@ class BackgroundHosts:
             pass
         if len(self._by_url) >= 1024:
             self._by_url.clear()
+            self._by_host.clear()
         self._by_url[url] = found = self._by_host_of(url)
         return found
 

@@ -83,15 +83,20 @@ def default_cassette_path(
 def resolved(path: Path) -> str:
     """``path`` made absolute with its links resolved, as the usage record and the reports name
     cassettes. A suite has a cassette per test, so this runs per test: each folder is resolved
-    once per process, and a new file or folder below a known one costs one look for a link."""
-    if not path.is_absolute() or ".." in path.parts:
-        return str(path.resolve())
-    return _resolved_below(path)
+    once per process, and a new file or folder below a known one costs one look for a link.
+    The work is on the path's text (``os.path``), which a new ``Path`` per test does not cache."""
+    text = os.fspath(path)
+    if not os.path.isabs(text) or _UP in text:  # ".." (or a name starting with it): resolve it all
+        return str(Path(text).resolve())
+    return _resolved_below(text)
+
+
+_UP = os.sep + ".."
 
 
 @functools.lru_cache(maxsize=4096)
-def _resolved_below(path: Path) -> str:
-    parent = path.parent
-    if parent == path or os.path.islink(path):
-        return str(path.resolve())
-    return os.path.join(_resolved_below(parent), path.name)
+def _resolved_below(text: str) -> str:
+    parent = os.path.dirname(text)
+    if parent == text or os.path.islink(text):
+        return str(Path(text).resolve())
+    return os.path.join(_resolved_below(parent), os.path.basename(text))
