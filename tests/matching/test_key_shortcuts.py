@@ -1,5 +1,6 @@
 """Shortcuts taken while computing keys give the answer of the plain path, over the corpus
-and generated values: the canonical dump by a kept C encoder is ``json.JSONEncoder.encode``'s."""
+and generated values: the canonical dump by a kept C encoder is ``json.JSONEncoder.encode``'s, and a body
+read by the JSON scanner directly is what the decoder reads."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from tests.property_settings import property_settings
 
 from promptvcr import DEFAULT_RULES
 from promptvcr.importers import convert_vcr_file
+from promptvcr.matching import parts as parts_module
 from promptvcr.matching.key import apply_rules
 from promptvcr.matching.parts import KeyParts
 
@@ -74,3 +76,75 @@ def test_keys_that_do_not_sort_fail_as_before() -> None:
     with pytest.raises(TypeError) as kept:
         parts.canonical()
     assert str(kept.value) == str(plain.value)
+
+
+# A body that is exactly one JSON object or array is read by the decoder's scanner directly
+# (see promptvcr.matching.parts._json): the same value, or the same kind of failure.
+
+
+def plain_json(content: bytes) -> tuple[str, Any]:
+    try:
+        text = content.decode("utf-8")
+        return "ok", parts_module._DECODER.decode(text.removeprefix("\ufeff"))
+    except UnicodeDecodeError:
+        try:
+            return "ok", json.loads(content, parse_float=parts_module._number)
+        except (ValueError, RecursionError) as error:
+            return type(error).__name__, None
+    except (ValueError, RecursionError) as error:
+        return type(error).__name__, None
+
+
+def our_json(content: bytes) -> tuple[str, Any]:
+    try:
+        return "ok", parts_module._json(content)
+    except (ValueError, RecursionError) as error:
+        return type(error).__name__, None
+
+
+def same(left: Any, right: Any) -> bool:
+    """Equal, NaN included (and ``1`` is not ``1.0``: the key tells them apart by type)."""
+    return json.dumps(left, sort_keys=True) == json.dumps(right, sort_keys=True) and repr(left) == repr(right)
+
+
+TEXTS = [
+    b"{}",
+    b"[]",
+    b'{"a": 1.0, "b": [1e16, 2.5, -0.0]}',
+    b" {}",
+    b"{} ",
+    b"{}x",
+    b"{}]",
+    b"[1,]",
+    b'{"a":}',
+    b"[" * 5000 + b"]" * 5000,
+    b"\xef\xbb\xbf{}",
+    b"{\n}",
+    b'{"a":NaN,"b":-Infinity}',
+    b'"text"',
+    b"5",
+    b"",
+    b"[",
+    b"]",
+    '{"é": "\u2028"}'.encode(),
+    "[1]".encode("utf-16"),
+]
+
+
+@pytest.mark.parametrize("content", TEXTS)
+def test_json_bodies_read_as_the_decoder_reads_them(content: bytes) -> None:
+    (plain_outcome, plain_value), (our_outcome, our_value) = plain_json(content), our_json(content)
+    assert our_outcome == plain_outcome
+    assert same(our_value, plain_value)
+
+
+@property_settings(300)
+@given(
+    json_values.map(lambda v: json.dumps(v).encode())
+    | st.binary(max_size=40)
+    | st.text(max_size=40).map(str.encode)
+)
+def test_generated_bodies_read_as_the_decoder_reads_them(content: bytes) -> None:
+    (plain_outcome, plain_value), (our_outcome, our_value) = plain_json(content), our_json(content)
+    assert our_outcome == plain_outcome
+    assert same(our_value, plain_value)
