@@ -59,6 +59,56 @@ def test_the_fixture_alone_starts_the_default_cassette_and_plain_tests_get_none(
     run(pytester).assert_outcomes(passed=2)
 
 
+def test_a_plugins_autouse_fixture_that_asks_for_the_cassette_first_gets_the_same_one(
+    pytester: pytest.Pytester,
+) -> None:
+    """The plugin's autouse fixture enters the cassette; an autouse fixture of a plugin
+    loaded before it (``-p``), that asks for ``cassette``, enters it instead: once, for the
+    whole test, and the cassette is still left and reported after it."""
+    make_suite(
+        pytester,
+        users_plugin="""
+        import pytest
+        from promptvcr.activation import active_cassettes
+
+        SEEN = []
+
+        @pytest.fixture(autouse=True)
+        def users_first(request):
+            if "uses_cassette" in request.keywords:
+                SEEN.append((len(active_cassettes()), request.getfixturevalue("cassette")))
+            yield
+        """,
+        test_app="""
+        import pytest
+        from llm import ask
+        from promptvcr.activation import active_cassettes
+        from users_plugin import SEEN
+
+        @pytest.mark.uses_cassette
+        @pytest.mark.promptvcr
+        def test_first(cassette):
+            assert ask("hello") == "Hi!"
+            assert SEEN == [(0, cassette)]  # nothing was active before the plugin's fixture asked
+            assert active_cassettes() == (cassette,)
+            assert [play.outcome for play in cassette.played] == ["replayed"]
+
+        @pytest.mark.promptvcr
+        def test_second():
+            assert ask("hello") == "Hi!"
+            assert len(active_cassettes()) == 1
+        """,
+    )
+    pytester.syspathinsert()
+    write_cassette(pytester.path / "cassettes/test_app/test_first.yaml", chat("hello", "Hi!"))
+    write_cassette(pytester.path / "cassettes/test_app/test_second.yaml", chat("hello", "Hi!"))
+    result = run(
+        pytester, "-p", "users_plugin", "-p", "no:randomly", "-W", "ignore::pytest.PytestUnknownMarkWarning"
+    )
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["cassettes used: 2, by 2 tests*", "*2 replayed, 0 recorded, 0 missed"])
+
+
 def test_marker_path_is_relative_to_the_test_file_and_options_reach_the_cassette(
     pytester: pytest.Pytester,
 ) -> None:

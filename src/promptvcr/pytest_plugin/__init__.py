@@ -12,8 +12,9 @@ sends its cassette records to the controller, which prints one summary.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,7 +29,7 @@ from .failures import failure_text
 from .misses import MissWatch, hidden_miss, replaced_text
 from .naming import resolved
 from .network import NetworkBlocked
-from .report import CassetteUse, summary_lines
+from .report import CassetteUse, summary_lines, unused_of, use_of
 from .serving import promptvcr_serve, promptvcr_serve_session  # noqa: F401  (the promptvcr serve fixtures)
 from .settings import MARKER, Options, export_record_mode, parse_options, settings_for
 
@@ -180,18 +181,31 @@ def cassette(_promptvcr_cassette: Cassette) -> Cassette:
 
 
 @pytest.fixture
-def _promptvcr_cassette(
-    request: pytest.FixtureRequest, promptvcr_config: Mapping[str, Any]
-) -> Iterator[Cassette]:
-    """The work behind ``cassette``, under a name no test overrides, so the marker always finds it."""
+def _promptvcr_cassette(request: pytest.FixtureRequest) -> Iterator[Cassette]:
+    """The work behind ``cassette``, under a name no test overrides, so the marker always finds it.
+
+    The autouse fixture below has usually entered it already; a fixture of the user's that
+    runs first and asks for ``cassette`` gets it entered here."""
+    active = request.node.stash.get(_ACTIVE, None)
+    if active is not None:
+        yield active
+        return
+    with _test_cassette(request) as active:
+        yield active
+
+
+@contextlib.contextmanager
+def _test_cassette(request: pytest.FixtureRequest) -> Iterator[Cassette]:
+    """The test's cassette, entered for the test and left after it, with its use recorded."""
     item = request.node
     assert isinstance(item, pytest.Item)
     state = request.config.stash[_STATE]
     if vcr_compat.applies(item):  # pytest-recording's @pytest.mark.vcr, not yet migrated
         settings = vcr_compat.settings(request, state.options)
     else:
+        config = request.getfixturevalue("promptvcr_config")
         module_dir = request.getfixturevalue("promptvcr_cassette_dir")
-        settings = settings_for(item, promptvcr_config, state.options, module_dir)
+        settings = settings_for(item, config, state.options, module_dir)
     options = {
         "record_mode": settings.record_mode,
         **settings.cassette_options,
@@ -216,8 +230,9 @@ def _promptvcr_cassette(
                 yield active
         else:
             yield active
+        vcr_compat.after_test(item, active)
     finally:
-        state.uses.append(_record(item, active, shown))
+        state.uses.append(use_of(item.nodeid, active, shown))
         failure = item.stash.get(_FAILED, None)
         try:
             if failure is None:
@@ -230,49 +245,25 @@ def _promptvcr_cassette(
             del item.stash[_ACTIVE]
 
 
-def _record(item: pytest.Item, active: Cassette, shown: str) -> CassetteUse:
-    from ..cassettes.tokens import Tokens, tokens_of
-
-    outcomes: dict[str, int] = {}
-    replayed = recorded = Tokens()
-    for play in active.played:
-        outcomes[play.outcome] = outcomes.get(play.outcome, 0) + 1
-        if play.response is not None and play.outcome in ("replayed", "recorded"):
-            tokens = tokens_of(play.response)
-            if play.outcome == "replayed":
-                replayed += tokens
-            else:
-                recorded += tokens
-    return CassetteUse(
-        nodeid=item.nodeid,
-        path=shown,
-        mode=active.record_mode.value,
-        outcomes=outcomes,
-        missed=[f"{request.method} {request.url}" for request in active.missed],
-        unused=_unused(active) if active.record_mode.reads_cassette else [],
-        replayed_tokens=(replayed.input, replayed.output),
-        recorded_tokens=(recorded.input, recorded.output),
-        drift=[{"where": drift.where, "differences": list(drift.differences)} for drift in active.drift],
-    )
-
-
-def _unused(active: Cassette) -> list[str]:
-    unplayed = {id(interaction) for interaction in active.unplayed}
-    return [
-        f"interactions[{position}] {interaction.request.method} {interaction.request.path}"
-        for position, interaction in enumerate(active.interactions)
-        if id(interaction) in unplayed
-    ]
-
-
 @pytest.fixture(autouse=True)
 def _promptvcr_autouse(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Start the cassette of a marked test first, and guard the network under ``--block-network``."""
+    """Enter the cassette of a test that has one, first; guard the network under ``--block-network``.
+
+    One autouse fixture does it all, the cassette included, not one fixture asking for
+    another: each fixture pytest sets up and tears down costs every test (issue 22)."""
+    item = request.node
     # "_promptvcr_cassette" is among the test's fixtures when it asks for our ``cassette``
     # fixture (a test module may define a ``cassette`` fixture of its own).
-    if request.node.get_closest_marker(MARKER) is not None or "_promptvcr_cassette" in request.fixturenames:
-        request.getfixturevalue("_promptvcr_cassette")  # the cassette decides about the network itself
-        yield
+    if (
+        item.get_closest_marker(MARKER) is not None
+        or "_promptvcr_cassette" in request.fixturenames
+        or vcr_compat.applies(item)
+    ):
+        if _ACTIVE in item.stash:  # entered already, by a fixture of the user's that asked first
+            yield
+            return
+        with _test_cassette(request):  # the cassette decides about the network itself
+            yield
         return
     options = request.config.stash[_STATE].options
     if not options.block_network:
@@ -333,7 +324,7 @@ def _report_unused(item: pytest.Item, report: pytest.TestReport) -> None:
     active = item.stash.get(_ACTIVE, None)
     if setting == "ignore" or active is None or not active.record_mode.reads_cassette:
         return
-    unused = _unused(active)
+    unused = unused_of(active)
     if not unused:
         return
     text = (

@@ -9,11 +9,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .upkeep import drift_lines
 
-__all__ = ["CassetteUse", "summary_lines"]
+if TYPE_CHECKING:
+    from ..cassette import Cassette
+
+__all__ = ["CassetteUse", "summary_lines", "unused_of", "use_of"]
 
 _SHOWN_PER_CASSETTE = 5
 
@@ -45,6 +48,43 @@ class CassetteUse:
         use.replayed_tokens = (int(use.replayed_tokens[0]), int(use.replayed_tokens[1]))
         use.recorded_tokens = (int(use.recorded_tokens[0]), int(use.recorded_tokens[1]))
         return use
+
+
+def use_of(nodeid: str, active: Cassette, shown: str) -> CassetteUse:
+    """What one test did with its cassette ``active`` (shown in reports as ``shown``)."""
+    from ..cassettes.tokens import Tokens, tokens_of
+
+    outcomes: dict[str, int] = {}
+    replayed = recorded = Tokens()
+    for play in active.played:
+        outcomes[play.outcome] = outcomes.get(play.outcome, 0) + 1
+        if play.response is not None and play.outcome in ("replayed", "recorded"):
+            tokens = tokens_of(play.response)
+            if play.outcome == "replayed":
+                replayed += tokens
+            else:
+                recorded += tokens
+    return CassetteUse(
+        nodeid=nodeid,
+        path=shown,
+        mode=active.record_mode.value,
+        outcomes=outcomes,
+        missed=[f"{request.method} {request.url}" for request in active.missed],
+        unused=unused_of(active) if active.record_mode.reads_cassette else [],
+        replayed_tokens=(replayed.input, replayed.output),
+        recorded_tokens=(recorded.input, recorded.output),
+        drift=[{"where": drift.where, "differences": list(drift.differences)} for drift in active.drift],
+    )
+
+
+def unused_of(active: Cassette) -> list[str]:
+    """``interactions[i] METHOD path`` of each interaction of ``active`` that no request played."""
+    unplayed = {id(interaction) for interaction in active.unplayed}
+    return [
+        f"interactions[{position}] {interaction.request.method} {interaction.request.path}"
+        for position, interaction in enumerate(active.interactions)
+        if id(interaction) in unplayed
+    ]
 
 
 def _plural(count: int, word: str) -> str:

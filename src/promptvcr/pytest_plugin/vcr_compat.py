@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from ..cassette import Cassette
     from ..matching.parts import KeyParts, Rule
 
-__all__ = ["VCR_MARKER", "applies", "match_on_rule", "match_on_rules", "settings"]
+__all__ = ["VCR_MARKER", "after_test", "applies", "match_on_rule", "match_on_rules", "settings"]
 
 VCR_MARKER = "vcr"
 NAME = "promptvcr-vcr-compat"
@@ -114,23 +114,16 @@ def vcr(_promptvcr_cassette: Cassette) -> Cassette:
     return _promptvcr_cassette
 
 
-@pytest.fixture(autouse=True)
-def _promptvcr_vcr_compat(request: pytest.FixtureRequest) -> Iterator[None]:
-    item = request.node
-    if not isinstance(item, pytest.Item):
-        yield
+def after_test(item: pytest.Item, active: Cassette) -> None:
+    """After a test with a cassette, before it exits: note an unmigrated test, and one whose
+    vcrpy-style matching (``match_on`` without the body) hides a stale cassette.
+
+    A migrated test matching like vcrpy (rules=match_on_rules(...)) is watched too, so a
+    stale cassette stays named after ``promptvcr migrate`` kept vcrpy's matching."""
+    state = item.config.stash.get(_STATE, None)
+    if state is None:  # pytest-recording runs the vcr marker itself
         return
-    unmigrated = applies(item)
-    # A migrated test matching like vcrpy (rules=match_on_rules(...)) is watched too, so a
-    # stale cassette stays named after ``promptvcr migrate`` kept vcrpy's matching.
-    ours = item.get_closest_marker("promptvcr") is not None or "_promptvcr_cassette" in request.fixturenames
-    if not unmigrated and not ours:
-        yield
-        return
-    active: Cassette = request.getfixturevalue("_promptvcr_cassette")
-    yield
-    state = item.config.stash[_STATE]
-    if unmigrated:
+    if applies(item):
         state.tests.add(item.nodeid)
     elif not any(getattr(rule, _VCR_RULE, False) for rule in active.rules):
         return
