@@ -148,6 +148,7 @@ class Cassette:
         self._loaded = persister.Loaded([], exists=False)
         self._recorded: list[Interaction] = []
         self._unfinished: dict[int, Request] = {}  # sent to record, response not complete yet
+        self._keyless = False  # see _start: _recorded is then the whole tape
         self._lock = threading.Lock()
         self._active = False
 
@@ -159,7 +160,7 @@ class Cassette:
     @property
     def interactions(self) -> list[Interaction]:
         """Every interaction the cassette holds now: loaded from the file, then recorded."""
-        return list(self._tape.interactions)
+        return list(self._recorded if self._keyless else self._tape.interactions)
 
     @property
     def requests(self) -> list[Request]:
@@ -199,8 +200,8 @@ class Cassette:
                 self.played.append(Play(request, "passthrough"))
             return PASS_THROUGH
         with self._lock:
-            key = request_key(request, self.rules)
-            if mode.reads_cassette:
+            key = "" if self._keyless else request_key(request, self.rules)
+            if mode.reads_cassette and not self._keyless:
                 if fired is not None:  # borrowed, not used up: the retry gets the recorded answer
                     peeked = self._tape.peek(key, allow_repeats=self.allow_playback_repeats)
                     if broken := break_recorded(fired, peeked, self._pace, self.played, self.faults_fired):
@@ -225,7 +226,6 @@ class Cassette:
                 self.drift.append(verifying.not_recorded(self.path, request))
                 self.played.append(Play(request, "passthrough"))
                 return PASS_THROUGH
-
         return Record(_Recording(self, request, key))
 
     def _add_recorded(self, request: Request, key: str, response: Response) -> None:
@@ -237,7 +237,8 @@ class Cassette:
                 message = unwritten.skipped_message(self.path, request, response)
                 warnings.warn(message, unwritten.RecordErrorWarning, stacklevel=2)
                 return
-            self._tape.append(key, interaction)
+            if not self._keyless:
+                self._tape.append(key, interaction)
             self._recorded.append(interaction)
             self.played.append(Play(request, "recorded", response))
 
@@ -302,6 +303,8 @@ class Cassette:
             self.record_mode = RecordMode.REWRITE  # the old file stays until the block succeeds
         interactions = self._loaded.interactions if self.record_mode.reads_cassette else []
         self._tape = Tape(interactions, rules=self.rules)
+        # Recording onto nothing, without repeats: no lookup can find anything, so no key (issue 22).
+        self._keyless = not (interactions or self.allow_playback_repeats) and self.record_mode.writes_cassette
         if self._pace is not None and any(i.response.timing is None for i in interactions):
             warnings.warn(untimed_message(self.path, self.timing), RuntimeWarning, stacklevel=3)
         activation.activate(self)
@@ -339,13 +342,10 @@ class Cassette:
     def _save(self, body_raised: bool) -> None:
         mode = self.record_mode
         if mode is RecordMode.RECORD and self._recorded:
-            persister.append(self.path, self._stored_form(), self._loaded)
+            persister.append(self.path, self.writing.stored_form(self.path, self._recorded), self._loaded)
         elif mode is RecordMode.REWRITE and not body_raised:
             # A body that failed half-way would replace a full cassette with part of one.
-            persister.replace(self.path, self._stored_form())
-
-    def _stored_form(self) -> list[dict[str, Any]]:
-        return self.writing.stored_form(self.path, self._recorded)
+            persister.replace(self.path, self.writing.stored_form(self.path, self._recorded))
 
     def __enter__(self) -> Cassette:
         self._start()
