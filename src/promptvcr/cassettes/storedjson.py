@@ -23,6 +23,9 @@ __all__ = ["json_body"]
 
 _SIMPLE_STYLE = frozenset({"separators", "ascii"})
 _COMPACT = [",", ":"]
+_SPACED = {"separators": [", ", ": "]}
+_COMPACT_ENCODER = c_encoder(",", ":", False)
+_SPACED_ENCODER = c_encoder(", ", ": ", False)
 
 
 def json_body(stored: dict[str, Any]) -> bytes | None:
@@ -32,6 +35,12 @@ def json_body(stored: dict[str, Any]) -> bytes | None:
     if "raw" in stored:
         return None
     style = stored.get("style")
+    # The two styles nearly every body has, without checking them field by field: none
+    # (compact) and ``json.dumps``'s default separators. Only text compares equal to text.
+    if style is None and _COMPACT_ENCODER is not None:
+        return "".join(_COMPACT_ENCODER(stored["json"], 0)).encode("utf-8")
+    if type(style) is dict and style == _SPACED and _SPACED_ENCODER is not None:
+        return "".join(_SPACED_ENCODER(stored["json"], 0)).encode("utf-8")
     if not style:
         if style is not None and type(style) is not dict:
             return None  # a stored ``style: ""`` or ``[]``: decode_body reports it
