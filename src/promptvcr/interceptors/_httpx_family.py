@@ -264,15 +264,15 @@ def record_response(module: ModuleType, real: Any, recording: Recording) -> Any:
     lines = getattr(real.headers, HEADERS_LINES, None)
     headers: Any
     if type(lines) is list:  # the header lines as received, copied, not decoded and encoded again
-        received = decoded_items(real.headers, lines).items()
-        wire_lines = _WIRE_LINES if b"content-encoding" in [line[1] for line in lines] else _DECODED_LINES
+        received = decoded_items(real.headers, lines)  # lower-case names, each once
+        wire_lines = _WIRE_LINES if "content-encoding" in received else _DECODED_LINES
         headers = module.Headers()
         setattr(headers, HEADERS_LINES, [line for line in lines if line[1] not in wire_lines])
+        recording.headers_decoded(real.status_code, received)
     else:
-        received = real.headers.items()
         wire = WIRE_HEADERS if "content-encoding" in real.headers else WIRE_HEADERS - {"content-length"}
         headers = [(k, v) for k, v in real.headers.multi_items() if k not in wire]
-    recording.headers_arrived(real.status_code, received)
+        recording.headers_arrived(real.status_code, real.headers.items())
     recording.started()
     return module.Response(
         real.status_code,

@@ -71,6 +71,22 @@ class Recording:
         self._headers = kept
         self._length = int(length) if length is not None and length.strip().isdigit() else None
 
+    def headers_decoded(self, status: int, headers: dict[str, str], wire: Set[str] = WIRE_HEADERS) -> None:
+        """:meth:`headers_arrived` for headers already read into a dictionary, each name once and
+        lower-cased as bytes (the httpx family's ``decoded_items``): the same result, without
+        lower-casing the ASCII names again, as every recorded response comes here."""
+        self._watch.headers_arrived()
+        self._status = status
+        kept: dict[str, str] = {}
+        for name, value in headers.items():
+            if not name.isascii():  # bytes.lower() left its other letters as they were
+                name = name.lower()
+            if name not in wire:
+                kept[name] = value
+        self._headers = kept
+        length = headers.get("content-length")
+        self._length = int(length) if length is not None and length.strip().isdigit() else None
+
     def started(self) -> None:
         """Report the body as on its way, so that a response the application then neither
         reads to the end nor closes is reported when the cassette exits (see
