@@ -66,3 +66,33 @@ def test_played_requests_keep_the_headers_the_sdk_sent(tmp_path: Path) -> None:
         ask(sdk_calls.OFFLINE, replayed)
     assert [p.outcome for p in replaying.played] == ["replayed"] * 6
     check(replaying.played, replayed)
+
+
+def test_requests_that_differ_in_their_length_alone_each_keep_their_own(tmp_path: Path) -> None:
+    """Consecutive requests whose header lines differ in the last one only (httpx puts the
+    content-length last) share the lines they have in common; each still reads back its own."""
+    lengths = [1, 2, 1, 3, 2, 1, 3, 3]  # lengths seen again, and the same length twice in a row
+    sent: list[dict[str, str]] = []
+
+    def capture(request: httpx2.Request) -> None:
+        sent.append(dict(request.headers.items()))
+
+    def ask_each(base_url: str) -> None:
+        http = httpx2.Client(event_hooks={"request": [capture]})
+        openai = sdk_calls.openai_client(base_url, http_client=http)
+        for n in lengths:
+            openai.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "q" * n}])
+
+    path = tmp_path / "lengths.yaml"
+    with FakeProvider() as server, promptvcr.use_cassette(path, record_mode="record"):
+        ask_each(server.base_url)
+    sent.clear()
+    with promptvcr.use_cassette(path, allow_playback_repeats=True) as replaying:
+        ask_each(sdk_calls.OFFLINE)
+    assert [play.outcome for play in replaying.played] == ["replayed"] * len(lengths)
+    lengths_read = [int(play.request.headers["content-length"]) for play in replaying.played]
+    assert lengths_read == [int(headers["content-length"]) for headers in sent]
+    assert len(set(lengths_read)) == 3
+    for play, headers in zip(replaying.played, sent, strict=True):
+        assert play.request.headers == headers
+        assert play.request.content_type == "application/json"

@@ -27,6 +27,8 @@ _MAX_LINES = 4096
 #: The lines kept for the last request (never changed: the reader only decodes them), and
 #: its content-type: the next request with the same lines has the same one, found for free.
 _last: tuple[list[tuple[bytes, bytes, bytes]], str] = ([], "")
+#: Kept header lists that differ from another only in the last line (its content-length).
+_ENDINGS: dict[tuple[int, tuple[bytes, bytes, bytes]], list[tuple[bytes, bytes, bytes]]] = {}
 #: One copy of each URL kept requests share (one endpoint, many calls).
 _STRINGS: dict[str, str] = {}
 
@@ -52,9 +54,15 @@ def to_request(request: Any) -> Request:
             _LINES.clear()
         n = len(lines) - 1
         if n > 0 and n == len(shared) - 1 and lines[:n] == shared[:n]:  # httpx puts content-length last
-            shared = shared[:n]
-            shared.append(_LINES.setdefault(lines[n], lines[n]))
-            if lines[n][1] == b"content-type":
+            # One kept list per last line (a handful of body lengths), not a new list per request.
+            last = _LINES.setdefault(lines[n], lines[n])
+            whole = _ENDINGS.get((id(shared[0]), last))
+            if whole is None or whole[:n] != shared[:n]:
+                if len(_ENDINGS) > _MAX_LINES:
+                    _ENDINGS.clear()
+                whole = _ENDINGS[(id(shared[0]), last)] = [*shared[:n], last]
+            shared = whole
+            if last[1] == b"content-type":
                 content_type = headers.get("content-type", "")
         else:
             shared = list(map(_LINES.setdefault, lines, lines))
