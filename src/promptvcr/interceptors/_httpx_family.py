@@ -162,14 +162,18 @@ def _stream_classes(module: ModuleType) -> tuple[type, type, type]:
     class RecordingStream(module.SyncByteStream, module.AsyncByteStream):  # type: ignore[misc, name-defined]
         """Passes each decoded chunk on as it arrives and to the :class:`Recording`."""
 
-        def __init__(self, real: Any, recording: Recording) -> None:
+        def __init__(self, real: Any, recording: Recording, raw: bool = False) -> None:
             self._real = real
             self._recording = recording
+            # ``raw``: no content-encoding, so the library decodes nothing and its raw chunks are
+            # the decoded ones (empty ones left out alike), read without a decoding layer per chunk.
+            self._raw = raw
             self._sync: Iterator[bytes] | None = None
             self._async: AsyncIterator[bytes] | None = None
 
         def __iter__(self) -> Iterator[bytes]:
-            self._sync = self._sync or self._real.iter_bytes()
+            if self._sync is None:
+                self._sync = self._real.iter_raw() if self._raw else self._real.iter_bytes()
             try:
                 for chunk in self._sync:
                     self._recording.add(chunk)
@@ -180,7 +184,8 @@ def _stream_classes(module: ModuleType) -> tuple[type, type, type]:
             self._recording.complete()
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
-            self._async = self._async or self._real.aiter_bytes()
+            if self._async is None:
+                self._async = self._real.aiter_raw() if self._raw else self._real.aiter_bytes()
             try:
                 async for chunk in self._async:
                     self._recording.add(chunk)
@@ -273,19 +278,23 @@ def record_response(module: ModuleType, real: Any, recording: Recording) -> Any:
     headers: Any
     if type(lines) is list:  # the header lines as received, copied, not decoded and encoded again
         received = decoded_items(real.headers, lines)  # lower-case names, each once
-        wire_lines = _WIRE_LINES if "content-encoding" in received else _DECODED_LINES
+        encoded = "content-encoding" in received
         headers = module.Headers()
+        wire_lines = _WIRE_LINES if encoded else _DECODED_LINES
         setattr(headers, HEADERS_LINES, [line for line in lines if line[1] not in wire_lines])
         recording.headers_decoded(real.status_code, received)
     else:
-        wire = WIRE_HEADERS if "content-encoding" in real.headers else WIRE_HEADERS - {"content-length"}
+        encoded = "content-encoding" in real.headers
+        wire = WIRE_HEADERS if encoded else WIRE_HEADERS - {"content-length"}
         headers = [(k, v) for k, v in real.headers.multi_items() if k not in wire]
         recording.headers_arrived(real.status_code, real.headers.items())
     recording.started()
+    # A response read already (a transport that built it from bytes) serves its content from iter_bytes.
+    raw = not encoded and not real.is_stream_consumed
     return module.Response(
         real.status_code,
         headers=headers,
-        stream=recording_stream(real, recording),
+        stream=recording_stream(real, recording, raw),
         extensions=real.extensions,
     )
 
