@@ -21,18 +21,27 @@ __all__ = ["Tape"]
 
 @dataclass
 class Tape:
-    """The interactions of one cassette and what has been played of them."""
+    """The interactions of one cassette and what has been played of them.
+
+    Each key's entry is one list, ``[turn, position, position, ...]``: the positions of its
+    interactions in recorded order, after the turn of the next one to play. A replayed
+    request looks up one entry (issue 22: in a large cassette every lookup is a cold one).
+    """
 
     interactions: list[Interaction] = field(default_factory=list)
     rules: Sequence[Rule] = DEFAULT_RULES
     _index: dict[str, list[int]] = field(default_factory=dict, init=False, repr=False)
-    _next: dict[str, int] = field(default_factory=dict, init=False, repr=False)
     _played: list[bool] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
         with collection_paused():  # thousands of keys kept: a collection would only walk the heap
+            index = self._index
             for position, key in enumerate(loaded_keys(self.interactions, self.rules)):
-                self._index.setdefault(key, []).append(position)
+                entry = index.get(key)
+                if entry is None:
+                    index[key] = [0, position]
+                else:
+                    entry.append(position)
         self._played = [False] * len(self.interactions)
 
     def play(self, key: str, *, allow_repeats: bool = False) -> Interaction | None:
@@ -40,7 +49,16 @@ class Tape:
 
         With ``allow_repeats`` the last one is played again once all have been played.
         """
-        return self._take(key, allow_repeats=allow_repeats, use_up=True)
+        entry = self._index.get(key)
+        if entry is None:
+            return None
+        turn = entry[0] + 1
+        if turn < len(entry):
+            entry[0] = turn
+            position = entry[turn]
+            self._played[position] = True
+            return self.interactions[position]
+        return self.interactions[entry[-1]] if allow_repeats else None
 
     def peek(self, key: str, *, allow_repeats: bool = False) -> Interaction | None:
         """What :meth:`play` would return, without using it up.
@@ -48,29 +66,22 @@ class Tape:
         A request that an injected fault breaks (a cut stream, a malformed event) borrows
         the recorded answer: it counts as played, but the retry that follows gets it whole.
         """
-        return self._take(key, allow_repeats=allow_repeats, use_up=False)
-
-    def _take(self, key: str, *, allow_repeats: bool, use_up: bool) -> Interaction | None:
-        positions = self._index.get(key)
-        if not positions:
-            return None
-        turn = self._next.get(key, 0)
-        if turn >= len(positions):
-            return self.interactions[positions[-1]] if allow_repeats else None
-        if use_up:
-            self._next[key] = turn + 1
-        self._played[positions[turn]] = True
-        return self.interactions[positions[turn]]
+        entry = self._index.get(key)
+        used = 0 if entry is None else entry[0]
+        interaction = self.play(key, allow_repeats=allow_repeats)
+        if entry is not None:
+            entry[0] = used  # borrowed, not used up
+        return interaction
 
     def play_position(self, position: int) -> Interaction:
         """Play one interaction chosen by position (a fuzzy match): it counts as played, and
         when it was next in line for its key, that key moves on to the following one."""
         self._played[position] = True
-        for key, positions in self._index.items():
-            if position in positions:
-                turn = self._next.get(key, 0)
-                if turn < len(positions) and positions[turn] == position:
-                    self._next[key] = turn + 1
+        for entry in self._index.values():
+            if position in entry[1:]:
+                turn = entry[0] + 1
+                if turn < len(entry) and entry[turn] == position:
+                    entry[0] = turn
                 break
         return self.interactions[position]
 
@@ -79,15 +90,16 @@ class Tape:
         return frozenset(i for i, played in enumerate(self._played) if played)
 
     def times_recorded(self, key: str) -> int:
-        return len(self._index.get(key, ()))
+        entry = self._index.get(key)
+        return 0 if entry is None else len(entry) - 1
 
     def append(self, key: str, interaction: Interaction) -> None:
         """Add a newly recorded interaction, already played by the request that caused it."""
-        positions = self._index.setdefault(key, [])
-        positions.append(len(self.interactions))
+        entry = self._index.setdefault(key, [0])
+        entry.append(len(self.interactions))
+        entry[0] = len(entry) - 1
         self.interactions.append(interaction)
         self._played.append(True)
-        self._next[key] = len(positions)
 
     @property
     def unplayed(self) -> list[Interaction]:
