@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import AsyncIterator, Callable, Iterator
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..cassettes.models import LazyRequest, Request, Response
 from ..cassettes.playback import Breakage
@@ -24,11 +24,24 @@ __all__ = ["failures", "record_response", "replay_response", "to_request"]
 #: One copy of each header line (raw name, lower-case name, value) that kept requests share.
 _LINES: dict[tuple[bytes, bytes, bytes], tuple[bytes, bytes, bytes]] = {}
 _MAX_LINES = 4096
-#: The lines kept for the last request (never changed: the reader only decodes them), and
-#: its content-type: the next request with the same lines has the same one, found for free.
-_last: tuple[list[tuple[bytes, bytes, bytes]], str] = ([], "")
-#: Kept header lists that differ from another only in the last line (its content-length).
-_ENDINGS: dict[tuple[int, tuple[bytes, bytes, bytes]], list[tuple[bytes, bytes, bytes]]] = {}
+_Line = tuple[bytes, bytes, bytes]
+
+
+class _Kept(NamedTuple):
+    """The header lines kept for the last request, in two parts: ``prefix``, all lines but the
+    last, and ``endings``, a kept list (and its content-type) per last line seen after that
+    prefix. httpx puts the content-length last, so the requests of one client differ there
+    alone: one compare of the prefix finds the kept list, shared by every such request. Kept
+    lists are never changed (the reader only decodes them)."""
+
+    prefix: list[_Line]
+    endings: dict[_Line, tuple[list[_Line], str]]
+    last: _Line | None
+    lines: list[_Line]
+    content_type: str
+
+
+_last = _Kept([], {}, None, [], "")
 #: One copy of each URL kept requests share (one endpoint, many calls).
 _STRINGS: dict[str, str] = {}
 
@@ -48,26 +61,23 @@ def to_request(request: Any) -> Request:
     if type(lines) is not list:  # not the httpx layout: keep the headers themselves
         return LazyRequest.of(request.method, url, headers, request.content, headers.get("content-type", ""))
     global _last
-    shared, content_type = _last
-    if lines != shared:  # the same lines as the last request's (compared, not hashed) are shared whole
-        if len(_LINES) > _MAX_LINES:
-            _LINES.clear()
-        n = len(lines) - 1
-        if n > 0 and n == len(shared) - 1 and lines[:n] == shared[:n]:  # httpx puts content-length last
-            # One kept list per last line (a handful of body lengths), not a new list per request.
-            last = _LINES.setdefault(lines[n], lines[n])
-            whole = _ENDINGS.get((id(shared[0]), last))
-            if whole is None or whole[:n] != shared[:n]:
-                if len(_ENDINGS) > _MAX_LINES:
-                    _ENDINGS.clear()
-                whole = _ENDINGS[(id(shared[0]), last)] = [*shared[:n], last]
-            shared = whole
-            if last[1] == b"content-type":
-                content_type = headers.get("content-type", "")
-        else:
-            shared = list(map(_LINES.setdefault, lines, lines))
-            content_type = headers.get("content-type", "")
-        _last = shared, content_type  # one assignment: another thread sees both or neither
+    kept = _last
+    n = len(lines) - 1
+    if n < 0:
+        kept = _last = _Kept([], {}, None, [], "")
+    elif lines[n] != kept.last or lines != kept.lines:  # not the very lines of the last request
+        if n != len(kept.prefix) or lines[:n] != kept.prefix:  # a new set of lines
+            if len(_LINES) > _MAX_LINES:
+                _LINES.clear()
+            kept = _Kept(list(map(_LINES.setdefault, lines[:n], lines[:n])), {}, None, [], "")
+        last = _LINES.setdefault(lines[n], lines[n])
+        ending = kept.endings.get(last)
+        if ending is None:
+            if len(kept.endings) > _MAX_LINES:
+                kept.endings.clear()
+            ending = kept.endings[last] = ([*kept.prefix, last], headers.get("content-type", ""))
+        kept = _last = _Kept(kept.prefix, kept.endings, last, *ending)  # one assignment: for threads
+    shared, content_type = kept.lines, kept.content_type
     if len(_STRINGS) > _MAX_LINES:
         _STRINGS.clear()
     return LazyRequest.of(
