@@ -493,7 +493,8 @@ def record_ratio(requests: int, samples: int, workdir: Path) -> tuple[float, flo
 
 
 def load_times(workdir: Path, n: int, rounds: int) -> dict[str, float]:
-    """Entering an n-interaction cassette: ``cold`` is the first read of the file (its parse
+    """Entering an n-interaction cassette, wall-clock time (and CPU time of the first reads,
+    less swayed by a shared machine): ``cold`` is the first read of the file (its parse
     cache empty, as on a fresh CI machine), ``warm`` a later read (the parse cache filled by
     an earlier run; see :mod:`promptvcr.cassettes.parsecache`). The cache is a folder of this run's.
 
@@ -507,18 +508,20 @@ def load_times(workdir: Path, n: int, rounds: int) -> dict[str, float]:
         for suffix in ("yaml", "json"):
             path = workdir / f"load-{n}.{suffix}"
             write_promptvcr(path, items)
-            cold, warm = [], []
+            cold, warm, cold_cpu, warm_cpu = [], [], [], []
             for r in range(rounds):
                 os.environ["PROMPTVCR_CACHE_DIR"] = str(workdir / f"parse-cache-{suffix}-{r}")
-                for samples in (cold, warm):  # the first entry fills the cache, the second reads it
-                    if samples is cold:
+                for samples, cpu in ((cold, cold_cpu), (warm, warm_cpu)):  # the first entry fills
+                    if samples is cold:  # the cache, the second reads it
                         request_keys._memory.clear()
-                    started = time.perf_counter()
+                    started, started_cpu = time.perf_counter(), time.process_time()
                     with promptvcr.use_cassette(path):
                         pass
                     samples.append(time.perf_counter() - started)
+                    cpu.append(time.process_time() - started_cpu)
             results[f"{suffix} cold"] = statistics.median(cold)
             results[f"{suffix} warm"] = statistics.median(warm)
+            results[f"{suffix} cold cpu"] = statistics.median(cold_cpu)
     finally:
         if before is None:
             os.environ.pop("PROMPTVCR_CACHE_DIR", None)
@@ -652,11 +655,13 @@ def main() -> None:
             f"\nrecord mode, {200 if quick else 1_000} requests to a loopback server vs no cassette: "
             f"{ratio:.3f} [{q1:.3f}, {q3:.3f}]"
         )
-        loads = load_times(workdir, 10_000, 1 if quick else 3)
+        loads = load_times(workdir, 10_000, 3 if quick else 5)
         print(
             f"load a 10,000-interaction cassette: YAML {loads['yaml warm']:.3f}s, "
             f"JSON {loads['json warm']:.3f}s from the parse cache; first read (cache empty): "
-            f"YAML {loads['yaml cold']:.3f}s, JSON {loads['json cold']:.3f}s"
+            f"YAML {loads['yaml cold']:.3f}s, JSON {loads['json cold']:.3f}s "
+            f"(CPU {loads['yaml cold cpu']:.3f}s, {loads['json cold cpu']:.3f}s; "
+            f"medians of {3 if quick else 5})"
         )
         first = first_use(workdir, 2 if quick else 7)
         print(
