@@ -245,12 +245,12 @@ def replay_response(module: ModuleType, response: Response, request: Any = None)
     A response with a ``playback`` is paced and broken as it says; its transport must
     first have called ``wait_for_headers`` (see :mod:`.playback`).
     """
-    replay_stream, _, paced_stream = _stream_classes(module)
-    headers = _wire_headers(response)
+    headers = response.wire_headers or _wire_headers(response)
     if response.playback is None:
-        stream = replay_stream(response.chunks)
+        stream = _stream_classes(module)[0](response.chunks)
     else:
-        stream = paced_stream(PacedBody(response.chunks, response.playback, failures(module, request)))
+        paced = PacedBody(response.chunks, response.playback, failures(module, request))
+        stream = _stream_classes(module)[2](paced)
     return module.Response(
         response.status,
         headers=headers,
