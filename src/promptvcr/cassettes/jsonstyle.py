@@ -64,24 +64,33 @@ CEncoder = Callable[[Any, int], Sequence[str]]
 #: One C encoder per (item separator, key separator, ensure_ascii); styles are few, but a
 #: cassette may declare any, so at most this many are kept.
 _MAX_C_ENCODERS = 64
-_c_encoders: dict[tuple[str, str, bool], CEncoder] = {}
+_c_encoders: dict[tuple[str, str, bool, bool, Callable[[Any], Any]], CEncoder] = {}
 _c_make = getattr(json.encoder, "c_make_encoder", None)
 _c_default = json.JSONEncoder().default
 
 
-def c_encoder(item: str, key: str, ascii_only: bool) -> CEncoder | None:
-    """The C encoder ``json.dumps`` uses for these separators and ``ensure_ascii``, without the
-    cycle check (for a document parsed from text, which holds no cycle), called directly:
-    ``json.dumps`` with options builds a new encoder per call. ``None`` without the C module."""
-    found = _c_encoders.get((item, key, ascii_only))
+def c_encoder(
+    item: str,
+    key: str,
+    ascii_only: bool,
+    *,
+    sort_keys: bool = False,
+    default: Callable[[Any], Any] = _c_default,
+) -> CEncoder | None:
+    """The C encoder ``json.dumps`` uses for these separators, ``ensure_ascii``, ``sort_keys``
+    and ``default``, without the cycle check (for a document parsed from text, which holds no
+    cycle; a cycle ends in ``RecursionError``), called directly: ``json.dumps`` with options
+    builds a new encoder per call. ``None`` without the C module."""
+    options = (item, key, ascii_only, sort_keys, default)
+    found = _c_encoders.get(options)
     if found is not None or _c_make is None:
         return found
     escape = json.encoder.encode_basestring_ascii if ascii_only else json.encoder.encode_basestring
     # c_make_encoder(markers, default, encoder, indent, key_separator, item_separator,
     #                sort_keys, skipkeys, allow_nan), as json.JSONEncoder.iterencode calls it.
-    made: CEncoder = _c_make(None, _c_default, escape, None, key, item, False, False, True)
+    made: CEncoder = _c_make(None, default, escape, None, key, item, sort_keys, False, True)
     if len(_c_encoders) < _MAX_C_ENCODERS:
-        _c_encoders[(item, key, ascii_only)] = made
+        _c_encoders[options] = made
     return made
 
 

@@ -12,11 +12,12 @@ import hashlib
 import json
 import re
 import string
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import SplitResult, parse_qsl, urlsplit
 
+from ..cassettes.jsonstyle import c_encoder
 from ..cassettes.models import Request
 from ..cassettes.multipart import parse_multipart
 
@@ -72,16 +73,7 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",
 #: check, which would need a table of the objects being written shared between threads: a
 #: cycle ends in ``RecursionError`` here, and :meth:`KeyParts.canonical` then asks
 #: ``_CANONICAL``, which reports it as before. ``None`` without the C module.
-_c_make_encoder: Callable[..., Callable[[Any, int], Sequence[str]]] | None = getattr(
-    json.encoder, "c_make_encoder", None
-)
-_CANONICAL_PIECES = (
-    None
-    if _c_make_encoder is None
-    # (markers, default, encoder, indent, key_separator, item_separator, sort_keys, skipkeys,
-    #  allow_nan), as json.JSONEncoder.iterencode passes them for _CANONICAL.
-    else _c_make_encoder(None, repr, json.encoder.encode_basestring, None, ":", ",", True, False, True)
-)
+_CANONICAL_PIECES = c_encoder(",", ":", False, sort_keys=True, default=repr)
 
 
 def _json(content: bytes) -> Any:
