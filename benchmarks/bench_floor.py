@@ -50,7 +50,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import promptvcr
 from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.models import Interaction, Request, Response
-from promptvcr.matching import key as request_keys
 
 # cassetter is installed apart from the venv (``pip install --target DIR cassetter``, then
 # CASSETTER_PATH=DIR): in the venv its pytest plugin takes the ``cassette`` fixture from ours.
@@ -492,41 +491,48 @@ def record_ratio(requests: int, samples: int, workdir: Path) -> tuple[float, flo
     return quartiles([o / b for o, b in zip(ours, bare, strict=True)])
 
 
-def load_times(workdir: Path, n: int, rounds: int) -> dict[str, float]:
-    """Entering an n-interaction cassette, wall-clock time (and CPU time of the first reads,
-    less swayed by a shared machine): ``cold`` is the first read of the file (its parse
-    cache empty, as on a fresh CI machine), ``warm`` a later read (the parse cache filled by
-    an earlier run; see :mod:`promptvcr.cassettes.parsecache`). The cache is a folder of this run's.
+LOAD = """
+import sys, time
+import openai  # a test process has its SDK imported
+import promptvcr
+with promptvcr.use_cassette({small!r}):  # promptvcr's modules imported, as after a first test
+    pass
+started, cpu = time.perf_counter(), time.process_time()
+with promptvcr.use_cassette({path!r}):
+    pass
+print(time.perf_counter() - started, time.process_time() - cpu)
+"""
 
-    Before each cold entry the process forgets the request keys it has computed (the
-    replay cases above computed those of these very requests), as a fresh process has none:
-    otherwise ``cold`` would leave out computing every recorded request's key."""
+
+def load_times(workdir: Path, n: int, rounds: int) -> dict[str, float]:
+    """Entering an n-interaction cassette in a fresh process (as a CI job does), wall-clock
+    time and CPU time: ``cold`` is the first read of the file (its parse cache empty, as on a
+    fresh CI machine, and no request key known), ``warm`` a read in a later process (the parse
+    cache filled by the first; see :mod:`promptvcr.cassettes.parsecache`). The cache is a
+    folder of this run's. Not in this process: the replay cases above leave it holding
+    millions of objects, which no test process has."""
     items = interactions(OpenAIChat(stream=False), n)
+    small = workdir / "load-small.yaml"
+    write_promptvcr(small, items[:1])
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(workdir / "pycache")
     results: dict[str, float] = {}
-    before = os.environ.get("PROMPTVCR_CACHE_DIR")
-    try:
-        for suffix in ("yaml", "json"):
-            path = workdir / f"load-{n}.{suffix}"
-            write_promptvcr(path, items)
-            cold, warm, cold_cpu, warm_cpu = [], [], [], []
-            for r in range(rounds):
-                os.environ["PROMPTVCR_CACHE_DIR"] = str(workdir / f"parse-cache-{suffix}-{r}")
-                for samples, cpu in ((cold, cold_cpu), (warm, warm_cpu)):  # the first entry fills
-                    if samples is cold:  # the cache, the second reads it
-                        request_keys._memory.clear()
-                    started, started_cpu = time.perf_counter(), time.process_time()
-                    with promptvcr.use_cassette(path):
-                        pass
-                    samples.append(time.perf_counter() - started)
-                    cpu.append(time.process_time() - started_cpu)
-            results[f"{suffix} cold"] = statistics.median(cold)
-            results[f"{suffix} warm"] = statistics.median(warm)
-            results[f"{suffix} cold cpu"] = statistics.median(cold_cpu)
-    finally:
-        if before is None:
-            os.environ.pop("PROMPTVCR_CACHE_DIR", None)
-        else:
-            os.environ["PROMPTVCR_CACHE_DIR"] = before
+    for suffix in ("yaml", "json"):
+        path = workdir / f"load-{n}.{suffix}"
+        write_promptvcr(path, items)
+        times: dict[str, list[float]] = {"cold": [], "warm": [], "cold cpu": [], "warm cpu": []}
+        for r in range(rounds):
+            env["PROMPTVCR_CACHE_DIR"] = str(workdir / f"parse-cache-{suffix}-{r}")
+            for which in ("cold", "warm"):  # the first process fills the cache, the second reads it
+                code = LOAD.format(small=str(small), path=str(path))
+                run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+                if run.returncode:
+                    raise RuntimeError(run.stderr)
+                wall, cpu = run.stdout.split()
+                times[which].append(float(wall))
+                times[f"{which} cpu"].append(float(cpu))
+        for name, values in times.items():
+            results[f"{suffix} {name}"] = statistics.median(values)
     return results
 
 
