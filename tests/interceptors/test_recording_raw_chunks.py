@@ -11,13 +11,13 @@ from __future__ import annotations
 import asyncio
 import gzip
 import random
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import httpx2
 import pytest
 
 import promptvcr
+from promptvcr.interceptors._httpx_family import _stream_classes
 
 SHAPES = [
     [b"data: 1\n\n", b"", b"data: 2\n\n", b"data: [DONE]\n\n"],
@@ -50,18 +50,8 @@ def _answer(chunks: list[bytes], coding: str | None) -> httpx2.Response:
     return httpx2.Response(200, headers=headers, stream=_Chunks(chunks))
 
 
-class _Chunks(httpx2.SyncByteStream, httpx2.AsyncByteStream):
-    """A body of fixed chunks (empty ones too), for either kind of client."""
-
-    def __init__(self, chunks: list[bytes]) -> None:
-        self._chunks = chunks
-
-    def __iter__(self) -> Iterator[bytes]:
-        yield from self._chunks
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        for chunk in self._chunks:
-            yield chunk
+#: A body of fixed chunks (empty ones too), for either kind of client: the stream a replay serves.
+_Chunks = _stream_classes(httpx2)[0]
 
 
 def _sync_read(chunks: list[bytes], coding: str | None, early: bool) -> list[bytes]:
