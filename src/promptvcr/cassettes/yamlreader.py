@@ -31,7 +31,7 @@ import yaml
 
 from . import yamllines
 
-__all__ = ["MAX_ALIAS_EXPANSION", "MAX_YAML_DEPTH", "Refused", "TooDeep", "load", "resolve_plain", "too_deep"]
+__all__ = ["MAX_ALIAS_EXPANSION", "MAX_YAML_DEPTH", "Refused", "TooDeep", "load", "resolve_plain"]
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -104,24 +104,9 @@ def _plain(value: str) -> Any:
     return construct(yaml.ScalarNode(tag, value))
 
 
-def too_deep(text: str) -> bool:
-    """Whether YAML ``text`` nests deeper than :data:`MAX_YAML_DEPTH`; check before ``yaml.load``.
-
-    Only flow brackets, ``- `` and ``? `` nest without indentation (which would need a
-    file of gigabytes), so a text with fewer of them than the limit skips the event scan.
-    """
-    openers = text.count("[") + text.count("{") + text.count("- ") + text.count("? ")
-    if openers <= MAX_YAML_DEPTH:
-        return False
-    depth = 0
-    for event in yaml.parse(text, Loader=_Loader):
-        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            depth += 1
-            if depth > MAX_YAML_DEPTH:
-                return True
-        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            depth -= 1
-    return False
+#: What libyaml (PyYAML >= 6.0.4's wheels) says of a text nested deeper than it reads, which
+#: is :data:`MAX_YAML_DEPTH` too: its scanner stops there, before any event says so.
+_LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
 
 
 def _check(text: str) -> None:
@@ -158,7 +143,9 @@ def _check(text: str) -> None:
                 expansion += sizes.get(event.anchor, 0)
                 if expansion > MAX_ALIAS_EXPANSION:
                     raise _expanding(expansion)
-    except yaml.MarkedYAMLError:
+    except yaml.MarkedYAMLError as error:
+        if error.problem == _LIBYAML_TOO_DEEP:
+            raise TooDeep from None
         return
 
 
