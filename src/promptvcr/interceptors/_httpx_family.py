@@ -21,10 +21,10 @@ from .recording import Recording
 __all__ = ["failures", "record_response", "replay_response", "to_request"]
 
 
-#: One copy of each header line (raw name, lower-case name, value) that kept requests share.
-_LINES: dict[tuple[bytes, bytes, bytes], tuple[bytes, bytes, bytes]] = {}
-_MAX_LINES = 4096
 _Line = tuple[bytes, bytes, bytes]
+#: One copy of each header line (raw name, lower-case name, value) that kept requests share.
+_LINES: dict[_Line, _Line] = {}
+_MAX_LINES = 4096
 
 
 class _Kept(NamedTuple):

@@ -59,7 +59,6 @@ class Recording:
         """The response's status and headers, as its library lists them (of a repeated name,
         the last value is kept); the ``wire`` headers are not recorded."""
         self._watch.headers_arrived()
-        self._status = status
         kept: dict[str, str] = {}
         length: str | None = None
         for name, value in headers:
@@ -68,23 +67,26 @@ class Recording:
                 kept[name] = value
             if name == "content-length" and length is None:
                 length = value
-        self._headers = kept
-        self._length = int(length) if length is not None and length.strip().isdigit() else None
+        self._keep(status, kept, length)
 
     def headers_decoded(self, status: int, headers: dict[str, str], wire: Set[str] = WIRE_HEADERS) -> None:
         """:meth:`headers_arrived` for headers already read into a dictionary, each name once and
         lower-cased as bytes (the httpx family's ``decoded_items``): the same result, without
         lower-casing the ASCII names again, as every recorded response comes here."""
         self._watch.headers_arrived()
-        self._status = status
         kept: dict[str, str] = {}
         for name, value in headers.items():
             if not name.isascii():  # bytes.lower() left its other letters as they were
                 name = name.lower()
             if name not in wire:
                 kept[name] = value
-        self._headers = kept
-        length = headers.get("content-length")
+        self._keep(status, kept, headers.get("content-length"))
+
+    def _keep(self, status: int, headers: dict[str, str], length: str | None) -> None:
+        """What both readers of the headers keep: the status, the headers recorded, and the
+        length the body announced (a malformed one is no length)."""
+        self._status = status
+        self._headers = headers
         self._length = int(length) if length is not None and length.strip().isdigit() else None
 
     def started(self) -> None:

@@ -252,16 +252,10 @@ def _promptvcr_autouse(request: pytest.FixtureRequest) -> Iterator[None]:
     One autouse fixture does it all, the cassette included, not one fixture asking for
     another: each fixture pytest sets up and tears down costs every test (issue 22)."""
     item = request.node
-    # "_promptvcr_cassette" is among the test's fixtures when it asks for our ``cassette``
-    # fixture (a test module may define a ``cassette`` fixture of its own).
-    if (
-        item.get_closest_marker(MARKER) is not None
-        or "_promptvcr_cassette" in request.fixturenames
-        or vcr_compat.applies(item)
-    ):
-        if _ACTIVE in item.stash:  # entered already, by a fixture of the user's that asked first
-            yield
-            return
+    if _ACTIVE in item.stash:  # entered already, by a plugin's fixture that asked first
+        yield
+        return
+    if held.enters_cassette(item):
         with _test_cassette(request):  # the cassette decides about the network itself
             yield
         return
