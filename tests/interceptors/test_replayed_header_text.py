@@ -40,3 +40,19 @@ def test_a_recorded_header_value_replays_as_its_text(tmp_path: Path, library: An
             response = client.get(URL)
             assert response.headers["x-model-owner"] == value
             assert response.json() == {"data": []}
+
+
+@pytest.mark.parametrize("value", ["caf\u00e9", "plain"])
+def test_one_stored_response_serves_httpx_and_httpx2_in_turn(tmp_path: Path, value: str) -> None:
+    """The header list a replay keeps on a stored response is one library's own ``Headers``: the
+    other library, served the same response next, gets its own, with the same lines."""
+    path = write_cassette(tmp_path / "owner.yaml", stored(value))
+    with promptvcr.use_cassette(path, allow_playback_repeats=True):
+        seen = []
+        for library in (httpx2, httpx, httpx2, httpx):
+            with library.Client() as client:
+                response = client.get(URL)
+            seen.append((response.headers.raw, response.content))
+            assert response.headers["x-model-owner"] == value
+            assert response.headers["content-length"] == str(len(response.content))
+    assert seen.count(seen[0]) == 4

@@ -245,7 +245,9 @@ def replay_response(module: ModuleType, response: Response, request: Any = None)
     A response with a ``playback`` is paced and broken as it says; its transport must
     first have called ``wait_for_headers`` (see :mod:`.playback`).
     """
-    headers = response.wire_headers or _wire_headers(response)
+    headers = response.wire_headers
+    if type(headers) is not module.Headers:
+        headers = _wire_headers(module, response)
     if response.playback is None:
         stream = _stream_classes(module)[0](response.chunks)
     else:
@@ -259,22 +261,29 @@ def replay_response(module: ModuleType, response: Response, request: Any = None)
     )
 
 
-def _wire_headers(response: Response) -> list[tuple[str, str] | tuple[bytes, bytes]]:
-    """The response's headers, with the content-length of its body unless it is a stream.
+def _wire_headers(module: ModuleType, response: Response) -> Any:
+    """The response's headers as the library's own ``Headers``, with the content-length of its
+    body unless it is a stream.
 
-    Built once per stored response (kept on it): a cassette serves the same answers request
-    after request, and the library copies the list into its own headers (it never changes it)."""
-    headers: list[tuple[str, str] | tuple[bytes, bytes]] | None = response.wire_headers
-    if headers is not None:
-        return headers
-    headers = [
-        (name, value) if value.isascii() and name.isascii() else (name.encode(), value.encode())
-        for name, value in response.headers.items()
-    ]  # the library encodes text as ASCII: another value goes as the UTF-8 it decodes back
+    Built once per stored response and kept on it: a cassette serves the same answers request
+    after request, and a response given a ``Headers`` copies its encoded, lower-cased lines in
+    one list copy instead of encoding and lower-casing every header again (issue 22). It is
+    never changed: each response the library builds copies it."""
+    pairs: list[tuple[str, str] | tuple[bytes, bytes]] = list(response.headers.items())
     if not response.is_event_stream:
-        headers.append(("content-length", str(sum(len(c) for c in response.chunks))))
+        chunks = response.chunks
+        length = len(chunks[0]) if len(chunks) == 1 else sum(map(len, chunks))
+        pairs.append(("content-length", str(length)))
+    try:  # the library encodes text as ASCII ...
+        headers = module.Headers(pairs)
+    except UnicodeEncodeError:  # ... so another value goes as the UTF-8 it decodes back
+        headers = module.Headers([_utf8(name, value) for name, value in pairs])
     response.wire_headers = headers
     return headers
+
+
+def _utf8(name: Any, value: Any) -> tuple[str, str] | tuple[bytes, bytes]:
+    return (name, value) if name.isascii() and value.isascii() else (name.encode(), value.encode())
 
 
 def record_response(module: ModuleType, real: Any, recording: Recording) -> Any:
