@@ -7,6 +7,7 @@ back to the same text (they read UTF-8 before Latin-1).
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 from typing import Any
 
@@ -56,3 +57,33 @@ def test_one_stored_response_serves_httpx_and_httpx2_in_turn(tmp_path: Path, val
             assert response.headers["x-model-owner"] == value
             assert response.headers["content-length"] == str(len(response.content))
     assert seen.count(seen[0]) == 4
+
+
+def test_the_served_headers_are_what_the_library_builds_from_the_stored_text() -> None:
+    """A replay builds the library's header lines itself (issue 22): the same lines, names and
+    values as the library's own ``Headers`` of the stored text, for names in any case, repeated
+    responses, non-ASCII values, streams and bodies in several chunks."""
+    from promptvcr.cassettes.models import Response
+    from promptvcr.interceptors._httpx_family import replay_response
+
+    chosen = random.Random(22)
+    names = ["content-type", "X-Request-Id", "date", "set-cookie", "x-\u00e9t\u00e9", "ETag"]
+    values = ["application/json", "text/event-stream", "req_1", "a=b; Path=/", "caf\u00e9", ""]
+    for library in (httpx2, httpx):
+        for _ in range(300):
+            headers = {chosen.choice(names): chosen.choice(values) for _ in range(chosen.randint(0, 6))}
+            chunks = [b"x" * chosen.randint(0, 9) for _ in range(chosen.randint(1, 3))]
+            stored = Response(200, headers, chunks)
+            expected = [_as_served(name, value) for name, value in headers.items()]
+            if stored.content_type != "text/event-stream":
+                expected.append(("content-length", str(sum(map(len, chunks)))))
+            for _ in range(2):  # built, then kept
+                served = replay_response(library, stored).headers
+                built = library.Headers(expected)
+                assert served.raw == built.raw
+                assert served.multi_items() == built.multi_items()
+                assert served.encoding == built.encoding
+
+
+def _as_served(name: str, value: str) -> tuple[str, str] | tuple[bytes, bytes]:
+    return (name, value) if name.isascii() and value.isascii() else (name.encode(), value.encode())

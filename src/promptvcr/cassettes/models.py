@@ -134,8 +134,8 @@ class Response:
     end: End = "complete"
     #: The frames of a websocket session, on its ``101`` handshake response (see :mod:`.wsframes`).
     websocket: WebSocketSession | None = None
-    #: The header list an interceptor serves this response with, kept by the first replay: a
-    #: cassette serves the same answers request after request (not compared, not copied).
+    #: The headers an interceptor serves this response with, kept from its second replay on (a
+    #: response served again is likely served many times): not compared, not copied.
     wire_headers: Any = field(default=None, init=False, repr=False, compare=False)
 
     @property

@@ -265,24 +265,54 @@ def _wire_headers(module: ModuleType, response: Response) -> Any:
     """The response's headers as the library's own ``Headers``, with the content-length of its
     body unless it is a stream.
 
-    Built once per stored response and kept on it: a cassette serves the same answers request
-    after request, and a response given a ``Headers`` copies its encoded, lower-cased lines in
-    one list copy instead of encoding and lower-casing every header again (issue 22). It is
-    never changed: each response the library builds copies it."""
-    pairs: list[tuple[str, str] | tuple[bytes, bytes]] = list(response.headers.items())
+    A response given a ``Headers`` copies its lines in one list copy instead of encoding and
+    lower-casing every header again, and the lines are made here at half the library's cost,
+    each name's bytes kept for the next response (a provider sends the same names every time).
+    They are kept on the stored response from its second serve on: most stored responses are
+    served once per run, and keeping their headers then only costs the memory the next
+    requests need warm (issue 22). Kept headers are never changed: each response copies them.
+    """
+    pairs = list(response.headers.items())
     if not response.is_event_stream:
         chunks = response.chunks
-        length = len(chunks[0]) if len(chunks) == 1 else sum(map(len, chunks))
-        pairs.append(("content-length", str(length)))
-    try:  # the library encodes text as ASCII ...
-        headers = module.Headers(pairs)
+        pairs.append(("content-length", str(len(chunks[0]) if len(chunks) == 1 else sum(map(len, chunks)))))
+    headers = module.Headers()
+    try:  # the library's own layout, as it would build it from text: ASCII only ...
+        lines = _ascii_lines(pairs)
     except UnicodeEncodeError:  # ... so another value goes as the UTF-8 it decodes back
         headers = module.Headers([_utf8(name, value) for name, value in pairs])
-    response.wire_headers = headers
+    else:
+        if type(getattr(headers, HEADERS_LINES, None)) is list:
+            setattr(headers, HEADERS_LINES, lines)
+        else:  # not the httpx layout: let the library build its own
+            headers = module.Headers(pairs)
+    response.wire_headers = _SERVED_ONCE if response.wire_headers is None else headers
     return headers
 
 
-def _utf8(name: Any, value: Any) -> tuple[str, str] | tuple[bytes, bytes]:
+#: What a stored response served once holds in place of its headers (see :func:`_wire_headers`).
+_SERVED_ONCE = object()
+
+
+#: Each header name's (raw, lower-cased) ASCII bytes, as a library's header lines hold it.
+_NAMES: dict[str, tuple[bytes, bytes]] = {}
+
+
+def _ascii_lines(pairs: list[tuple[str, str]]) -> list[tuple[bytes, bytes, bytes]]:
+    """What ``Headers(pairs)`` holds: (name, lower-cased name, value), encoded as ASCII."""
+    lines = []
+    for name, value in pairs:
+        encoded = _NAMES.get(name)
+        if encoded is None:
+            if len(_NAMES) > _MAX_LINES:
+                _NAMES.clear()
+            raw = name.encode("ascii")
+            encoded = _NAMES[name] = (raw, raw.lower())
+        lines.append((encoded[0], encoded[1], value.encode("ascii")))
+    return lines
+
+
+def _utf8(name: str, value: str) -> tuple[str, str] | tuple[bytes, bytes]:
     return (name, value) if name.isascii() and value.isascii() else (name.encode(), value.encode())
 
 
