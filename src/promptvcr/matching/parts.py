@@ -95,6 +95,9 @@ def _json(content: bytes) -> Any:
     return _DECODER.decode(text.removeprefix("\ufeff"))
 
 
+_OPENERS = (b"{", b"[")
+
+
 def _digest(content: bytes) -> dict[str, str]:
     return {"sha256": hashlib.sha256(content).hexdigest()}
 
@@ -131,12 +134,17 @@ def parse_body(request: Request) -> Any:
     content = request.content
     if not content:
         return None
-    content_type = request.content_type
-    if "json" in content_type or content.lstrip()[:1] in (b"{", b"["):
+    # A body that starts with a bracket is tried as JSON whatever its content-type: the
+    # content-type (a header look-up and three string copies) is read only when needed.
+    opens = content[:1] in _OPENERS
+    content_type = "" if opens else request.content_type
+    if opens or "json" in content_type or content.lstrip()[:1] in _OPENERS:
         try:
             return _json(content)
         except (ValueError, RecursionError):
             pass
+        if opens:
+            content_type = request.content_type
     if content_type == "application/x-www-form-urlencoded":
         try:
             return sorted(parse_qsl(content.decode("utf-8"), keep_blank_values=True))
