@@ -100,10 +100,13 @@ def _code_fingerprint() -> bytes:
     return hashlib.sha256(b"\0".join(parts)).digest()[:_DIGEST]
 
 
-def entry_name(text: str, fmt: str) -> str:
-    """The name of the entry for a file's ``text`` read as ``fmt`` (``"yaml"`` or ``"json"``)."""
+def entry_name(text: str | bytes, fmt: str) -> str:
+    """The name of the entry for a file's ``text`` read as ``fmt`` (``"yaml"`` or ``"json"``).
+
+    ``text`` may be the file's bytes instead (those of a file read as UTF-8 text are what
+    encoding its text gives): the same name without encoding a large text back."""
     digest = hashlib.sha256(_code_fingerprint() + fmt.encode())
-    digest.update(text.encode("utf-8", "surrogatepass"))
+    digest.update(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()[: 2 * _DIGEST]
 
 
