@@ -4,6 +4,7 @@ read by the JSON scanner directly is what the decoder reads."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from promptvcr.cassettes.models import LazyRequest, Request
 from promptvcr.importers import convert_vcr_file
 from promptvcr.matching import parts as parts_module
 from promptvcr.matching.key import apply_rules
-from promptvcr.matching.parts import KeyParts, parse_body
+from promptvcr.matching.parts import KeyParts, key_parts, parse_body
 
 CORPUS = Path(__file__).parents[1] / "corpus" / "pydantic-ai"
 PLAIN = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=repr)
@@ -228,3 +229,33 @@ def test_generated_bodies_parse_as_the_plain_path_does(content_type: str | None,
     headers = {} if content_type is None else {"content-type": content_type}
     request = Request("POST", "http://h/v1/x", headers, content)
     assert same(parse_body(request), plain_parse_body(request))
+
+
+# parts_of builds KeyParts through its slots, not its __init__ (see promptvcr.matching.parts).
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        Request("post", "http://h/v1/x?b=2&a=1", {"content-type": "application/json"}, b'{"a": [1, 2.0]}'),
+        Request("GET", "http://h", {}, b""),
+        Request("PUT", "http://h/a%3Ab?x=", {"content-type": "text/plain"}, b"text"),
+    ],
+)
+def test_parts_built_through_slots_are_the_dataclass_s(request_: Request) -> None:
+    assert [f.name for f in dataclasses.fields(KeyParts)] == ["method", "path", "query", "body", "raw"]
+    built = key_parts(request_)
+    plain = KeyParts(built.method, built.path, built.query, built.body, built.raw)
+    assert type(built) is KeyParts
+    assert built == plain and repr(built) == repr(plain)
+    assert (built.method, built.path, built.query, built.body, built.raw) == (
+        plain.method,
+        plain.path,
+        plain.query,
+        plain.body,
+        plain.raw,
+    )
+    assert built.raw == request_.content
+    assert dataclasses.replace(built, body=None) == dataclasses.replace(plain, body=None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.body = None  # type: ignore[misc]
