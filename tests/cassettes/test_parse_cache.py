@@ -292,3 +292,38 @@ def test_an_entry_whose_key_update_was_torn_is_read_again(cache: Path, tmp_path:
     assert parsecache.lookup(entry.name, path) is None
     assert persister.load(path).interactions == _parsed(path)
     assert parsecache.lookup(entry.name, path) is not None  # replaced by a whole entry
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "interactions: []\nversion: 1\n", "\ufeff{}", "caf\u00e9 \u2028 \U0001f600 \x00\r\n", "x" * 99_999],
+)
+def test_an_entry_named_by_the_bytes_read_is_the_one_named_by_their_text(text: str) -> None:
+    data = text.encode("utf-8")
+    for fmt in ("yaml", "json"):
+        assert parsecache.entry_name(data, fmt) == parsecache.entry_name(text, fmt)
+
+
+def test_a_load_names_its_entry_by_the_file_s_text(cache: Path, tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    _write(path, [*_varied(), _chat(99)])
+    text = path.read_text(encoding="utf-8").replace("question 99", "question \u00e9\u2028\U0001f600")
+    path.write_text(text, encoding="utf-8")
+    persister.load(path)
+    (entry,) = _entries(cache)
+    assert entry.name == parsecache.entry_name(path.read_text(encoding="utf-8"), "json")
+
+
+def test_any_byte_changed_in_an_entry_is_found(cache: Path, tmp_path: Path) -> None:
+    """Entries are checked by CRC-32, which finds every change of one byte (and any burst of
+    up to 32 bits): in the header, the interactions' part and the keys' part alike."""
+    path = tmp_path / "c.json"
+    _write(path, _varied())
+    Tape(persister.load(path).interactions)  # with its keys
+    (entry,) = _entries(cache)
+    data = entry.read_bytes()
+    assert parsecache.lookup(entry.name, path) is not None
+    for position in [*range(0, len(data), max(1, len(data) // 200)), len(data) - 1]:
+        for flip in (0x01, 0x80, 0xFF):
+            entry.write_bytes(data[:position] + bytes([data[position] ^ flip]) + data[position + 1 :])
+            assert parsecache.lookup(entry.name, path) is None, (position, flip)

@@ -4,9 +4,11 @@ read by the JSON scanner directly is what the decoder reads."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 import pytest
 from hypothesis import given
@@ -14,10 +16,11 @@ from hypothesis import strategies as st
 from tests.property_settings import property_settings
 
 from promptvcr import DEFAULT_RULES
+from promptvcr.cassettes.models import LazyRequest, Request
 from promptvcr.importers import convert_vcr_file
 from promptvcr.matching import parts as parts_module
 from promptvcr.matching.key import apply_rules
-from promptvcr.matching.parts import KeyParts
+from promptvcr.matching.parts import KeyParts, key_parts, parse_body
 
 CORPUS = Path(__file__).parents[1] / "corpus" / "pydantic-ai"
 PLAIN = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=repr)
@@ -148,3 +151,111 @@ def test_generated_bodies_read_as_the_decoder_reads_them(content: bytes) -> None
     (plain_outcome, plain_value), (our_outcome, our_value) = plain_json(content), our_json(content)
     assert our_outcome == plain_outcome
     assert same(our_value, plain_value)
+
+
+# The body's content-type is read only when the bytes do not start with a bracket (see
+# promptvcr.matching.parts.parse_body): the parse of the plain path, which read it first.
+
+
+def plain_parse_body(request: Request) -> Any:
+    content = request.content
+    if not content:
+        return None
+    content_type = request.content_type
+    if "json" in content_type or content.lstrip()[:1] in (b"{", b"["):
+        try:
+            return parts_module._json(content)
+        except (ValueError, RecursionError):
+            pass
+    if content_type == "application/x-www-form-urlencoded":
+        try:
+            return sorted(parse_qsl(content.decode("utf-8"), keep_blank_values=True))
+        except UnicodeDecodeError:
+            pass
+    if content_type.startswith("multipart/"):
+        parts = parts_module._multipart(content, request.headers.get("content-type", ""))
+        if parts is not None:
+            return parts
+    try:
+        return content.decode("utf-8")
+    except UnicodeDecodeError:
+        return parts_module._digest(content)
+
+
+CONTENT_TYPES = [
+    None,
+    "application/json",
+    "application/json; charset=utf-8",
+    "Application/X-WWW-Form-Urlencoded",
+    "application/x-www-form-urlencoded",
+    "multipart/form-data; boundary=b",
+    "text/plain",
+    "application/octet-stream",
+]
+MULTIPART = b'--b\r\nContent-Disposition: form-data; name="f"\r\n\r\n{"a": 1}\r\n--b--\r\n'
+BODIES = [
+    *TEXTS,
+    MULTIPART,
+    b"{a=1&b=2",
+    b"[x]=1&y=%7B",
+    b"a=1&b=2",
+    b" [1, 2]",
+    b'\n{"a": 1}',
+    b"{\xff}",
+    b"[\xfe\xff]",
+    b"\xff\xfe",
+]
+
+
+@pytest.mark.parametrize("content_type", CONTENT_TYPES)
+@pytest.mark.parametrize("content", BODIES)
+def test_bodies_parse_as_the_plain_path_parses_them(content: bytes, content_type: str | None) -> None:
+    headers = {} if content_type is None else {"content-type": content_type}
+    request = Request("POST", "http://h/v1/x", headers, content)
+    lazy = LazyRequest.of("POST", "http://h/v1/x", headers, content, content_type or "")
+    for each in (request, lazy):
+        assert same(parse_body(each), plain_parse_body(each))
+
+
+@property_settings(300)
+@given(
+    st.sampled_from(CONTENT_TYPES),
+    json_values.map(lambda v: json.dumps(v).encode())
+    | st.binary(max_size=40)
+    | st.text(max_size=40).map(str.encode)
+    | st.builds(lambda opener, rest: opener + rest, st.sampled_from([b"{", b"["]), st.binary(max_size=20)),
+)
+def test_generated_bodies_parse_as_the_plain_path_does(content_type: str | None, content: bytes) -> None:
+    headers = {} if content_type is None else {"content-type": content_type}
+    request = Request("POST", "http://h/v1/x", headers, content)
+    assert same(parse_body(request), plain_parse_body(request))
+
+
+# parts_of builds KeyParts through its slots, not its __init__ (see promptvcr.matching.parts).
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        Request("post", "http://h/v1/x?b=2&a=1", {"content-type": "application/json"}, b'{"a": [1, 2.0]}'),
+        Request("GET", "http://h", {}, b""),
+        Request("PUT", "http://h/a%3Ab?x=", {"content-type": "text/plain"}, b"text"),
+    ],
+)
+def test_parts_built_through_slots_are_the_dataclass_s(request_: Request) -> None:
+    assert [f.name for f in dataclasses.fields(KeyParts)] == ["method", "path", "query", "body", "raw"]
+    built = key_parts(request_)
+    plain = KeyParts(built.method, built.path, built.query, built.body, built.raw)
+    assert type(built) is KeyParts
+    assert built == plain and repr(built) == repr(plain)
+    assert (built.method, built.path, built.query, built.body, built.raw) == (
+        plain.method,
+        plain.path,
+        plain.query,
+        plain.body,
+        plain.raw,
+    )
+    assert built.raw == request_.content
+    assert dataclasses.replace(built, body=None) == dataclasses.replace(plain, body=None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.body = None  # type: ignore[misc]

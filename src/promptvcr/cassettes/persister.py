@@ -42,15 +42,18 @@ def load(path: Path) -> Loaded:
 
     Raises :class:`~promptvcr.CassetteFormatError` for a file that cannot be read.
     """
-    text = storage.read_text(path)
-    if text is None:
+    read = storage.read_file(path)
+    if read is None:
         return Loaded([], exists=False)
+    data, text = read
+    del read
     signature = (len(text), hash(text))
     with collection_paused():
         if len(text) < parsecache.MIN_SIZE or parsecache.cache_dir() is None:
             return Loaded(fileformat.loads(text, path), exists=True, signature=signature)
         # A large file: read once, then found again by its text (see .parsecache).
-        name = parsecache.entry_name(text, "json" if fileformat.is_json_path(path) else "yaml")
+        name = parsecache.entry_name(data, "json" if fileformat.is_json_path(path) else "yaml")
+        del data  # not held while the text is parsed
         interactions = parsecache.lookup(name, path)
         if interactions is None:
             interactions = parsecache.store(name, fileformat.loads(text, path))

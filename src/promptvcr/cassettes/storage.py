@@ -20,7 +20,7 @@ from filelock import FileLock, Timeout
 
 from ..errors import CassetteFormatError, CassetteWriteError
 
-__all__ = ["cassette_lock", "read_text", "write_atomic"]
+__all__ = ["cassette_lock", "read_file", "read_text", "write_atomic"]
 
 
 def _lock_dir() -> Path:
@@ -32,6 +32,14 @@ def _lock_dir() -> Path:
 
 def read_text(path: Path) -> str | None:
     """The file's text, ``None`` when there is no file; a clear error for anything unreadable."""
+    read = read_file(path)
+    return None if read is None else read[1]
+
+
+def read_file(path: Path) -> tuple[bytes, str] | None:
+    """:func:`read_text`, with the bytes it decoded: a large cassette's parse-cache entry is
+    named by a hash of them (see :func:`.parsecache.entry_name`), which would otherwise
+    encode the text back (11.7 MB for a 10,000-interaction JSON cassette)."""
     try:
         data = _read_bytes(path)
     except FileNotFoundError:
@@ -51,7 +59,7 @@ def read_text(path: Path) -> str | None:
             path=path,
         )
     try:
-        return data.decode("utf-8")
+        return data, data.decode("utf-8")
     except UnicodeDecodeError as error:
         bad = data[error.start : error.start + 1]
         raise CassetteFormatError(

@@ -15,7 +15,7 @@ def drop_query_params(names: Iterable[str], *, name: str | None = None) -> Rule:
     dropped = frozenset(name.lower() for name in names)
 
     def rule(parts: KeyParts) -> KeyParts:
-        if not any(k.lower() in dropped for k, _ in parts.query):
+        if not parts.query or not any(k.lower() in dropped for k, _ in parts.query):
             return parts
         return replace(parts, query=tuple((k, v) for k, v in parts.query if k.lower() not in dropped))
 
