@@ -27,6 +27,7 @@ __all__ = [
     "aiohttp_connect_timeout",
     "aiohttp_response_handler",
     "aiohttp_socketless_connection",
+    "content_decoder",
     "respx_mocker",
     "respx_pass_through",
 ]
@@ -46,6 +47,17 @@ CLIENT_TRANSPORT_SEAM = "_transport_for_url"
 #: ``items()`` on first read (see ``_httpx_family.to_request``). Without them, it keeps the headers.
 HEADERS_LINES = "_list"
 HEADERS_ENCODING = "_encoding"
+
+
+def content_decoder(response: Any) -> Any | None:
+    """``Response._get_content_decoder()``: the decoder the library's ``iter_bytes`` reads a
+    response's body with, for its ``content-encoding`` (gzip, deflate, br, zstd, several).
+    A recording reads the body from the transport's stream through it, without the
+    ``iter_bytes``/``iter_raw`` layers around it. Its ``decode(bytes)`` and ``flush()`` give
+    bytes (httpx) or an iterable of bytes (httpx2). ``None`` if the library has no such method."""
+    get = getattr(response, "_get_content_decoder", None)
+    return None if get is None else get()
+
 
 # --- respx -----------------------------------------------------------------------------
 
