@@ -44,6 +44,7 @@ from .redact import (
     redact_query_values,
     redact_url,
 )
+from .scantext import json_text, scan_text
 from .storedjson import json_body
 from .timing import timing_from_data, timing_to_data
 from .wsframes import session_from_data, session_to_data, with_session
@@ -129,14 +130,16 @@ def stored_with_text(
     *,
     request_headers: Iterable[str] = REQUEST_HEADERS,
     response_headers: Iterable[str] = RESPONSE_HEADERS,
+    for_scan: bool = False,
 ) -> tuple[dict[str, Any], str | None]:
     """:func:`interaction_to_data`, and its text as ``json.dumps(..., ensure_ascii=False)``
-    writes it (``None`` for data JSON cannot hold: a large body). The bodies' fields are
+    writes it (``None`` for data JSON cannot hold: a large body), or ``for_scan`` a text the
+    credential searches find the same things in (:func:`.scantext.scan_text`). The bodies' fields are
     looked at one by one only when that text shows a credential field name or a URL query
     (see :func:`.redact.may_need_redaction`), or a body is a form; else they are kept as
     parsed, which is what redaction would have left of them."""
     data = _to_data(interaction, request_headers, response_headers, redact_bodies=False)
-    text = _json_text(data)
+    text = scan_text(data, interaction) if for_scan else json_text(data)
     req, resp = interaction.request, interaction.response
     if (
         text is None
@@ -146,15 +149,8 @@ def stored_with_text(
     ):
         _redact_body(data["request"], req.content_type)
         _redact_body(data["response"], resp.content_type)
-        text = _json_text(data)
+        text = json_text(data)
     return data, text
-
-
-def _json_text(data: Any) -> str | None:
-    try:
-        return json.dumps(data, ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError):  # a large body, or data JSON cannot hold
-        return None
 
 
 def _to_data(
