@@ -7,7 +7,7 @@ stay thin and no conversion logic is written twice.
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -15,6 +15,7 @@ from ..cassettes.models import LazyRequest, Request, Response
 from ..cassettes.playback import Breakage
 from ..cassettes.wire import WIRE_HEADERS
 from ._compat import HEADERS_ENCODING, HEADERS_LINES, content_decoder
+from ._httpx_record import ASCII_SAFE, adecoded, decoded, received_headers
 from .pacing import Fail, PacedBody, describe
 from .recording import Recording
 
@@ -106,14 +107,12 @@ def _reader(headers_class: Any, encoding: str | None) -> Callable[[list[Any]], d
 #: encoding the library may pick, so the strings are shared by every request and response that
 #: sends the line, and a line seen before costs one lookup (issue 22).
 _ASCII_LINES: dict[tuple[bytes, bytes, bytes], tuple[str, str]] = {}
-#: The encodings the library picks by itself (or is told to): ASCII lines read the same in each.
-_ASCII_SAFE = frozenset({None, "ascii", "utf-8", "iso-8859-1"})
 
 
 def decoded_items(headers: Any, lines: list[tuple[bytes, bytes, bytes]]) -> dict[str, str]:
     """``dict(headers.items())`` of the library's ``headers``, whose lines are ``lines``: names
     lower-cased, repeated names joined with ", ", all decoded as the library decodes them."""
-    if getattr(headers, HEADERS_ENCODING, None) in _ASCII_SAFE:
+    if getattr(headers, HEADERS_ENCODING, None) in ASCII_SAFE:
         decoded: dict[str, str] = {}
         known = _ASCII_LINES.get
         for line in lines:
@@ -201,7 +200,7 @@ def _stream_classes(module: ModuleType) -> tuple[type, type, type]:
                 direct, decoder = (
                     self._decoder() if isinstance(real.stream, module.SyncByteStream) else (False, None)
                 )
-                self._sync = _decoded(real, decoder) if direct else real.iter_bytes()
+                self._sync = decoded(real, decoder) if direct else real.iter_bytes()
             try:
                 for chunk in self._sync:
                     self._recording.add(chunk)
@@ -217,7 +216,7 @@ def _stream_classes(module: ModuleType) -> tuple[type, type, type]:
                 direct, decoder = (
                     self._decoder() if isinstance(real.stream, module.AsyncByteStream) else (False, None)
                 )
-                self._async = _adecoded(real, decoder) if direct else real.aiter_bytes()
+                self._async = adecoded(real, decoder) if direct else real.aiter_bytes()
             try:
                 async for chunk in self._async:
                     self._recording.add(chunk)
@@ -309,12 +308,17 @@ def record_response(module: ModuleType, real: Any, recording: Recording) -> Any:
     lines = getattr(real.headers, HEADERS_LINES, None)
     headers: Any
     if type(lines) is list:  # the header lines as received, copied, not decoded and encoded again
-        received = decoded_items(real.headers, lines)  # lower-case names, each once
-        encoded = "content-encoding" in received
+        kept = received_headers(real.headers, lines)
+        if kept is not None:
+            recording.headers_kept(real.status_code, kept[0], kept[1])
+            encoded = kept[2]
+        else:
+            received = decoded_items(real.headers, lines)  # lower-case names, each once
+            encoded = "content-encoding" in received
+            recording.headers_decoded(real.status_code, received)
         headers = module.Headers()
         wire_lines = _WIRE_LINES if encoded else _DECODED_LINES
         setattr(headers, HEADERS_LINES, [line for line in lines if line[1] not in wire_lines])
-        recording.headers_decoded(real.status_code, received)
     else:
         encoded = "content-encoding" in real.headers
         wire = WIRE_HEADERS if encoded else WIRE_HEADERS - {"content-length"}
@@ -328,60 +332,6 @@ def record_response(module: ModuleType, real: Any, recording: Recording) -> Any:
         stream=recording_stream(real, recording, not real.is_stream_consumed, encoded),
         extensions=real.extensions,
     )
-
-
-def _pieces(decoded: Any) -> Iterable[bytes]:
-    """What a library's decoder gave for one chunk: bytes (httpx) or several (httpx2)."""
-    return (decoded,) if isinstance(decoded, bytes) else decoded
-
-
-def _decoded(real: Any, decoder: Any) -> Iterator[bytes]:
-    """``real.iter_bytes()`` read from the transport's stream itself: the same chunks (the
-    library's ``decoder`` for its content-encoding, ``None`` for none; empty chunks left out),
-    without the ``iter_bytes`` and ``iter_raw`` generators, their chunkers and their two
-    exception-mapping contexts, which do nothing for a response no request is set on yet (the
-    client maps errors in the response it returns). About 5 us per recorded request (issue 22)."""
-    real.is_stream_consumed = True
-    try:
-        for raw in real.stream:
-            if not raw:
-                continue
-            if decoder is None:
-                yield raw
-                continue
-            for chunk in _pieces(decoder.decode(raw)):
-                if chunk:
-                    yield chunk
-        if decoder is not None:
-            for chunk in _pieces(decoder.flush()):
-                if chunk:
-                    yield chunk
-    finally:
-        real.close()
-
-
-async def _adecoded(real: Any, decoder: Any) -> AsyncIterator[bytes]:
-    """:func:`_decoded` for an async stream, as ``aiter_bytes`` reads it."""
-    real.is_stream_consumed = True
-    stream = real.stream.__aiter__()
-    try:
-        async for raw in stream:
-            if not raw:
-                continue
-            if decoder is None:
-                yield raw
-                continue
-            for chunk in _pieces(decoder.decode(raw)):
-                if chunk:
-                    yield chunk
-        if decoder is not None:
-            for chunk in _pieces(decoder.flush()):
-                if chunk:
-                    yield chunk
-    finally:
-        if isinstance(stream, AsyncGenerator):
-            await stream.aclose()
-        await real.aclose()
 
 
 #: :data:`WIRE_HEADERS` as the lower-case names of the library's header lines; without
