@@ -88,10 +88,22 @@ _FORM = "application/x-www-form-urlencoded"
 
 
 def date_text(moment: datetime) -> str:
-    """A recorded date as stored: ISO 8601 in UTC to the second, ``2026-11-24T06:00:00Z``."""
-    if moment.tzinfo is not None:
+    """A recorded date as stored: ISO 8601 in UTC to the second, ``2026-11-24T06:00:00Z``.
+    Interactions recorded in the same second share the text of the last one written."""
+    global _last_date
+    if moment.tzinfo is not None and moment.tzinfo is not timezone.utc:
         moment = moment.astimezone(timezone.utc)
-    return moment.replace(tzinfo=None, microsecond=0).isoformat() + "Z"
+    second = (moment.second, moment.minute, moment.hour, moment.day, moment.month, moment.year)
+    last = _last_date
+    if last[0] == second and type(moment) is datetime:
+        return last[1]
+    text = moment.replace(tzinfo=None, microsecond=0).isoformat() + "Z"
+    if type(moment) is datetime:
+        _last_date = (second, text)  # one assignment: for threads
+    return text
+
+
+_last_date: tuple[tuple[int, ...], str] = ((), "")
 
 
 def _date(value: Any, path: Path, index: int) -> datetime:
