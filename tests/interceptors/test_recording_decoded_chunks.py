@@ -22,6 +22,7 @@ import httpx2
 import pytest
 
 import promptvcr
+from promptvcr.interceptors._compat import content_decoder
 
 
 def _raw_deflate(body: bytes) -> bytes:
@@ -157,3 +158,29 @@ def test_recorded_encoded_chunks_are_the_library_s_decoded_chunks(
                 assert kept.response.chunks[: len(chunks)] == chunks, (coding, pieces)
             else:
                 assert kept.response.chunks == chunks, (coding, pieces)
+
+
+@pytest.mark.parametrize("module", [httpx2, httpx], ids=["httpx2", "httpx"])
+def test_the_decoder_set_on_a_recorded_response_is_the_one_its_headers_call_for(
+    tmp_path: Path, module: Any
+) -> None:
+    """The response the application gets while recording has its body decoded already, so its
+    decoder is set to the identity up front: the one the library picks from its headers."""
+    stream_class = _stream_class(module)
+    for number, coding in enumerate([None, *CODINGS]):
+        headers = {"content-type": "application/json"}
+        if coding is not None:
+            headers["content-encoding"] = _header(coding)
+
+        def answer(request: Any, headers: dict[str, str] = headers) -> Any:
+            return module.Response(200, headers=headers, stream=stream_class([b"{}"]))
+
+        transport = module.MockTransport(answer)
+        with (
+            promptvcr.use_cassette(tmp_path / f"{number}.yaml", record_mode="rewrite"),
+            module.Client(transport=transport) as client,
+            client.stream("GET", "http://provider.test/s") as response,
+        ):
+            fresh = module.Response(200, headers=response.headers)
+            assert type(content_decoder(response)) is type(content_decoder(fresh)), coding
+            response.close()

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from ..cassettes.models import LazyRequest, Request, Response
 from ..cassettes.playback import Breakage
 from ..cassettes.wire import WIRE_HEADERS
-from ._compat import HEADERS_ENCODING, HEADERS_LINES, content_decoder
+from ._compat import HEADERS_ENCODING, HEADERS_LINES, content_decoder, keep_identity_decoder
 from ._httpx_record import ASCII_SAFE, adecoded, decoded, received_headers
 from .pacing import Fail, PacedBody, describe
 from .recording import Recording
@@ -326,12 +326,14 @@ def record_response(module: ModuleType, real: Any, recording: Recording) -> Any:
         recording.headers_arrived(real.status_code, real.headers.items())
     recording.started()
     # A response read already (a transport that built it from bytes) serves its content from iter_bytes.
-    return module.Response(
+    response = module.Response(
         real.status_code,
         headers=headers,
         stream=recording_stream(real, recording, not real.is_stream_consumed, encoded),
         extensions=real.extensions,
     )
+    keep_identity_decoder(response)  # its body arrives decoded: no content-encoding header is left
+    return response
 
 
 #: :data:`WIRE_HEADERS` as the lower-case names of the library's header lines; without
