@@ -177,6 +177,23 @@ def _flow(value: Any) -> str:
     return _scalar(value, "")[:-1]
 
 
+def _figures(value: dict[Any, Any]) -> str | None:
+    """:func:`_flow` of a mapping of figures (a timing: ``{headers: s, chunks: [s, ...]}``) with
+    keys written before and floats only, without a call per figure; ``None`` for any other."""
+    parts = []
+    for key, item in value.items():
+        name = _KEYS.get(key) if type(key) is str else None
+        if name is None:
+            return None
+        if type(item) is float:
+            parts.append(f"{name}: {_number(item)}")
+        elif type(item) is list and all(type(figure) is float for figure in item):
+            parts.append(f"{name}: [{', '.join(map(_number, item))}]")
+        else:
+            return None
+    return "{" + ", ".join(parts) + "}"
+
+
 class _Writer:
     """Appends one item's text to ``out``; a :class:`ChunkedBody` is kept aside as a piece."""
 
@@ -191,7 +208,7 @@ class _Writer:
         out = self.out
         if isinstance(value, dict):
             if isinstance(value, Flow):
-                out.append(f" {_flow(value)}\n")
+                out.append(f" {_figures(value) or _flow(value)}\n")
             elif value:
                 out.append("\n")
                 self.mapping(value, column + 2, first_line=" " * (column + 2))
