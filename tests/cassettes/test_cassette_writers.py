@@ -294,3 +294,24 @@ def test_a_timing_is_written_as_the_flow_writer_writes_it() -> None:
         assert quick is None or quick == general, timing
         written += quick is not None
     assert written > 1000
+
+
+def test_items_are_handed_on_in_runs_and_a_large_body_in_its_own_pieces() -> None:
+    """Issue 22: the writer hands items on in runs of about 64 KB rather than one by one; the
+    text is exactly each item's text in order, and a large body still comes in slices, never
+    joined with its neighbours or held whole."""
+    chosen = random.Random(22)
+    large = ChunkedText([b"line\n" * (LARGE_BODY_BYTES // 5 + 1)])
+    items: list[Any] = []
+    for number in range(3000):
+        items.append(
+            {"request": {"method": "POST", "n": number}, "response": {"text": "x" * chosen.randint(0, 900)}}
+        )
+        if number in (5, 1500, 2999):
+            items.append({"request": {"method": "GET"}, "response": {"text": large}})
+        if number == 700:
+            items.append({"response": {"text": "x", "bad": float("nan")}})  # the fallback writer's
+    pieces = list(sequence_items(items))
+    assert "".join(pieces) == "".join("".join(sequence_items([item])) for item in items)
+    assert len(pieces) < len(items) // 10
+    assert max(len(piece) for piece in pieces) < 2 * 1024 * 1024  # slices of the large body
