@@ -150,17 +150,12 @@ def stored_with_text(
     looked at one by one only when that text shows a credential field name or a URL query
     (see :func:`.redact.may_need_redaction`), or a body is a form; else they are kept as
     parsed, which is what redaction would have left of them."""
-    data = _to_data(interaction, request_headers, response_headers, redact_bodies=False)
+    types = (interaction.request.content_type, interaction.response.content_type)  # read once
+    data = _to_data(interaction, request_headers, response_headers, redact_bodies=False, types=types)
     text = scan_text(data, interaction) if for_scan else json_text(data)
-    req, resp = interaction.request, interaction.response
-    if (
-        text is None
-        or may_need_redaction(text, text.lower())
-        or req.content_type == _FORM
-        or resp.content_type == _FORM
-    ):
-        _redact_body(data["request"], req.content_type)
-        _redact_body(data["response"], resp.content_type)
+    if text is None or may_need_redaction(text, text.lower()) or _FORM in types:
+        _redact_body(data["request"], types[0])
+        _redact_body(data["response"], types[1])
         text = json_text(data)
     return data, text
 
@@ -171,14 +166,16 @@ def _to_data(
     response_headers: Iterable[str],
     *,
     redact_bodies: bool,
+    types: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
     req, resp = interaction.request, interaction.response
+    req_type, resp_type = types or (req.content_type, resp.content_type)
     request: dict[str, Any] = {"method": req.method.upper(), "url": redact_url(req.url)}
     if headers := keep_headers(req.headers, request_headers):
         request["headers"] = headers
-    request_body = encode_chunks([req.content], req.content_type)
+    request_body = encode_chunks([req.content], req_type)
     if redact_bodies:
-        _redact_body(request_body, req.content_type)
+        _redact_body(request_body, req_type)
     request.update(request_body)
     response: dict[str, Any] = {"status": resp.status}
     if headers := keep_headers(resp.headers, response_headers):
@@ -190,9 +187,9 @@ def _to_data(
             "response": {**response, "websocket": session_to_data(resp.websocket)},
             **dated,
         }
-    body = encode_chunks(resp.chunks, resp.content_type, streamed_events=resp.is_event_stream)
+    body = encode_chunks(resp.chunks, resp_type, streamed_events=resp.is_event_stream)
     if redact_bodies:
-        _redact_body(body, resp.content_type)
+        _redact_body(body, resp_type)
     response.update(body)
     if resp.end != "complete":
         response["end"] = resp.end
