@@ -247,6 +247,9 @@ class _Writer:
             elif kind is dict and item:
                 append(f"{indent}{name}:\n")
                 self.mapping(item, column + 2, first_line=" " * (column + 2))
+            elif kind is list and item:  # not indented under its key (see value())
+                append(f"{indent}{name}:\n")
+                self.sequence(item, column, first_line=pad)
             else:
                 append(f"{indent}{name}:")
                 self.value(item, column)
