@@ -306,7 +306,8 @@ def record_response(module: ModuleType, real: Any, recording: Recording) -> Any:
     _, recording_stream, _ = _stream_classes(module)
     # The application gets the decoded body: its content-length still holds without a content-encoding.
     lines = getattr(real.headers, HEADERS_LINES, None)
-    headers: Any
+    headers: Any = None  # with lines: set on the response's own (empty) headers once it is built
+    kept_lines = None
     if type(lines) is list:  # the header lines as received, copied, not decoded and encoded again
         kept = received_headers(real.headers, lines)
         if kept is not None:
@@ -316,9 +317,8 @@ def record_response(module: ModuleType, real: Any, recording: Recording) -> Any:
             received = decoded_items(real.headers, lines)  # lower-case names, each once
             encoded = "content-encoding" in received
             recording.headers_decoded(real.status_code, received)
-        headers = module.Headers()
         wire_lines = _WIRE_LINES if encoded else _DECODED_LINES
-        setattr(headers, HEADERS_LINES, [line for line in lines if line[1] not in wire_lines])
+        kept_lines = [line for line in lines if line[1] not in wire_lines]
     else:
         encoded = "content-encoding" in real.headers
         wire = WIRE_HEADERS if encoded else WIRE_HEADERS - {"content-length"}
@@ -332,6 +332,8 @@ def record_response(module: ModuleType, real: Any, recording: Recording) -> Any:
         stream=recording_stream(real, recording, not real.is_stream_consumed, encoded),
         extensions=real.extensions,
     )
+    if kept_lines is not None:
+        setattr(response.headers, HEADERS_LINES, kept_lines)
     keep_identity_decoder(response)  # its body arrives decoded: no content-encoding header is left
     return response
 
