@@ -12,6 +12,7 @@ import base64
 import datetime
 import json
 import os
+import random
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from property_settings import property_settings
 
-from promptvcr.cassettes import fileformat, storage, yamlreader
+from promptvcr.cassettes import fileformat, storage, yamlreader, yamlwriter
 from promptvcr.cassettes.largebody import LARGE_BODY_BYTES, ChunkedBase64, ChunkedText
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cassettes.yamlwriter import sequence_items
@@ -261,3 +262,56 @@ def test_a_large_body_in_an_item_pyyaml_writes_is_written_whole(tmp_path: Path) 
     storage.write_atomic(path, fileformat.dump_pieces([item], path))
     document = yaml.load(path.read_text(encoding="utf-8"), Loader=LOADERS[0])
     assert document["interactions"][0]["response"]["text"] == body.decode()
+
+
+def test_a_timing_is_written_as_the_flow_writer_writes_it() -> None:
+    """Issue 22: a mapping of figures (a response's timing) is written without a call per
+    figure: the same text as the general flow writer, for keys seen before or not, floats of
+    every size, ints, empty and mixed lists; a value it does not write goes to the general one."""
+    chosen = random.Random(22)
+    written = 0
+    figures = [0.0, -0.0, 0.004, 1e-7, 1e20, 123.456, 5e-324, 1.7976931348623157e308]
+    others: list[Any] = [0, 3, True, None, "0.1", float("nan"), float("inf"), [0.1, 2], {"a": 0.1}]
+    for _ in range(3000):
+        timing: dict[Any, Any] = {}
+        for key in chosen.sample(["headers", "chunks", "headerz", "x y", 7], chosen.randint(0, 3)):
+            kind = chosen.random()
+            if kind < 0.45:
+                timing[key] = chosen.choice(figures)
+            elif kind < 0.9:
+                timing[key] = [chosen.choice(figures) for _ in range(chosen.randint(0, 4))]
+            else:
+                timing[key] = chosen.choice(others)
+        try:
+            general: str | None = yamlwriter._flow(timing)
+        except yamlwriter._NotSimple:
+            general = None
+        try:
+            quick = yamlwriter._figures(timing)
+        except yamlwriter._NotSimple:
+            assert general is None, timing
+            continue
+        assert quick is None or quick == general, timing
+        written += quick is not None
+    assert written > 1000
+
+
+def test_items_are_handed_on_in_runs_and_a_large_body_in_its_own_pieces() -> None:
+    """Issue 22: the writer hands items on in runs of about 64 KB rather than one by one; the
+    text is exactly each item's text in order, and a large body still comes in slices, never
+    joined with its neighbours or held whole."""
+    chosen = random.Random(22)
+    large = ChunkedText([b"line\n" * (LARGE_BODY_BYTES // 5 + 1)])
+    items: list[Any] = []
+    for number in range(3000):
+        items.append(
+            {"request": {"method": "POST", "n": number}, "response": {"text": "x" * chosen.randint(0, 900)}}
+        )
+        if number in (5, 1500, 2999):
+            items.append({"request": {"method": "GET"}, "response": {"text": large}})
+        if number == 700:
+            items.append({"response": {"text": "x", "bad": float("nan")}})  # the fallback writer's
+    pieces = list(sequence_items(items))
+    assert "".join(pieces) == "".join("".join(sequence_items([item])) for item in items)
+    assert len(pieces) < len(items) // 10
+    assert max(len(piece) for piece in pieces) < 2 * 1024 * 1024  # slices of the large body

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import warnings
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -17,6 +18,7 @@ from plugin_suites import OFFLINE, chat, write_cassette
 import promptvcr
 from promptvcr import RecordMode, StaleCassetteError, StaleCassetteWarning
 from promptvcr.cassettes import persister
+from promptvcr.cassettes.fileformat import date_text
 from promptvcr.cassettes.staleness import parse_max_age
 
 SCHEMA = Path(promptvcr.__file__).parent / "cassettes" / "cassette.schema.json"
@@ -128,3 +130,33 @@ def test_a_max_age_that_is_no_age_is_refused(tmp_path: Path) -> None:
     assert parse_max_age(None) is None and parse_max_age("") is None
     with pytest.raises(ValueError, match="on_stale is 'later'; expected one of warn, fail, rewrite"):
         promptvcr.use_cassette(tmp_path / "c.yaml", on_stale="later")  # type: ignore[arg-type]
+
+
+def test_the_date_text_of_the_last_second_written_is_the_date_text() -> None:
+    """Issue 22: ``date_text`` gives interactions recorded in the same second the text of the
+    last one written: the same text as writing each date, for dates naive or aware, in UTC or
+    not, a second apart or the same second in another zone, by a datetime subclass too."""
+
+    class Moment(datetime):
+        def isoformat(self, sep: str = "T", timespec: str = "auto") -> str:
+            return "subclass " + super().isoformat(sep, timespec)
+
+    def plain(moment: datetime) -> str:
+        if moment.tzinfo is not None:
+            moment = moment.astimezone(timezone.utc)
+        return moment.replace(tzinfo=None, microsecond=0).isoformat() + "Z"
+
+    chosen = random.Random(22)
+    zones = [None, timezone.utc, timezone(timedelta(hours=2)), timezone(timedelta(hours=-5, minutes=-30))]
+    start = datetime(2026, 11, 24, 6, 0, 0)
+    for _ in range(3000):
+        moment = start + timedelta(
+            seconds=chosen.choice([0, 0, 1, 59, 3600, -86400 * 400]), microseconds=chosen.randrange(10**6)
+        )
+        moment = moment.replace(tzinfo=chosen.choice(zones), fold=chosen.randint(0, 1))
+        if chosen.random() < 0.05:
+            moment = Moment(*moment.timetuple()[:6], moment.microsecond, tzinfo=moment.tzinfo)
+        if chosen.random() < 0.01:
+            moment = moment.replace(year=chosen.choice([1, 999, 9999]))
+        assert date_text(moment) == plain(moment), moment
+        start = moment.replace(tzinfo=None) if chosen.random() < 0.1 else start

@@ -8,8 +8,10 @@ recording with generous bounds, not tight absolute times: the machine is shared.
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -25,7 +27,7 @@ from promptvcr.cassettes.eventstream import encode_frame
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cassettes.playback import pace_factor
 from promptvcr.cassettes.sse import decode_events, event_ends, parse_events
-from promptvcr.cassettes.timing import Timing, stored_offsets
+from promptvcr.cassettes.timing import Timing, stored_offsets, timing_to_data
 
 GAP = 0.06
 SHORT = [{"role": "user", "content": "a b"}]
@@ -246,3 +248,24 @@ def test_incomplete_measurements_keep_only_the_time_to_headers(tmp_path: Path) -
     path.write_text(fileformat.dumps([fileformat.interaction_to_data(interaction)], path))
     assert "timing: {headers: 0.25}" in path.read_text()
     assert stored_timing(path) == Timing(0.25, ())
+
+
+def test_a_one_chunk_body_is_timed_as_the_general_rule_times_it() -> None:
+    """Issue 22: ``timing_to_data`` takes a shortcut for a body received in one timed chunk;
+    it stores what moving the offsets onto the stored chunks (``stored_offsets``) stores, for
+    bodies empty or not, in one chunk or several, timed fully, partly or not at all."""
+    chosen = random.Random(22)
+    for _ in range(2000):
+        received = [bytes(chosen.randint(0, 3)) for _ in range(chosen.choice([0, 1, 1, 1, 2, 3]))]
+        offsets = tuple(
+            chosen.random() for _ in range(chosen.choice([len(received), len(received), 0, 1, 2]))
+        )
+        timing = Timing(chosen.random(), offsets)
+        stored_chunks = chosen.choice([0, 1, 1, 2])
+        size = sum(len(chunk) for chunk in received)
+        general = stored_offsets(timing, received, [size] if size else [])
+        expected: dict[str, Any] = {"headers": round(timing.headers, 3)}
+        if len(general) == stored_chunks:
+            expected["chunks"] = [round(t, 3) for t in general]
+        for key in ("json", "text", "base64", ""):
+            assert timing_to_data(timing, received, body_key=key, stored_chunks=stored_chunks) == expected

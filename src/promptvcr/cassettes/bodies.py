@@ -133,7 +133,7 @@ def encode_chunks(
 ) -> dict[str, Any]:
     """:func:`encode_body` for a body still in its received chunks: a large body that is
     not JSON or events is stored from the chunks themselves (see :mod:`.largebody`)."""
-    size = sum(len(chunk) for chunk in chunks)
+    size = len(chunks[0]) if len(chunks) == 1 else sum(len(chunk) for chunk in chunks)
     if size > LARGE_BODY_BYTES and not streamed_events and not is_event_stream(content_type):
         head = b"".join(chunks[:4])[:256]
         if not _looks_like_json(head, content_type):

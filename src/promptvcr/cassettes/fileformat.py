@@ -44,6 +44,7 @@ from .redact import (
     redact_query_values,
     redact_url,
 )
+from .scantext import json_text, scan_text
 from .storedjson import json_body
 from .timing import timing_from_data, timing_to_data
 from .wsframes import session_from_data, session_to_data, with_session
@@ -87,10 +88,22 @@ _FORM = "application/x-www-form-urlencoded"
 
 
 def date_text(moment: datetime) -> str:
-    """A recorded date as stored: ISO 8601 in UTC to the second, ``2026-11-24T06:00:00Z``."""
-    if moment.tzinfo is not None:
+    """A recorded date as stored: ISO 8601 in UTC to the second, ``2026-11-24T06:00:00Z``.
+    Interactions recorded in the same second share the text of the last one written."""
+    global _last_date
+    if moment.tzinfo is not None and moment.tzinfo is not timezone.utc:
         moment = moment.astimezone(timezone.utc)
-    return moment.replace(tzinfo=None, microsecond=0).isoformat() + "Z"
+    second = (moment.second, moment.minute, moment.hour, moment.day, moment.month, moment.year)
+    last = _last_date
+    if last[0] == second and type(moment) is datetime:
+        return last[1]
+    text = moment.replace(tzinfo=None, microsecond=0).isoformat() + "Z"
+    if type(moment) is datetime:
+        _last_date = (second, text)  # one assignment: for threads
+    return text
+
+
+_last_date: tuple[tuple[int, ...], str] = ((), "")
 
 
 def _date(value: Any, path: Path, index: int) -> datetime:
@@ -129,32 +142,22 @@ def stored_with_text(
     *,
     request_headers: Iterable[str] = REQUEST_HEADERS,
     response_headers: Iterable[str] = RESPONSE_HEADERS,
+    for_scan: bool = False,
 ) -> tuple[dict[str, Any], str | None]:
     """:func:`interaction_to_data`, and its text as ``json.dumps(..., ensure_ascii=False)``
-    writes it (``None`` for data JSON cannot hold: a large body). The bodies' fields are
+    writes it (``None`` for data JSON cannot hold: a large body), or ``for_scan`` a text the
+    credential searches find the same things in (:func:`.scantext.scan_text`). The bodies' fields are
     looked at one by one only when that text shows a credential field name or a URL query
     (see :func:`.redact.may_need_redaction`), or a body is a form; else they are kept as
     parsed, which is what redaction would have left of them."""
-    data = _to_data(interaction, request_headers, response_headers, redact_bodies=False)
-    text = _json_text(data)
-    req, resp = interaction.request, interaction.response
-    if (
-        text is None
-        or may_need_redaction(text, text.lower())
-        or req.content_type == _FORM
-        or resp.content_type == _FORM
-    ):
-        _redact_body(data["request"], req.content_type)
-        _redact_body(data["response"], resp.content_type)
-        text = _json_text(data)
+    types = (interaction.request.content_type, interaction.response.content_type)  # read once
+    data = _to_data(interaction, request_headers, response_headers, redact_bodies=False, types=types)
+    text = scan_text(data, interaction) if for_scan else json_text(data)
+    if text is None or may_need_redaction(text, text.lower()) or _FORM in types:
+        _redact_body(data["request"], types[0])
+        _redact_body(data["response"], types[1])
+        text = json_text(data)
     return data, text
-
-
-def _json_text(data: Any) -> str | None:
-    try:
-        return json.dumps(data, ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError):  # a large body, or data JSON cannot hold
-        return None
 
 
 def _to_data(
@@ -163,14 +166,16 @@ def _to_data(
     response_headers: Iterable[str],
     *,
     redact_bodies: bool,
+    types: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
     req, resp = interaction.request, interaction.response
+    req_type, resp_type = types or (req.content_type, resp.content_type)
     request: dict[str, Any] = {"method": req.method.upper(), "url": redact_url(req.url)}
     if headers := keep_headers(req.headers, request_headers):
         request["headers"] = headers
-    request_body = encode_chunks([req.content], req.content_type)
+    request_body = encode_chunks([req.content], req_type)
     if redact_bodies:
-        _redact_body(request_body, req.content_type)
+        _redact_body(request_body, req_type)
     request.update(request_body)
     response: dict[str, Any] = {"status": resp.status}
     if headers := keep_headers(resp.headers, response_headers):
@@ -182,9 +187,9 @@ def _to_data(
             "response": {**response, "websocket": session_to_data(resp.websocket)},
             **dated,
         }
-    body = encode_chunks(resp.chunks, resp.content_type, streamed_events=resp.is_event_stream)
+    body = encode_chunks(resp.chunks, resp_type, streamed_events=resp.is_event_stream)
     if redact_bodies:
-        _redact_body(body, resp.content_type)
+        _redact_body(body, resp_type)
     response.update(body)
     if resp.end != "complete":
         response["end"] = resp.end

@@ -94,10 +94,14 @@ def c_encoder(
     return made
 
 
+#: The two compact encoders (``ensure_ascii`` or not), looked up once: every body checks one.
+_COMPACT_ENCODERS = {ascii_only: c_encoder(",", ":", ascii_only) for ascii_only in (False, True)}
+
+
 def _is_compact(stripped: str, value: Any, ascii_only: bool) -> bool:
     """Whether ``value`` written compactly is ``stripped``: what most bodies are, checked
     first at the cost of one C call."""
-    encoder = c_encoder(",", ":", ascii_only)
+    encoder = _COMPACT_ENCODERS.get(ascii_only) or c_encoder(",", ":", ascii_only)
     if encoder is None or isinstance(value, str):  # pragma: no cover - CPython has it
         return False
     try:

@@ -113,7 +113,7 @@ def redact(
     """The stored form of ``interactions`` with every credential removed (see above).
 
     Most interactions hold nothing to mask and no secret: that is found on the text of the
-    whole interaction, written once (:func:`.fileformat.stored_with_text`) and searched in C;
+    whole interaction, written once (:func:`.scantext.scan_text`) and searched in C;
     only an interaction where it finds something is walked value by value."""
     accepted = frozenset(allowed)
     environment = {
@@ -124,7 +124,7 @@ def redact(
     result = Redacted(total=len(interactions))
     for index, interaction in enumerate(interactions):
         data, text = fileformat.stored_with_text(
-            interaction, request_headers=request_headers, response_headers=response_headers
+            interaction, request_headers=request_headers, response_headers=response_headers, for_scan=True
         )
         dump = plain_dump(data, text) if text is not None else None
         masker = maskers[sent_credentials(interaction.request)]

@@ -116,13 +116,14 @@ def timing_to_data(
     match them one for one are left out rather than make the cassette unreadable.
     """
     if body_key == "events":
-        ends = event_ends(b"".join(received))
+        offsets = stored_offsets(timing, received, event_ends(b"".join(received)))
     elif body_key == "frames":
-        ends = _frame_ends(b"".join(received))
+        offsets = stored_offsets(timing, received, _frame_ends(b"".join(received)))
+    elif len(received) == 1 and len(timing.chunks) == 1:  # most answers: one chunk, due when it came
+        offsets = timing.chunks if received[0] else ()
     else:  # one stored chunk: its end is the body's length (a large body is not joined for it)
         size = sum(len(chunk) for chunk in received)
-        ends = [size] if size else []
-    offsets = stored_offsets(timing, received, ends)
+        offsets = stored_offsets(timing, received, [size] if size else [])
     data: dict[str, Any] = {"headers": round(timing.headers, PRECISION)}
     if len(offsets) == stored_chunks:
         data["chunks"] = [round(t, PRECISION) for t in offsets]

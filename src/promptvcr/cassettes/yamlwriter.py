@@ -177,6 +177,23 @@ def _flow(value: Any) -> str:
     return _scalar(value, "")[:-1]
 
 
+def _figures(value: dict[Any, Any]) -> str | None:
+    """:func:`_flow` of a mapping of figures (a timing: ``{headers: s, chunks: [s, ...]}``) with
+    keys written before and floats only, without a call per figure; ``None`` for any other."""
+    parts = []
+    for key, item in value.items():
+        name = _KEYS.get(key) if type(key) is str else None
+        if name is None:
+            return None
+        if type(item) is float:
+            parts.append(f"{name}: {_number(item)}")
+        elif type(item) is list and all(type(figure) is float for figure in item):
+            parts.append(f"{name}: [{', '.join(map(_number, item))}]")
+        else:
+            return None
+    return "{" + ", ".join(parts) + "}"
+
+
 class _Writer:
     """Appends one item's text to ``out``; a :class:`ChunkedBody` is kept aside as a piece."""
 
@@ -191,7 +208,7 @@ class _Writer:
         out = self.out
         if isinstance(value, dict):
             if isinstance(value, Flow):
-                out.append(f" {_flow(value)}\n")
+                out.append(f" {_figures(value) or _flow(value)}\n")
             elif value:
                 out.append("\n")
                 self.mapping(value, column + 2, first_line=" " * (column + 2))
@@ -230,6 +247,9 @@ class _Writer:
             elif kind is dict and item:
                 append(f"{indent}{name}:\n")
                 self.mapping(item, column + 2, first_line=" " * (column + 2))
+            elif kind is list and item:  # not indented under its key (see value())
+                append(f"{indent}{name}:\n")
+                self.sequence(item, column, first_line=pad)
             else:
                 append(f"{indent}{name}:")
                 self.value(item, column)
@@ -281,16 +301,34 @@ def _pieces(parts: list[str | ChunkedBody]) -> Iterator[str]:
     yield "".join(parts[start:])  # type: ignore[arg-type]
 
 
+#: Items are handed on in runs of about this many characters: a file writes each piece it is
+#: given on its own, and a thousand small items written one by one took twice as long.
+_RUN = 1 << 16
+
+
 def sequence_items(items: Sequence[Any]) -> Iterator[str]:
-    """Each item as a top-level YAML sequence entry (``- key: ...``), in pieces of text."""
+    """Each item as a top-level YAML sequence entry (``- key: ...``), in pieces of text: runs
+    of items, and a large body's own pieces (see :func:`_pieces`), never joined."""
+    run: list[str] = []
+    size = 0
     for item in items:
         writer = _Writer()
         try:
             writer.sequence([item], 0, first_line="")
         except _NotSimple:
-            yield _fallback(item)
-            continue
-        if writer.large:
-            yield from _pieces(writer.out)
+            text = _fallback(item)
         else:
-            yield "".join(writer.out)  # type: ignore[arg-type]
+            if writer.large:
+                if run:
+                    yield "".join(run)
+                    run, size = [], 0
+                yield from _pieces(writer.out)
+                continue
+            text = "".join(writer.out)  # type: ignore[arg-type]
+        run.append(text)
+        size += len(text)
+        if size >= _RUN:
+            yield "".join(run)
+            run, size = [], 0
+    if run:
+        yield "".join(run)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import importlib
 import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,8 @@ __all__ = [
     "aiohttp_connect_timeout",
     "aiohttp_response_handler",
     "aiohttp_socketless_connection",
+    "content_decoder",
+    "keep_identity_decoder",
     "respx_mocker",
     "respx_pass_through",
 ]
@@ -46,6 +49,36 @@ CLIENT_TRANSPORT_SEAM = "_transport_for_url"
 #: ``items()`` on first read (see ``_httpx_family.to_request``). Without them, it keeps the headers.
 HEADERS_LINES = "_list"
 HEADERS_ENCODING = "_encoding"
+
+
+def content_decoder(response: Any) -> Any | None:
+    """``Response._get_content_decoder()``: the decoder the library's ``iter_bytes`` reads a
+    response's body with, for its ``content-encoding`` (gzip, deflate, br, zstd, several).
+    A recording reads the body from the transport's stream through it, without the
+    ``iter_bytes``/``iter_raw`` layers around it. Its ``decode(bytes)`` and ``flush()`` give
+    bytes (httpx) or an iterable of bytes (httpx2). ``None`` if the library has no such method."""
+    get = getattr(response, "_get_content_decoder", None)
+    return None if get is None else get()
+
+
+def keep_identity_decoder(response: Any) -> None:
+    """Set ``Response._decoder``, the decoder ``_get_content_decoder()`` keeps once it has read
+    the response's content-encoding, to the library's ``IdentityDecoder`` (``<library>._decoders``).
+    For a response promptvcr builds over a body it decodes itself, which has no content-encoding:
+    the library would find that out by reading its headers again when the body is read (about
+    2 us per recorded request, issue 22). Left unset if the library has no such class."""
+    identity = _identity_decoder(type(response).__module__.partition(".")[0])
+    if identity is not None and not hasattr(response, "_decoder"):
+        response._decoder = identity()
+
+
+@functools.cache
+def _identity_decoder(library: str) -> Any:
+    try:
+        return importlib.import_module(f"{library}._decoders").IdentityDecoder
+    except (ImportError, AttributeError):
+        return None
+
 
 # --- respx -----------------------------------------------------------------------------
 

@@ -14,7 +14,8 @@ from typing import Any, NamedTuple
 from ..cassettes.models import LazyRequest, Request, Response
 from ..cassettes.playback import Breakage
 from ..cassettes.wire import WIRE_HEADERS
-from ._compat import HEADERS_ENCODING, HEADERS_LINES
+from ._compat import HEADERS_ENCODING, HEADERS_LINES, content_decoder, keep_identity_decoder
+from ._httpx_record import ASCII_SAFE, adecoded, decoded, received_headers
 from .pacing import Fail, PacedBody, describe
 from .recording import Recording
 
@@ -106,14 +107,12 @@ def _reader(headers_class: Any, encoding: str | None) -> Callable[[list[Any]], d
 #: encoding the library may pick, so the strings are shared by every request and response that
 #: sends the line, and a line seen before costs one lookup (issue 22).
 _ASCII_LINES: dict[tuple[bytes, bytes, bytes], tuple[str, str]] = {}
-#: The encodings the library picks by itself (or is told to): ASCII lines read the same in each.
-_ASCII_SAFE = frozenset({None, "ascii", "utf-8", "iso-8859-1"})
 
 
 def decoded_items(headers: Any, lines: list[tuple[bytes, bytes, bytes]]) -> dict[str, str]:
     """``dict(headers.items())`` of the library's ``headers``, whose lines are ``lines``: names
     lower-cased, repeated names joined with ", ", all decoded as the library decodes them."""
-    if getattr(headers, HEADERS_ENCODING, None) in _ASCII_SAFE:
+    if getattr(headers, HEADERS_ENCODING, None) in ASCII_SAFE:
         decoded: dict[str, str] = {}
         known = _ASCII_LINES.get
         for line in lines:
@@ -172,18 +171,36 @@ def _stream_classes(module: ModuleType) -> tuple[type, type, type]:
     class RecordingStream(module.SyncByteStream, module.AsyncByteStream):  # type: ignore[misc, name-defined]
         """Passes each decoded chunk on as it arrives and to the :class:`Recording`."""
 
-        def __init__(self, real: Any, recording: Recording, raw: bool = False) -> None:
+        def __init__(
+            self, real: Any, recording: Recording, direct: bool = False, encoded: bool = True
+        ) -> None:
             self._real = real
             self._recording = recording
-            # ``raw``: no content-encoding, so the library decodes nothing and its raw chunks are
-            # the decoded ones (empty ones left out alike), read without a decoding layer per chunk.
-            self._raw = raw
+            # ``direct``: the body is read from the transport's stream itself (see _decoded), through
+            # the library's decoder when ``encoded``; else (a response the library read already)
+            # from its ``iter_bytes``.
+            self._direct = direct
+            self._encoded = encoded
             self._sync: Iterator[bytes] | None = None
             self._async: AsyncIterator[bytes] | None = None
 
+        def _decoder(self) -> tuple[bool, Any]:
+            """Whether the body can be read directly, and the decoder to read it with (``None``:
+            no content-encoding). Looked up as ``iter_bytes`` would: when reading starts."""
+            if not self._direct:
+                return False, None
+            if not self._encoded:
+                return True, None
+            decoder = content_decoder(self._real)
+            return decoder is not None, decoder
+
         def __iter__(self) -> Iterator[bytes]:
             if self._sync is None:
-                self._sync = self._real.iter_raw() if self._raw else self._real.iter_bytes()
+                real = self._real
+                direct, decoder = (
+                    self._decoder() if isinstance(real.stream, module.SyncByteStream) else (False, None)
+                )
+                self._sync = decoded(real, decoder) if direct else real.iter_bytes()
             try:
                 for chunk in self._sync:
                     self._recording.add(chunk)
@@ -195,7 +212,11 @@ def _stream_classes(module: ModuleType) -> tuple[type, type, type]:
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             if self._async is None:
-                self._async = self._real.aiter_raw() if self._raw else self._real.aiter_bytes()
+                real = self._real
+                direct, decoder = (
+                    self._decoder() if isinstance(real.stream, module.AsyncByteStream) else (False, None)
+                )
+                self._async = adecoded(real, decoder) if direct else real.aiter_bytes()
             try:
                 async for chunk in self._async:
                     self._recording.add(chunk)
@@ -324,14 +345,19 @@ def record_response(module: ModuleType, real: Any, recording: Recording) -> Any:
     _, recording_stream, _ = _stream_classes(module)
     # The application gets the decoded body: its content-length still holds without a content-encoding.
     lines = getattr(real.headers, HEADERS_LINES, None)
-    headers: Any
+    headers: Any = None  # with lines: set on the response's own (empty) headers once it is built
+    kept_lines = None
     if type(lines) is list:  # the header lines as received, copied, not decoded and encoded again
-        received = decoded_items(real.headers, lines)  # lower-case names, each once
-        encoded = "content-encoding" in received
-        headers = module.Headers()
+        kept = received_headers(real.headers, lines)
+        if kept is not None:
+            recording.headers_kept(real.status_code, kept[0], kept[1])
+            encoded = kept[2]
+        else:
+            received = decoded_items(real.headers, lines)  # lower-case names, each once
+            encoded = "content-encoding" in received
+            recording.headers_decoded(real.status_code, received)
         wire_lines = _WIRE_LINES if encoded else _DECODED_LINES
-        setattr(headers, HEADERS_LINES, [line for line in lines if line[1] not in wire_lines])
-        recording.headers_decoded(real.status_code, received)
+        kept_lines = [line for line in lines if line[1] not in wire_lines]
     else:
         encoded = "content-encoding" in real.headers
         wire = WIRE_HEADERS if encoded else WIRE_HEADERS - {"content-length"}
@@ -339,13 +365,16 @@ def record_response(module: ModuleType, real: Any, recording: Recording) -> Any:
         recording.headers_arrived(real.status_code, real.headers.items())
     recording.started()
     # A response read already (a transport that built it from bytes) serves its content from iter_bytes.
-    raw = not encoded and not real.is_stream_consumed
-    return module.Response(
+    response = module.Response(
         real.status_code,
         headers=headers,
-        stream=recording_stream(real, recording, raw),
+        stream=recording_stream(real, recording, not real.is_stream_consumed, encoded),
         extensions=real.extensions,
     )
+    if kept_lines is not None:
+        setattr(response.headers, HEADERS_LINES, kept_lines)
+    keep_identity_decoder(response)  # its body arrives decoded: no content-encoding header is left
+    return response
 
 
 #: :data:`WIRE_HEADERS` as the lower-case names of the library's header lines; without

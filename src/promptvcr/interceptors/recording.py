@@ -82,6 +82,12 @@ class Recording:
                 kept[name] = value
         self._keep(status, kept, headers.get("content-length"))
 
+    def headers_kept(self, status: int, headers: dict[str, str], length: str | None) -> None:
+        """The headers to record (lower-case names, no wire header) and the content-length
+        received, read by the interceptor in one pass (``_httpx_record.received_headers``)."""
+        self._watch.headers_arrived()
+        self._keep(status, headers, length)
+
     def _keep(self, status: int, headers: dict[str, str], length: str | None) -> None:
         """What both readers of the headers keep: the status, the headers recorded, and the
         length the body announced (a malformed one is no length)."""
