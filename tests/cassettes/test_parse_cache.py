@@ -201,7 +201,7 @@ def test_keys_come_with_the_cache_and_match_computed_ones(
     _write(path, _varied())
     expected = [keys.computed_key(i.request) for i in _parsed(path)]
     first = persister.load(path).interactions
-    assert Tape(first)._index == Tape(_parsed(path))._index  # the tape offers its keys to the entry
+    assert Tape(first).index() == Tape(_parsed(path)).index()  # the whole index offers its keys
     second = persister.load(path).interactions
     assert isinstance(second, parsecache.CachedInteractions)
     assert second.keys(keys._token()) == expected
@@ -230,7 +230,7 @@ def test_other_rules_compute_their_own_keys(cache: Path, tmp_path: Path) -> None
     persister.load(path)
     cached = persister.load(path).interactions
     rules = (*DEFAULT_RULES, lambda parts: parts)
-    assert Tape(cached, rules=rules)._index.keys() == {
+    assert Tape(cached, rules=rules).index().keys() == {
         keys.computed_key(i.request, rules) for i in _parsed(path)
     }
 
@@ -265,7 +265,7 @@ def test_keys_offered_after_a_first_read_go_into_the_entry_in_place(cache: Path,
     first = persister.load(path).interactions
     (entry,) = _entries(cache)
     without_keys = entry.read_bytes()
-    Tape(first)  # computes the keys and offers them
+    Tape(first).index()  # computes the keys and offers them
     with_keys = entry.read_bytes()
     # The interactions' part is the same bytes: only the digest and the keys' part changed.
     size = int.from_bytes(

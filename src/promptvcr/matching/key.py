@@ -10,10 +10,10 @@ answer. Users add their own by passing ``rules=[*DEFAULT_RULES, my_rule]``.
 A key depends only on the rules, the method, the URL, the content-type header and the
 body bytes, so it is computed once per distinct request: :func:`request_key` remembers
 it by those (the bytes hashed as they are), and canonicalizes only a body it has not seen.
-Loading a cassette computes the key of every recorded request, so a request sent with
-the bytes it was recorded with is a dictionary look-up from the first time.
-A large cassette read from the parse cache brings the keys computed the first time it was
-read under the default rules (see :func:`loaded_keys`), so it is not canonicalized again.
+The tape computes the key of each recorded request as far as its requests need (see
+:mod:`.tape`), so a request sent with the bytes it was recorded with is then a dictionary
+look-up. A large cassette read from the parse cache brings the keys computed when all of
+them were first (under the default rules: see :func:`known_keys`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from .parts import KeyParts, Rule, parts_of
 from .rules import DEFAULT_RULES
 from .select import rules_for
 
-__all__ = ["apply_rules", "computed_key", "loaded_keys", "request_key"]
+__all__ = ["apply_rules", "computed_key", "known_keys", "offer_keys", "request_key"]
 
 #: How many keys are remembered (all rules together) before the memory starts over.
 _MEMORY_SIZE = 50_000
@@ -118,21 +118,26 @@ def _token() -> bytes:
     return hashlib.blake2b("\0".join(parts).encode(), digest_size=16).digest()
 
 
-def loaded_keys(interactions: Sequence[Interaction], rules: Sequence[Rule] = DEFAULT_RULES) -> list[str]:
-    """The key of every interaction's request, each remembered as :func:`request_key` does.
-
-    A cassette read from the parse cache (see :mod:`..cassettes.parsecache`) under the
-    default rules brings the keys computed when it was first read, and is offered them then.
-    """
+def known_keys(
+    interactions: Sequence[Interaction], rules: Sequence[Rule] = DEFAULT_RULES
+) -> list[str] | None:
+    """The key of every interaction's request as a parse cache entry brought them (see
+    :mod:`..cassettes.parsecache`: a cassette read before under the default rules), each
+    remembered as :func:`request_key` does; ``None`` when none were brought."""
     if type(interactions) is not CachedInteractions or rules is not DEFAULT_RULES:
-        return [request_key(interaction.request, rules) for interaction in interactions]
+        return None
     keys = interactions.keys(_token())
     if keys is None:
-        keys = [request_key(interaction.request, rules) for interaction in interactions]
-        interactions.offer_keys(_token(), keys)
-        return keys
+        return None
     for interaction, key in zip(interactions, keys, strict=True):
         memo = _memo(interaction.request, rules)
         if memo is not None and memo not in _memory:
             _remember(memo, key)
     return keys
+
+
+def offer_keys(interactions: Sequence[Interaction], rules: Sequence[Rule], keys: list[str]) -> None:
+    """Offer every interaction's key, all computed, to the parse cache entry they were read
+    from (under the default rules), so that the next read brings them (:func:`known_keys`)."""
+    if type(interactions) is CachedInteractions and rules is DEFAULT_RULES:
+        interactions.offer_keys(_token(), keys)

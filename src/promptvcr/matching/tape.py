@@ -3,6 +3,13 @@
 The same request may legitimately be sent twice and get two answers (an agent loop, a
 retry after a 429), so each key keeps the list of its interactions and a pointer to the
 next one to play.
+
+Keys are computed in recorded order, only as far as the requests need: a test that replays
+the first interactions of a 10,000-interaction cassette computes a few keys, not 10,000
+(issue 22: entering such a cassette took 50 ms of key computing). A request whose key has no
+unplayed interaction among those indexed indexes on until it finds one; only a miss, a
+repeat of a key used up, or what needs every key (``times_recorded``, ``append``) indexes
+them all.
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ..cassettes.models import Interaction
 from ..cassettes.persister import collection_paused
-from .key import loaded_keys
+from .key import known_keys, offer_keys, request_key
 from .parts import Rule
 from .rules import DEFAULT_RULES
 
@@ -26,23 +33,51 @@ class Tape:
     Each key's entry is one list, ``[turn, position, position, ...]``: the positions of its
     interactions in recorded order, after the turn of the next one to play. A replayed
     request looks up one entry (issue 22: in a large cassette every lookup is a cold one).
+    The entries hold the first ``len(_keys)`` interactions: the others are not indexed yet.
     """
 
     interactions: list[Interaction] = field(default_factory=list)
     rules: Sequence[Rule] = DEFAULT_RULES
     _index: dict[str, list[int]] = field(default_factory=dict, init=False, repr=False)
     _played: list[bool] = field(default_factory=list, init=False, repr=False)
+    _keys: list[str] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        with collection_paused():  # thousands of keys kept: a collection would only walk the heap
-            index = self._index
-            for position, key in enumerate(loaded_keys(self.interactions, self.rules)):
-                entry = index.get(key)
-                if entry is None:
-                    index[key] = [0, position]
-                else:
-                    entry.append(position)
         self._played = [False] * len(self.interactions)
+        if (keys := known_keys(self.interactions, self.rules)) is not None:
+            self._add_keys(keys)
+
+    def _add_keys(self, keys: Sequence[str]) -> None:
+        index, position = self._index, len(self._keys)
+        for key in keys:
+            entry = index.get(key)
+            if entry is None:
+                index[key] = [0, position]
+            else:
+                entry.append(position)
+            position += 1
+        self._keys.extend(keys)
+
+    def _index_on(self, until: str | None = None, stop: int | None = None) -> None:
+        """Index the interactions not indexed yet, in order: all of them, or up to and with the
+        first whose key is ``until``, or up to position ``stop``."""
+        start, end = len(self._keys), len(self.interactions) if stop is None else stop
+        if start >= end:
+            return
+        rules, computed = self.rules, []
+        with collection_paused():  # thousands of keys kept: a collection would only walk the heap
+            for interaction in self.interactions[start:end]:
+                computed.append(key := request_key(interaction.request, rules))
+                if key == until:
+                    break
+        self._add_keys(computed)
+        if len(self._keys) == len(self.interactions):  # all computed: the next read brings them
+            offer_keys(self.interactions, self.rules, self._keys)
+
+    def index(self) -> dict[str, list[int]]:
+        """Every key's entry, all interactions indexed."""
+        self._index_on()
+        return self._index
 
     def play(self, key: str, *, allow_repeats: bool = False) -> Interaction | None:
         """The next unplayed interaction recorded under ``key``, or ``None`` on a miss.
@@ -50,15 +85,18 @@ class Tape:
         With ``allow_repeats`` the last one is played again once all have been played.
         """
         entry = self._index.get(key)
-        if entry is None:
-            return None
+        while entry is None or entry[0] + 1 >= len(entry):  # none left among those indexed
+            if len(self._keys) == len(self.interactions):
+                if entry is None:
+                    return None
+                return self.interactions[entry[-1]] if allow_repeats else None
+            self._index_on(until=key)
+            entry = self._index.get(key)
         turn = entry[0] + 1
-        if turn < len(entry):
-            entry[0] = turn
-            position = entry[turn]
-            self._played[position] = True
-            return self.interactions[position]
-        return self.interactions[entry[-1]] if allow_repeats else None
+        entry[0] = turn
+        position = entry[turn]
+        self._played[position] = True
+        return self.interactions[position]
 
     def peek(self, key: str, *, allow_repeats: bool = False) -> Interaction | None:
         """What :meth:`play` would return, without using it up.
@@ -66,23 +104,22 @@ class Tape:
         A request that an injected fault breaks (a cut stream, a malformed event) borrows
         the recorded answer: it counts as played, but the retry that follows gets it whole.
         """
-        entry = self._index.get(key)
-        used = 0 if entry is None else entry[0]
+        before = self._index.get(key)
+        used = 0 if before is None else before[0]
         interaction = self.play(key, allow_repeats=allow_repeats)
-        if entry is not None:
+        if (entry := self._index.get(key)) is not None:
             entry[0] = used  # borrowed, not used up
         return interaction
 
     def play_position(self, position: int) -> Interaction:
         """Play one interaction chosen by position (a fuzzy match): it counts as played, and
         when it was next in line for its key, that key moves on to the following one."""
+        self._index_on(stop=position + 1)
         self._played[position] = True
-        for entry in self._index.values():
-            if position in entry[1:]:
-                turn = entry[0] + 1
-                if turn < len(entry) and entry[turn] == position:
-                    entry[0] = turn
-                break
+        entry = self._index[self._keys[position]]
+        turn = entry[0] + 1
+        if turn < len(entry) and entry[turn] == position:
+            entry[0] = turn
         return self.interactions[position]
 
     @property
@@ -90,15 +127,16 @@ class Tape:
         return frozenset(i for i, played in enumerate(self._played) if played)
 
     def times_recorded(self, key: str) -> int:
-        entry = self._index.get(key)
+        entry = self.index().get(key)
         return 0 if entry is None else len(entry) - 1
 
     def append(self, key: str, interaction: Interaction) -> None:
         """Add a newly recorded interaction, already played by the request that caused it."""
-        entry = self._index.setdefault(key, [0])
+        entry = self.index().setdefault(key, [0])
         entry.append(len(self.interactions))
         entry[0] = len(entry) - 1
         self.interactions.append(interaction)
+        self._keys.append(key)
         self._played.append(True)
 
     @property
