@@ -96,3 +96,22 @@ def test_requests_that_differ_in_their_length_alone_each_keep_their_own(tmp_path
     for play, headers in zip(replaying.played, sent, strict=True):
         assert play.request.headers == headers
         assert play.request.content_type == "application/json"
+
+
+def test_requests_sharing_lines_each_get_their_own_headers(tmp_path: Path) -> None:
+    """Header lines shared by several requests are decoded once: each request still reads a
+    dict of its own, which a change to another request's leaves as it was."""
+    sent: list[dict[str, str]] = []
+    path = tmp_path / "same.yaml"
+    with promptvcr.use_cassette(path, record_mode="record") as cassette, FakeProvider() as server:
+        http = httpx2.Client(event_hooks={"request": [lambda r: sent.append(dict(r.headers.items()))]})
+        openai = sdk_calls.openai_client(server.base_url, http_client=http)
+        for _ in range(3):  # the same request: the same lines, kept once
+            openai.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "q"}])
+    first, second, third = (play.request.headers for play in cassette.played)
+    assert first == second == third == sent[0]
+    assert first is not second and second is not third
+    first["x-changed"] = "yes"
+    del second["content-type"]
+    assert cassette.played[2].request.headers == sent[2]
+    assert "x-changed" not in cassette.played[1].request.headers

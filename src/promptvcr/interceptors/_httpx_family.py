@@ -93,12 +93,24 @@ def to_request(request: Any) -> Request:
 
 @functools.cache
 def _reader(headers_class: Any, encoding: str | None) -> Callable[[list[Any]], dict[str, str]]:
-    """Decodes kept header lines exactly as the library's headers would (``items()``)."""
+    """Decodes kept header lines exactly as the library's headers would (``items()``).
+
+    Kept lines are shared by the requests that sent the same ones, and never changed: each
+    list is decoded once, and each request reading it gets its own copy of that dict (writing
+    a recorded cassette reads every request's headers: issue 22)."""
+    decoded: dict[int, tuple[list[Any], dict[str, str]]] = {}
 
     def read(lines: list[Any]) -> dict[str, str]:
+        known = decoded.get(id(lines))
+        if known is not None and known[0] is lines:  # held there, so its id is its own
+            return dict(known[1])
         headers = headers_class(encoding=encoding)
         setattr(headers, HEADERS_LINES, lines)
-        return decoded_items(headers, lines)
+        items = decoded_items(headers, lines)
+        if len(decoded) > _MAX_LINES:
+            decoded.clear()
+        decoded[id(lines)] = (lines, items)
+        return dict(items)
 
     return read
 
