@@ -188,31 +188,29 @@ def _stream_classes(module: ModuleType) -> tuple[type, type, type]:
         ) -> None:
             self._real = real
             self._recording = recording
-            # ``direct``: the body is read from the transport's stream itself (see _decoded), through
-            # the library's decoder when ``encoded``; else (a response the library read already)
-            # from its ``iter_bytes``.
+            # ``direct``: the body may be read from the transport's stream itself (see
+            # ``_httpx_record.decoded``), through the library's decoder when ``encoded``; else (a
+            # response the library read already) it is read from its ``iter_bytes``.
             self._direct = direct
             self._encoded = encoded
             self._sync: Iterator[bytes] | None = None
             self._async: AsyncIterator[bytes] | None = None
 
-        def _decoder(self) -> tuple[bool, Any]:
-            """Whether the body can be read directly, and the decoder to read it with (``None``:
-            no content-encoding). Looked up as ``iter_bytes`` would: when reading starts."""
-            if not self._direct:
-                return False, None
+        def _source(self, stream_class: type, direct: Callable[[Any, Any], Any], library: Any) -> Any:
+            """The decoded body: read ``direct`` from the transport's stream when it is a
+            ``stream_class`` and its decoder is known, else from the ``library`` reader.
+            The decoder is looked up as ``iter_bytes`` would: when reading starts."""
+            real = self._real
+            if not self._direct or not isinstance(real.stream, stream_class):
+                return library()
             if not self._encoded:
-                return True, None
-            decoder = content_decoder(self._real)
-            return decoder is not None, decoder
+                return direct(real, None)
+            decoder = content_decoder(real)
+            return library() if decoder is None else direct(real, decoder)
 
         def __iter__(self) -> Iterator[bytes]:
             if self._sync is None:
-                real = self._real
-                direct, decoder = (
-                    self._decoder() if isinstance(real.stream, module.SyncByteStream) else (False, None)
-                )
-                self._sync = decoded(real, decoder) if direct else real.iter_bytes()
+                self._sync = self._source(module.SyncByteStream, decoded, self._real.iter_bytes)
             try:
                 for chunk in self._sync:
                     self._recording.add(chunk)
@@ -224,11 +222,7 @@ def _stream_classes(module: ModuleType) -> tuple[type, type, type]:
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             if self._async is None:
-                real = self._real
-                direct, decoder = (
-                    self._decoder() if isinstance(real.stream, module.AsyncByteStream) else (False, None)
-                )
-                self._async = adecoded(real, decoder) if direct else real.aiter_bytes()
+                self._async = self._source(module.AsyncByteStream, adecoded, self._real.aiter_bytes)
             try:
                 async for chunk in self._async:
                     self._recording.add(chunk)

@@ -52,9 +52,24 @@ def received_headers(
     return kept, length, encoded
 
 
-def _pieces(decoded: Any) -> Iterable[bytes]:
-    """What a library's decoder gave for one chunk: bytes (httpx) or several (httpx2)."""
-    return (decoded,) if isinstance(decoded, bytes) else decoded
+def _decoded_pieces(raw: bytes, decoder: Any) -> Iterable[bytes]:
+    """One raw chunk as ``iter_bytes`` gives it: decoded by the library's ``decoder`` (``None``:
+    no content-encoding), empty pieces left out."""
+    if not raw:
+        return ()
+    return (raw,) if decoder is None else _non_empty(decoder.decode(raw))
+
+
+def _flushed(decoder: Any) -> Iterable[bytes]:
+    """What the library's ``decoder`` still holds once the body has ended."""
+    return () if decoder is None else _non_empty(decoder.flush())
+
+
+def _non_empty(decoded: Any) -> list[bytes]:
+    """A decoder's answer, bytes (httpx) or several (httpx2), as its non-empty chunks."""
+    if isinstance(decoded, bytes):
+        return [decoded] if decoded else []
+    return [chunk for chunk in decoded if chunk]
 
 
 def decoded(real: Any, decoder: Any) -> Iterator[bytes]:
@@ -66,18 +81,8 @@ def decoded(real: Any, decoder: Any) -> Iterator[bytes]:
     real.is_stream_consumed = True
     try:
         for raw in real.stream:
-            if not raw:
-                continue
-            if decoder is None:
-                yield raw
-                continue
-            for chunk in _pieces(decoder.decode(raw)):
-                if chunk:
-                    yield chunk
-        if decoder is not None:
-            for chunk in _pieces(decoder.flush()):
-                if chunk:
-                    yield chunk
+            yield from _decoded_pieces(raw, decoder)
+        yield from _flushed(decoder)
     finally:
         real.close()
 
@@ -88,18 +93,10 @@ async def adecoded(real: Any, decoder: Any) -> AsyncIterator[bytes]:
     stream = real.stream.__aiter__()
     try:
         async for raw in stream:
-            if not raw:
-                continue
-            if decoder is None:
-                yield raw
-                continue
-            for chunk in _pieces(decoder.decode(raw)):
-                if chunk:
-                    yield chunk
-        if decoder is not None:
-            for chunk in _pieces(decoder.flush()):
-                if chunk:
-                    yield chunk
+            for chunk in _decoded_pieces(raw, decoder):
+                yield chunk
+        for chunk in _flushed(decoder):
+            yield chunk
     finally:
         if isinstance(stream, AsyncGenerator):
             await stream.aclose()
