@@ -30,7 +30,7 @@ from .faults.plan import FaultFired, FaultPlan, answer_for, break_recorded, fire
 from .faults.spec import Fault
 from .interceptors.decision import PASS_THROUGH, Decision, Record, Replay
 from .matching.background import DEFAULT_IGNORE_HOSTS, DEFAULT_PASSTHROUGH_HOSTS, BackgroundHosts
-from .matching.diagnose import FuzzyMatchWarning, fuzzy_match, fuzzy_threshold, miss_message
+from .matching.diagnose import fuzzy_threshold, miss_message
 from .matching.key import request_key
 from .matching.parts import Rule
 from .matching.rules import default_rules
@@ -117,7 +117,6 @@ class Cassette:
         self.timing = timing
         self._pace = pace_factor(timing)
         self.faults = tuple(faults)
-        self.faults_fired: list[FaultFired] = []
         self._fault_plan: FaultPlan | None = None
         self.path = Path(path)
         self._requested_mode = record_mode
@@ -136,21 +135,27 @@ class Cassette:
         self.max_age = staleness.parse_max_age(max_age)
         self.on_stale = on_stale if on_stale is None else staleness.resolve_on_stale(on_stale)
         self.on_record_error = unwritten.check_on_record_error(on_record_error)
-        #: What ``RecordMode.verify`` found: each live answer whose structure changed.
-        self.drift: list[verifying.Drift] = []
+        self._clear_run()
+        self._tape = Tape(rules=self.rules)
+        self._keyless = False  # see _start: _recorded is then the whole tape
+        self._lane = False  # see _start: a request found on the tape is then simply replayed
+        self._lock = threading.Lock()
+        self._active = False
+
+    def _clear_run(self) -> None:
+        """What one use of the cassette gathers, none yet: when it is made and each time it is entered."""
         self.played: list[Play] = []
         self.missed: list[Request] = []
         self._misses: list[CassetteMiss] = []  # every miss raised for it, also those the code caught
+        self.faults_fired: list[FaultFired] = []
         #: Background hosts (see :mod:`promptvcr.matching.background`) the code under test sent to,
         #: each with what was done: ``"ignored"`` or ``"passthrough"``.
         self.background_hosts: dict[str, str] = {}
-        self._tape = Tape(rules=self.rules)
-        self._loaded = persister.Loaded([], exists=False)
+        #: What ``RecordMode.verify`` found: each live answer whose structure changed.
+        self.drift: list[verifying.Drift] = []
         self._recorded: list[Interaction] = []
         self._unfinished: dict[int, Request] = {}  # sent to record, response not complete yet
-        self._keyless = False  # see _start: _recorded is then the whole tape
-        self._lock = threading.Lock()
-        self._active = False
+        self._loaded = persister.Loaded([], exists=False)
 
     def __repr__(self) -> str:
         return f"<Cassette {self.path} mode={self.record_mode.value} played={len(self.played)}>"
@@ -179,8 +184,14 @@ class Cassette:
 
     def handle(self, request: Request) -> Decision:
         """Decide one request: serve it, record it, or let it through (see ``RecordMode``)."""
+        background = self.background.treatment(request.url)
+        if self._lane and background is None:
+            with self._lock:  # the usual request of a test, found: nothing else to weigh (issue 22)
+                key = request_key(request, self.rules)
+                if (found := self._tape.play(key, allow_repeats=self.allow_playback_repeats)) is not None:
+                    return self._replayed(request, found)
         mode = self.record_mode
-        if (background := self.background.treatment(request.url)) is not None:
+        if background is not None:
             host, treatment = background
             with self._lock:
                 self.background_hosts.setdefault(host, treatment)
@@ -208,14 +219,11 @@ class Cassette:
                         return Replay(broken)
                 interaction = self._tape.play(key, allow_repeats=self.allow_playback_repeats)
                 if interaction is None and self.fuzzy and mode is RecordMode.REPLAY:
-                    interaction = self._fuzzy(request)
+                    interaction = self._tape.play_similar(request, self.fuzzy, self.path)
                 if interaction is not None and mode is RecordMode.VERIFY:
                     return Record(verifying.Verifier(self._add_verified, request, interaction))
                 if interaction is not None:
-                    self.played.append(Play(request, "replayed", interaction.response))
-                    if self._pace is None and request.method != "GET" and not interaction.response.websocket:
-                        return Replay(interaction.response)
-                    return Replay(interaction.response.served(self._pace, self.played), self)  # self: misses
+                    return self._replayed(request, interaction)
             if self.script is not None and (answer := self.script.answer(request, self, fired)) is not None:
                 return Replay(answer)
             if mode is RecordMode.REPLAY:
@@ -227,6 +235,16 @@ class Cassette:
                 self.played.append(Play(request, "passthrough"))
                 return PASS_THROUGH
         return Record(_Recording(self, request, key))
+
+    def _replayed(self, request: Request, interaction: Interaction) -> Replay:
+        """Under the lock: ``interaction`` answers ``request``. The request is kept in ``played``
+        with the recorded body when it sent the same bytes: its own copy may then go."""
+        if request.content == (recorded := interaction.request.content):
+            request.content = recorded
+        self.played.append(Play(request, "replayed", response := interaction.response))
+        if self._pace is None and request.method != "GET" and not response.websocket:
+            return Replay(response)
+        return Replay(response.served(self._pace, self.played), self)  # self: misses
 
     def _add_recorded(self, request: Request, key: str, response: Response) -> None:
         interaction = Interaction(request, response, datetime.now(timezone.utc))
@@ -244,23 +262,10 @@ class Cassette:
 
     def _add_verified(self, request: Request, interaction: Interaction, live: Response) -> None:
         with self._lock:
-            position = next(
-                (i for i, known in enumerate(self._tape.interactions) if known is interaction), None
-            )
+            position = self._tape.position_of(interaction)
             if (drift := verifying.drift_of(self.path, interaction, live, position)) is not None:
                 self.drift.append(drift)
             self.played.append(Play(request, "verified", live))
-
-    def _fuzzy(self, request: Request) -> Interaction | None:
-        """Under the lock: the unplayed interaction whose message text is close enough, after
-        a warning that lists the diff; ``None`` when none is (the request then misses)."""
-        match = fuzzy_match(
-            request, self._tape.interactions, self.rules, self.fuzzy, skip=self._tape.played_positions
-        )
-        if match is None:
-            return None
-        warnings.warn(FuzzyMatchWarning(match.warning(self.path, request)), stacklevel=2)
-        return self._tape.play_position(match.position)
 
     def _miss(self, request: Request, key: str) -> CassetteMiss:
         message = miss_message(
@@ -283,16 +288,8 @@ class Cassette:
             )
         self.record_mode = resolve_record_mode(self._requested_mode, self.path)
         check_ci(self.record_mode, self.path)
-        self.played = []
-        self.missed = []
-        self._misses = []
-        self.faults_fired = []
+        self._clear_run()
         self._fault_plan = FaultPlan(self.faults) if self.faults else None
-        self.background_hosts = {}
-        self.drift = []
-        self._recorded = []
-        self._unfinished = {}
-        self._loaded = persister.Loaded([], exists=False)
         if self.record_mode.reads_cassette or self.record_mode is RecordMode.REWRITE:
             # rewrite reads too: a corrupt file must stop the run rather than be replaced silently.
             self._loaded = persister.load(self.path)
@@ -305,6 +302,10 @@ class Cassette:
         self._tape = Tape(interactions, rules=self.rules)
         # Recording onto nothing, without repeats: no lookup can find anything, so no key (issue 22).
         self._keyless = not (interactions or self.allow_playback_repeats) and self.record_mode.writes_cassette
+        # Nothing to weigh for a request the tape holds: no fault, no pacing, not verify (issue 22).
+        self._lane = (
+            self.record_mode.replays and not self._keyless and self._fault_plan is None and self._pace is None
+        )
         if self._pace is not None and any(i.response.timing is None for i in interactions):
             warnings.warn(untimed_message(self.path, self.timing), RuntimeWarning, stacklevel=3)
         activation.activate(self)

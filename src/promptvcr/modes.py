@@ -78,6 +78,11 @@ class RecordMode(str, Enum):
         return self in (RecordMode.REPLAY, RecordMode.RECORD, RecordMode.VERIFY)
 
     @property
+    def replays(self) -> bool:
+        """A request the cassette holds is answered from it (``verify`` sends it to the network)."""
+        return self in (RecordMode.REPLAY, RecordMode.RECORD)
+
+    @property
     def writes_cassette(self) -> bool:
         return self in (RecordMode.RECORD, RecordMode.REWRITE)
 

@@ -25,6 +25,7 @@ __all__ = [
     "HEADERS_ENCODING",
     "HEADERS_LINES",
     "URLLIB3_ATTEMPT_SEAM",
+    "URL_PARTS",
     "aiohttp_connect_timeout",
     "aiohttp_response_handler",
     "aiohttp_socketless_connection",
@@ -49,6 +50,10 @@ CLIENT_TRANSPORT_SEAM = "_transport_for_url"
 #: ``items()`` on first read (see ``_httpx_family.to_request``). Without them, it keeps the headers.
 HEADERS_LINES = "_list"
 HEADERS_ENCODING = "_encoding"
+
+#: ``URL._uri_reference``: a URL's parts, a named tuple its text is made from each time it is
+#: asked for. A sent URL's text is looked up by them (see ``_httpx_family.to_request``).
+URL_PARTS = "_uri_reference"
 
 
 def content_decoder(response: Any) -> Any | None:

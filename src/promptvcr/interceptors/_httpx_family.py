@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from ..cassettes.models import LazyRequest, Request, Response
 from ..cassettes.playback import Breakage
 from ..cassettes.wire import WIRE_HEADERS
-from ._compat import HEADERS_ENCODING, HEADERS_LINES, content_decoder, keep_identity_decoder
+from ._compat import HEADERS_ENCODING, HEADERS_LINES, URL_PARTS, content_decoder, keep_identity_decoder
 from ._httpx_record import ASCII_SAFE, adecoded, decoded, received_headers
 from .pacing import Fail, PacedBody, describe
 from .recording import Recording
@@ -43,8 +43,23 @@ class _Kept(NamedTuple):
 
 
 _last = _Kept([], {}, None, [], "")
-#: One copy of each URL kept requests share (one endpoint, many calls).
-_STRINGS: dict[str, str] = {}
+#: Each URL's text by its parts (:data:`._compat.URL_PARTS`): one endpoint is called again and
+#: again, and finding its text costs less than making it; kept requests share the one copy.
+_URLS: dict[Any, str] = {}
+
+
+def _url_text(url: Any) -> str:
+    """``str(url)``, found by the URL's parts when the library keeps them in a tuple."""
+    parts = getattr(url, URL_PARTS, None)
+    try:
+        return _URLS[parts] if isinstance(parts, tuple) else str(url)
+    except KeyError:
+        if len(_URLS) > _MAX_LINES:
+            _URLS.clear()
+        text = _URLS[parts] = str(url)
+        return text
+    except TypeError:  # parts that cannot be looked up
+        return str(url)
 
 
 def to_request(request: Any) -> Request:
@@ -58,7 +73,7 @@ def to_request(request: Any) -> Request:
     """
     headers = request.headers
     lines = getattr(headers, HEADERS_LINES, None)
-    url = str(request.url)
+    url = _url_text(request.url)
     if type(lines) is not list:  # not the httpx layout: keep the headers themselves
         return LazyRequest.of(request.method, url, headers, request.content, headers.get("content-type", ""))
     global _last
@@ -79,11 +94,9 @@ def to_request(request: Any) -> Request:
             ending = kept.endings[last] = ([*kept.prefix, last], headers.get("content-type", ""))
         kept = _last = _Kept(kept.prefix, kept.endings, last, *ending)  # one assignment: for threads
     shared, content_type = kept.lines, kept.content_type
-    if len(_STRINGS) > _MAX_LINES:
-        _STRINGS.clear()
     return LazyRequest.of(
         request.method,
-        _STRINGS.setdefault(url, url),
+        url,
         shared,
         request.content,
         content_type,
@@ -280,12 +293,8 @@ def replay_response(module: ModuleType, response: Response, request: Any = None)
     else:
         paced = PacedBody(response.chunks, response.playback, failures(module, request))
         stream = _stream_classes(module)[2](paced)
-    return module.Response(
-        response.status,
-        headers=headers,
-        stream=stream,
-        extensions={"http_version": b"HTTP/1.1"},
-    )
+    extensions = {"http_version": b"HTTP/1.1"}
+    return module.Response(response.status, headers=headers, stream=stream, extensions=extensions)
 
 
 def _wire_headers(module: ModuleType, response: Response) -> Any:

@@ -14,11 +14,14 @@ them all.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from ..cassettes.models import Interaction
+from ..cassettes.models import Interaction, Request
 from ..cassettes.persister import collection_paused
+from .diagnose import FuzzyMatchWarning, fuzzy_match
 from .key import known_keys, offer_keys, request_key
 from .parts import Rule
 from .rules import DEFAULT_RULES
@@ -121,6 +124,18 @@ class Tape:
         if turn < len(entry) and entry[turn] == position:
             entry[0] = turn
         return self.interactions[position]
+
+    def play_similar(self, request: Request, threshold: float, path: Path) -> Interaction | None:
+        """Play the unplayed interaction whose message text is close enough to ``request``'s
+        (a fuzzy match), after a warning that lists the diff; ``None`` when none is."""
+        match = fuzzy_match(request, self.interactions, self.rules, threshold, skip=self.played_positions)
+        if match is None:
+            return None
+        warnings.warn(FuzzyMatchWarning(match.warning(path, request)), stacklevel=2)
+        return self.play_position(match.position)
+
+    def position_of(self, interaction: Interaction) -> int | None:
+        return next((i for i, known in enumerate(self.interactions) if known is interaction), None)
 
     @property
     def played_positions(self) -> frozenset[int]:
