@@ -17,7 +17,7 @@ import httpx2
 import pytest
 
 import promptvcr
-from promptvcr.interceptors._httpx_family import _stream_classes
+from promptvcr.interceptors._httpx_family import stream_classes
 
 SHAPES = [
     [b"data: 1\n\n", b"", b"data: 2\n\n", b"data: [DONE]\n\n"],
@@ -51,7 +51,7 @@ def _answer(chunks: list[bytes], coding: str | None) -> httpx2.Response:
 
 
 #: A body of fixed chunks (empty ones too), for either kind of client: the stream a replay serves.
-_Chunks = _stream_classes(httpx2)[0]
+_Chunks = stream_classes(httpx2)[0]
 
 
 def _sync_read(chunks: list[bytes], coding: str | None, early: bool) -> list[bytes]:

@@ -64,7 +64,7 @@ def test_the_served_headers_are_what_the_library_builds_from_the_stored_text() -
     values as the library's own ``Headers`` of the stored text, for names in any case, repeated
     responses, non-ASCII values, streams and bodies in several chunks."""
     from promptvcr.cassettes.models import Response
-    from promptvcr.interceptors._httpx_family import replay_response
+    from promptvcr.interceptors._httpx_replay import replay_response
 
     chosen = random.Random(22)
     names = ["content-type", "X-Request-Id", "date", "set-cookie", "x-\u00e9t\u00e9", "ETag"]
@@ -72,7 +72,7 @@ def test_the_served_headers_are_what_the_library_builds_from_the_stored_text() -
     for library in (httpx2, httpx):
         for _ in range(300):
             headers = {chosen.choice(names): chosen.choice(values) for _ in range(chosen.randint(0, 6))}
-            chunks = [b"x" * chosen.randint(0, 9) for _ in range(chosen.randint(1, 3))]
+            chunks = [b"x" * chosen.randint(0, 9) for _ in range(chosen.randint(0, 3))]
             stored = Response(200, headers, chunks)
             expected = [_as_served(name, value) for name, value in headers.items()]
             if stored.content_type != "text/event-stream":
@@ -87,3 +87,28 @@ def test_the_served_headers_are_what_the_library_builds_from_the_stored_text() -
 
 def _as_served(name: str, value: str) -> tuple[str, str] | tuple[bytes, bytes]:
     return (name, value) if name.isascii() and value.isascii() else (name.encode(), value.encode())
+
+
+def test_headers_are_made_without_init_only_in_the_layout_known() -> None:
+    """The served headers skip the library's ``__init__`` only when an empty one holds its lines
+    and encoding alone; a ``Headers`` with anything more is left to the library to build."""
+    from types import ModuleType
+
+    from promptvcr.interceptors._compat import headers_with_lines
+
+    lines = [(b"Content-Type", b"content-type", b"application/json")]
+    for library in (httpx2, httpx):
+        made = headers_with_lines(library, list(lines))
+        assert type(made) is library.Headers
+        assert made.raw == [(b"Content-Type", b"application/json")]
+        assert made.encoding == library.Headers(lines and [("Content-Type", "application/json")]).encoding
+
+    class Headers:  # like the library's, with one attribute more
+        def __init__(self) -> None:
+            self._list: list[tuple[bytes, bytes, bytes]] = []
+            self._encoding = None
+            self._seen: dict[str, str] = {}
+
+    other = ModuleType("other")
+    other.Headers = Headers  # type: ignore[attr-defined]
+    assert headers_with_lines(other, list(lines)) is None

@@ -30,6 +30,7 @@ __all__ = [
     "aiohttp_response_handler",
     "aiohttp_socketless_connection",
     "content_decoder",
+    "headers_with_lines",
     "keep_identity_decoder",
     "respx_mocker",
     "respx_pass_through",
@@ -50,6 +51,27 @@ CLIENT_TRANSPORT_SEAM = "_transport_for_url"
 #: ``items()`` on first read (see ``_httpx_family.to_request``). Without them, it keeps the headers.
 HEADERS_LINES = "_list"
 HEADERS_ENCODING = "_encoding"
+
+
+def headers_with_lines(module: Any, lines: list[tuple[bytes, bytes, bytes]]) -> Any | None:
+    """A library ``Headers`` whose lines are ``lines``, made without ``__init__``: the attributes
+    of an empty one, ``HEADERS_LINES`` replaced. ``None`` when an empty one holds anything but
+    its lines and encoding (a layout this does not know)."""
+    empty = _empty_headers(module)
+    if empty is None:
+        return None
+    headers = object.__new__(module.Headers)
+    headers.__dict__.update(empty)
+    headers.__dict__[HEADERS_LINES] = lines
+    return headers
+
+
+@functools.cache
+def _empty_headers(module: Any) -> dict[str, Any] | None:
+    attributes = dict(getattr(module.Headers(), "__dict__", {}))
+    known = attributes.keys() == {HEADERS_LINES, HEADERS_ENCODING} and attributes[HEADERS_LINES] == []
+    return attributes if known else None
+
 
 #: ``URL._uri_reference``: a URL's parts, a named tuple its text is made from each time it is
 #: asked for. A sent URL's text is looked up by them (see ``_httpx_family.to_request``).

@@ -1,7 +1,8 @@
 """Conversions shared by httpx2 and httpx, which have the same API under two names.
 
 Each function takes the library module as its first argument, so the two interceptors
-stay thin and no conversion logic is written twice.
+stay thin and no conversion logic is written twice. What a replay builds is in
+:mod:`._httpx_replay`, what a recording reads in :mod:`._httpx_record`.
 """
 
 from __future__ import annotations
@@ -11,21 +12,27 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from ..cassettes.models import LazyRequest, Request, Response
+from ..cassettes.models import LazyRequest, Request
 from ..cassettes.playback import Breakage
 from ..cassettes.wire import WIRE_HEADERS
-from ._compat import HEADERS_ENCODING, HEADERS_LINES, URL_PARTS, content_decoder, keep_identity_decoder
+from ._compat import (
+    HEADERS_ENCODING,
+    HEADERS_LINES,
+    URL_PARTS,
+    content_decoder,
+    keep_identity_decoder,
+)
 from ._httpx_record import ASCII_SAFE, adecoded, decoded, received_headers
 from .pacing import Fail, PacedBody, describe
 from .recording import Recording
 
-__all__ = ["failures", "record_response", "replay_response", "to_request"]
+__all__ = ["failures", "record_response", "stream_classes", "to_request"]
 
 
-_Line = tuple[bytes, bytes, bytes]
+Line = tuple[bytes, bytes, bytes]
 #: One copy of each header line (raw name, lower-case name, value) that kept requests share.
-_LINES: dict[_Line, _Line] = {}
-_MAX_LINES = 4096
+_LINES: dict[Line, Line] = {}
+MAX_LINES = 4096
 
 
 class _Kept(NamedTuple):
@@ -35,10 +42,10 @@ class _Kept(NamedTuple):
     alone: one compare of the prefix finds the kept list, shared by every such request. Kept
     lists are never changed (the reader only decodes them)."""
 
-    prefix: list[_Line]
-    endings: dict[_Line, tuple[list[_Line], str]]
-    last: _Line | None
-    lines: list[_Line]
+    prefix: list[Line]
+    endings: dict[Line, tuple[list[Line], str]]
+    last: Line | None
+    lines: list[Line]
     content_type: str
 
 
@@ -54,7 +61,7 @@ def _url_text(url: Any) -> str:
     try:
         return _URLS[parts] if isinstance(parts, tuple) else str(url)
     except KeyError:
-        if len(_URLS) > _MAX_LINES:
+        if len(_URLS) > MAX_LINES:
             _URLS.clear()
         text = _URLS[parts] = str(url)
         return text
@@ -83,13 +90,13 @@ def to_request(request: Any) -> Request:
         kept = _last = _Kept([], {}, None, [], "")
     elif lines[n] != kept.last or lines != kept.lines:  # not the very lines of the last request
         if n != len(kept.prefix) or lines[:n] != kept.prefix:  # a new set of lines
-            if len(_LINES) > _MAX_LINES:
+            if len(_LINES) > MAX_LINES:
                 _LINES.clear()
             kept = _Kept(list(map(_LINES.setdefault, lines[:n], lines[:n])), {}, None, [], "")
         last = _LINES.setdefault(lines[n], lines[n])
         ending = kept.endings.get(last)
         if ending is None:
-            if len(kept.endings) > _MAX_LINES:
+            if len(kept.endings) > MAX_LINES:
                 kept.endings.clear()
             ending = kept.endings[last] = ([*kept.prefix, last], headers.get("content-type", ""))
         kept = _last = _Kept(kept.prefix, kept.endings, last, *ending)  # one assignment: for threads
@@ -120,7 +127,7 @@ def _reader(headers_class: Any, encoding: str | None) -> Callable[[list[Any]], d
         headers = headers_class(encoding=encoding)
         setattr(headers, HEADERS_LINES, lines)
         items = decoded_items(headers, lines)
-        if len(decoded) > _MAX_LINES:
+        if len(decoded) > MAX_LINES:
             decoded.clear()
         decoded[id(lines)] = (lines, items)
         return dict(items)
@@ -147,7 +154,7 @@ def decoded_items(headers: Any, lines: list[tuple[bytes, bytes, bytes]]) -> dict
                     pair = (line[1].decode("ascii"), line[2].decode("ascii"))
                 except UnicodeDecodeError:  # the library decides how the whole set reads
                     break
-                if len(_ASCII_LINES) > _MAX_LINES:
+                if len(_ASCII_LINES) > MAX_LINES:
                     _ASCII_LINES.clear()
                 _ASCII_LINES[line] = pair
             key, text = pair
@@ -179,7 +186,7 @@ def failures(module: ModuleType, request: Any) -> Fail:
 
 
 @functools.cache
-def _stream_classes(module: ModuleType) -> tuple[type, type, type]:
+def stream_classes(module: ModuleType) -> tuple[type, type, type]:
     class ReplayStream(module.SyncByteStream, module.AsyncByteStream):  # type: ignore[misc, name-defined]
         """Hands the client the recorded chunks, one SSE event per chunk."""
 
@@ -279,85 +286,12 @@ def _stream_classes(module: ModuleType) -> tuple[type, type, type]:
     return ReplayStream, RecordingStream, PacedStream
 
 
-def replay_response(module: ModuleType, response: Response, request: Any = None) -> Any:
-    """An httpx-family response that serves a stored one.
-
-    A response with a ``playback`` is paced and broken as it says; its transport must
-    first have called ``wait_for_headers`` (see :mod:`.playback`).
-    """
-    headers = response.wire_headers
-    if type(headers) is not module.Headers:
-        headers = _wire_headers(module, response)
-    if response.playback is None:
-        stream = _stream_classes(module)[0](response.chunks)
-    else:
-        paced = PacedBody(response.chunks, response.playback, failures(module, request))
-        stream = _stream_classes(module)[2](paced)
-    extensions = {"http_version": b"HTTP/1.1"}
-    return module.Response(response.status, headers=headers, stream=stream, extensions=extensions)
-
-
-def _wire_headers(module: ModuleType, response: Response) -> Any:
-    """The response's headers as the library's own ``Headers``, with the content-length of its
-    body unless it is a stream.
-
-    A response given a ``Headers`` copies its lines in one list copy instead of encoding and
-    lower-casing every header again, and the lines are made here at half the library's cost,
-    each name's bytes kept for the next response (a provider sends the same names every time).
-    They are kept on the stored response from its second serve on: most stored responses are
-    served once per run, and keeping their headers then only costs the memory the next
-    requests need warm (issue 22). Kept headers are never changed: each response copies them.
-    """
-    pairs = list(response.headers.items())
-    if not response.is_event_stream:
-        chunks = response.chunks
-        pairs.append(("content-length", str(len(chunks[0]) if len(chunks) == 1 else sum(map(len, chunks)))))
-    headers = module.Headers()
-    try:  # the library's own layout, as it would build it from text: ASCII only ...
-        lines = _ascii_lines(pairs)
-    except UnicodeEncodeError:  # ... so another value goes as the UTF-8 it decodes back
-        headers = module.Headers([_utf8(name, value) for name, value in pairs])
-    else:
-        if type(getattr(headers, HEADERS_LINES, None)) is list:
-            setattr(headers, HEADERS_LINES, lines)
-        else:  # not the httpx layout: let the library build its own
-            headers = module.Headers(pairs)
-    response.wire_headers = _SERVED_ONCE if response.wire_headers is None else headers
-    return headers
-
-
-#: What a stored response served once holds in place of its headers (see :func:`_wire_headers`).
-_SERVED_ONCE = object()
-
-
-#: Each header name's (raw, lower-cased) ASCII bytes, as a library's header lines hold it.
-_NAMES: dict[str, tuple[bytes, bytes]] = {}
-
-
-def _ascii_lines(pairs: list[tuple[str, str]]) -> list[tuple[bytes, bytes, bytes]]:
-    """What ``Headers(pairs)`` holds: (name, lower-cased name, value), encoded as ASCII."""
-    lines = []
-    for name, value in pairs:
-        encoded = _NAMES.get(name)
-        if encoded is None:
-            if len(_NAMES) > _MAX_LINES:
-                _NAMES.clear()
-            raw = name.encode("ascii")
-            encoded = _NAMES[name] = (raw, raw.lower())
-        lines.append((encoded[0], encoded[1], value.encode("ascii")))
-    return lines
-
-
-def _utf8(name: str, value: str) -> tuple[str, str] | tuple[bytes, bytes]:
-    return (name, value) if name.isascii() and value.isascii() else (name.encode(), value.encode())
-
-
 def record_response(module: ModuleType, real: Any, recording: Recording) -> Any:
     """A response that streams ``real`` to the application, decoded, while ``recording`` it.
 
     ``recording`` was created when the request was sent; its headers arrive now.
     """
-    _, recording_stream, _ = _stream_classes(module)
+    _, recording_stream, _ = stream_classes(module)
     # The application gets the decoded body: its content-length still holds without a content-encoding.
     lines = getattr(real.headers, HEADERS_LINES, None)
     headers: Any = None  # with lines: set on the response's own (empty) headers once it is built

@@ -17,7 +17,8 @@ import respx
 
 from ._compat import respx_mocker, respx_pass_through
 from ._forwarding import forwarding
-from ._httpx_family import failures, record_response, replay_response, to_request
+from ._httpx_family import failures, record_response, to_request
+from ._httpx_replay import replay_response
 from .decision import Decision, Handler, Record, Replay, Uninstall
 from .pacing import wait_for_headers, wait_for_headers_async
 from .recording import Recording

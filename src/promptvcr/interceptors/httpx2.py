@@ -11,7 +11,8 @@ import httpx2
 
 from ._compat import CLIENT_TRANSPORT_SEAM
 from ._forwarding import forwarding
-from ._httpx_family import failures, record_response, replay_response, to_request
+from ._httpx_family import failures, record_response, to_request
+from ._httpx_replay import replay_response
 from .decision import Handler, Record, Replay, Uninstall
 from .pacing import wait_for_headers, wait_for_headers_async
 from .recording import Recording

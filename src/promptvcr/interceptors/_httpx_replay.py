@@ -1,0 +1,97 @@
+"""What replaying a stored response to an httpx-family client builds: the library's own
+``Response``, its headers made as its header lines (issue 22).
+
+Shared by httpx2 and httpx (see :mod:`._httpx_family`); the library's private names come
+from :mod:`._compat`.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from ..cassettes.models import Response
+from ._compat import headers_with_lines
+from ._httpx_family import MAX_LINES, Line, failures, stream_classes
+from .pacing import PacedBody
+
+__all__ = ["replay_response"]
+
+
+def replay_response(module: ModuleType, response: Response, request: Any = None) -> Any:
+    """An httpx-family response that serves a stored one.
+
+    A response with a ``playback`` is paced and broken as it says; its transport must
+    first have called ``wait_for_headers`` (see :mod:`.playback`).
+    """
+    headers = response.wire_headers
+    if type(headers) is not module.Headers:
+        headers = _wire_headers(module, response)
+    if response.playback is None:
+        stream = stream_classes(module)[0](response.chunks)
+    else:
+        paced = PacedBody(response.chunks, response.playback, failures(module, request))
+        stream = stream_classes(module)[2](paced)
+    extensions = {"http_version": b"HTTP/1.1"}
+    return module.Response(response.status, headers=headers, stream=stream, extensions=extensions)
+
+
+def _wire_headers(module: ModuleType, response: Response) -> Any:
+    """The response's headers as the library's own ``Headers``, with the content-length of its
+    body unless it is a stream.
+
+    A response given a ``Headers`` copies its lines in one list copy instead of encoding and
+    lower-casing every header again, and the lines are made here at a third of the library's
+    cost, each line kept for the next response (a provider sends most headers the same every
+    time). They are kept on the stored response from its second serve on: most stored responses
+    are served once per run, and keeping their headers then only costs the memory the next
+    requests need warm (issue 22). Kept headers are never changed: each response copies them.
+    """
+    chunks = response.chunks
+    length = (
+        None
+        if response.is_event_stream
+        else str(len(chunks[0]) if len(chunks) == 1 else sum(map(len, chunks)))
+    )
+    headers = None
+    try:  # the library's own layout, as it would build it from text: ASCII only ...
+        lines = _ascii_lines(response.headers)
+    except UnicodeEncodeError:  # ... so another value goes as the UTF-8 it decodes back
+        pass
+    else:
+        if length is not None:
+            lines.append((b"content-length", b"content-length", length.encode()))
+        headers = headers_with_lines(module, lines)
+    if headers is None:
+        pairs = [*response.headers.items(), *([] if length is None else [("content-length", length)])]
+        headers = module.Headers([_utf8(name, value) for name, value in pairs])
+    response.wire_headers = _SERVED_ONCE if response.wire_headers is None else headers
+    return headers
+
+
+#: What a stored response served once holds in place of its headers (see :func:`_wire_headers`).
+_SERVED_ONCE = object()
+
+
+#: Each header (name, value) as the library's header lines hold it, ASCII bytes.
+_ENCODED: dict[tuple[str, str], Line] = {}
+
+
+def _ascii_lines(headers: dict[str, str]) -> list[Line]:
+    """What ``Headers(headers)`` holds: (name, lower-cased name, value), encoded as ASCII."""
+    lines = []
+    for pair in headers.items():
+        line = _ENCODED.get(pair)
+        if line is None:
+            name, value = pair
+            raw = name.encode("ascii")
+            line = (raw, raw.lower(), value.encode("ascii"))
+            if len(_ENCODED) > MAX_LINES:
+                _ENCODED.clear()
+            _ENCODED[pair] = line
+        lines.append(line)
+    return lines
+
+
+def _utf8(name: str, value: str) -> tuple[str, str] | tuple[bytes, bytes]:
+    return (name, value) if name.isascii() and value.isascii() else (name.encode(), value.encode())
