@@ -1,7 +1,8 @@
 """The record path's shortcuts give what the plain path gives: the remembered header-name
 decisions of :func:`~promptvcr.cassettes.redact.keep_headers` (against the decision taken
-anew for every header), and the direct scanner call that parses a recorded JSON body
-(against ``json.loads``, errors included)."""
+anew for every header), the direct scanner call that parses a recorded JSON body (against
+``json.loads``, errors included), and the YAML writer's remembered scalar texts (against
+the text written anew)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tests.property_settings import property_settings
 
+from promptvcr.cassettes import yamlwriter
 from promptvcr.cassettes.bodies import _parsed, encode_body
 from promptvcr.cassettes.redact import (
     REQUEST_HEADERS,
@@ -22,6 +24,7 @@ from promptvcr.cassettes.redact import (
     keep_headers,
     redact_query_values,
 )
+from promptvcr.cassettes.yamlwriter import sequence_items
 
 
 def _plain_keep(headers: Mapping[str, str], allowed: Iterable[str]) -> dict[str, str]:
@@ -155,3 +158,26 @@ def test_encode_body_stores_what_json_loads_reads(content: bytes) -> None:
     else:
         if "json" in stored:
             assert json.dumps(stored["json"]) == json.dumps(expected)
+
+
+_WORDS = st.sampled_from(["role", "user", "yes", "a: b", "null", "1", "é"])
+
+
+@property_settings(300)
+@given(st.lists(st.text(max_size=12) | _WORDS, max_size=8))
+def test_remembered_yaml_text_is_the_text_written_anew(strings: list[str]) -> None:
+    for _ in range(2):  # the second time from the memo
+        for text in strings:
+            assert yamlwriter._plain_or_quoted(text) == yamlwriter._written(text)
+    item = {"request": {"method": "POST", "json": {"messages": [{"role": s, s: s} for s in strings]}}}
+    warm = "".join(sequence_items([item]))
+    yamlwriter._TEXTS.clear()
+    assert "".join(sequence_items([item])) == warm
+
+
+def test_yaml_text_memo_stays_bounded_and_right_when_emptied() -> None:
+    strings = [f"id-{index}" for index in range(yamlwriter._MAX_TEXTS + 10)] + ["a: b", "yes"]
+    written = [yamlwriter._plain_or_quoted(text) for text in strings]
+    assert len(yamlwriter._TEXTS) <= yamlwriter._MAX_TEXTS
+    assert written == [yamlwriter._written(text) for text in strings]
+    assert [yamlwriter._plain_or_quoted(text) for text in strings] == written
