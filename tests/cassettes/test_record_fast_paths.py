@@ -181,3 +181,22 @@ def test_yaml_text_memo_stays_bounded_and_right_when_emptied() -> None:
     assert len(yamlwriter._TEXTS) <= yamlwriter._MAX_TEXTS
     assert written == [yamlwriter._written(text) for text in strings]
     assert [yamlwriter._plain_or_quoted(text) for text in strings] == written
+
+
+class _Name(str):
+    """A key type of its own, equal to the plain string (a library's header name, say)."""
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_keys_of_other_types_are_written_as_the_plain_path_writes_them(warm: bool) -> None:
+    plain = {"role": "user", "yes": 1, "1": None, "é: x": "a", "x" * 999: "long"}
+    if warm:
+        "".join(sequence_items([plain]))
+    else:
+        yamlwriter._KEYS.clear()
+        yamlwriter._TEXTS.clear()
+    subclassed = {_Name(key): value for key, value in plain.items()}
+    assert "".join(sequence_items([subclassed])) == "".join(sequence_items([plain]))
+    odd = {1: "a", 1.5: "b", None: "c", False: "d"}  # not strings: PyYAML writes the item
+    assert "".join(sequence_items([odd])) == "".join(sequence_items([dict(odd)]))
+    assert "".join(sequence_items([odd])).startswith("- 1: a\n")

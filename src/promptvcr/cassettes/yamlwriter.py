@@ -249,15 +249,17 @@ class _Writer:
     def mapping(self, mapping: dict[Any, Any], column: int, *, first_line: str) -> None:
         append = self.out.append
         indent, pad = first_line, " " * column
+        keys, texts = _KEYS, _TEXTS
         for key, item in mapping.items():
-            name = _KEYS.get(key) if type(key) is str else None
+            # Only strings are remembered in _KEYS; a str subclass equal to one is written the same.
+            name = keys.get(key)
             if name is None:
                 name = _key(key)
             kind = type(item)
             # The scalars of every item (short text, counts, nulls) and nested mappings written
             # here at once, without a call per value; the rest by value().
             if kind is str and "\n" not in item:
-                append(f"{indent}{name}: {_TEXTS.get(item) or _plain_or_quoted(item)}\n")
+                append(f"{indent}{name}: {texts.get(item) or _plain_or_quoted(item)}\n")
             elif kind is int:
                 append(f"{indent}{name}: {item}\n")
             elif item is None:
