@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tests.property_settings import property_settings
 
-from promptvcr.cassettes import yamlwriter
+from promptvcr.cassettes import masking, yamlwriter
 from promptvcr.cassettes.bodies import _parsed, encode_body
 from promptvcr.cassettes.redact import (
     REQUEST_HEADERS,
@@ -200,3 +200,33 @@ def test_keys_of_other_types_are_written_as_the_plain_path_writes_them(warm: boo
     odd = {1: "a", 1.5: "b", None: "c", False: "d"}  # not strings: PyYAML writes the item
     assert "".join(sequence_items([odd])) == "".join(sequence_items([dict(odd)]))
     assert "".join(sequence_items([odd])).startswith("- 1: a\n")
+
+
+def _plain_streams(data: Any) -> list[tuple[str, Any]]:
+    found: list[tuple[str, Any]] = []
+    if isinstance(data, dict):
+        holders = ((data, ""), (data.get("request"), ".request"), (data.get("response"), ".response"))
+        for holder, prefix in holders:
+            if isinstance(holder, dict):
+                found += [(f"{prefix}.{key}", holder[key]) for key in ("events", "frames") if key in holder]
+    return found
+
+
+_HOLDER_KEYS = st.sampled_from(["events", "frames", "json", "text", "status"])
+_HOLDERS = st.dictionaries(_HOLDER_KEYS, st.none() | st.lists(st.integers()), max_size=4)
+
+
+@property_settings(200)
+@given(
+    _HOLDERS,
+    st.none() | st.integers() | _HOLDERS,
+    st.none() | st.integers() | _HOLDERS,
+)
+def test_streams_are_found_as_the_plain_path(top: dict[str, Any], request: Any, response: Any) -> None:
+    data: dict[str, Any] = dict(top)
+    if request is not None:
+        data["request"] = request
+    if response is not None:
+        data["response"] = response
+    for value in (data, request, response, [data], "x"):
+        assert masking._streams(value) == _plain_streams(value)

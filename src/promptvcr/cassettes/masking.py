@@ -272,7 +272,8 @@ def _streams(data: Any) -> list[tuple[str, Any]]:
             (data.get("request"), ".request"),
             (data.get("response"), ".response"),
         ):
-            if isinstance(holder, dict):
+            # Most holders have neither: asked first, without building an empty list for each.
+            if isinstance(holder, dict) and ("events" in holder or "frames" in holder):
                 found += [(f"{prefix}.{key}", holder[key]) for key in ("events", "frames") if key in holder]
     return found
 
