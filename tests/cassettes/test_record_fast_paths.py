@@ -17,6 +17,7 @@ from tests.property_settings import property_settings
 
 from promptvcr.cassettes import masking, yamlwriter
 from promptvcr.cassettes.bodies import _parsed, encode_body
+from promptvcr.cassettes.models import Request
 from promptvcr.cassettes.redact import (
     REQUEST_HEADERS,
     RESPONSE_HEADERS,
@@ -230,3 +231,23 @@ def test_streams_are_found_as_the_plain_path(top: dict[str, Any], request: Any, 
         data["response"] = response
     for value in (data, request, response, [data], "x"):
         assert masking._streams(value) == _plain_streams(value)
+
+
+def _plain_sent(headers: dict[str, str]) -> frozenset[str]:
+    found: set[str] = set()
+    for name, value in headers.items():
+        if is_secret_header(name):
+            found.update(masking._header_values(name, value))
+    return frozenset(value.strip() for value in found)
+
+
+_SENT_VALUES = st.sampled_from([*_VALUES, "Basic dXNlcjpwYXNzd29yZDEyMw==", "a=sk-123456789; b=c", " key "])
+
+
+@property_settings(200)
+@given(st.lists(st.tuples(st.sampled_from([*_NAMES, "cookie", "Cookie"]), _SENT_VALUES), max_size=10))
+def test_sent_credentials_reads_headers_as_the_plain_path(pairs: list[tuple[str, str]]) -> None:
+    headers = dict(pairs)
+    request = Request(method="GET", url="https://x.test/v1", headers=headers)
+    for _ in range(2):  # the second time from the remembered names
+        assert masking.sent_credentials(request) == _plain_sent(headers)

@@ -129,12 +129,24 @@ def request_credentials(request: Request) -> set[str]:
     return worth_masking(sent_credentials(request))
 
 
+#: :func:`.redact.is_secret_header` of each request header name met so far: a dozen names
+#: come with every request, each looked up once per recorded request at save time.
+_SECRET_NAMES: dict[str, bool] = {}
+_MAX_NAMES = 4096
+
+
 def sent_credentials(request: Request) -> frozenset[str]:
     """:func:`request_credentials` before :func:`worth_masking` leaves out what is too short
     or a placeholder."""
     found: set[str] = set()
+    secret = _SECRET_NAMES
     for name, value in request.headers.items():
-        if is_secret_header(name):
+        flag = secret.get(name)
+        if flag is None:
+            flag = is_secret_header(name)
+            if len(secret) < _MAX_NAMES:
+                secret[name] = flag
+        if flag:
             found.update(_header_values(name, value))
     if "?" in request.url or "@" in request.url:  # a query, or userinfo
         parts = urlsplit(request.url)
