@@ -108,14 +108,36 @@ def is_secret_header(name: str) -> bool:
     return lowered in ("openai-organization", "openai-project") or bool(_SECRET_HEADER_NAME.search(lowered))
 
 
+#: Per allowlist, each header name met so far: its lower-case form when it is kept, ``""``
+#: when it is not. The same dozen names come with every request and response, and deciding
+#: each anew (lower-case it, look it up, check it for a credential) was most of a record's
+#: header work at save time.
+_KEPT_NAMES: dict[frozenset[str], dict[str, str]] = {}
+_MAX_NAMES = 4096
+
+
+def _kept_name(name: str, allowed: frozenset[str]) -> str:
+    lowered = name.lower()
+    return lowered if lowered in allowed and not is_secret_header(lowered) else ""
+
+
 def keep_headers(headers: Mapping[str, str], allowed: Iterable[str]) -> dict[str, str]:
     """The allowed headers, lower-cased, without any whose name looks like a credential, and
     without the credential query parameters of the URLs they hold (``location``, upload URLs)."""
-    allowed_set = allowed if isinstance(allowed, (set, frozenset)) else frozenset(allowed)
+    allowed_set = allowed if isinstance(allowed, frozenset) else frozenset(allowed)
+    names = _KEPT_NAMES.get(allowed_set)
+    if names is None:
+        if len(_KEPT_NAMES) >= 64:  # allowlists built anew per call: keep the memory bounded
+            _KEPT_NAMES.clear()
+        names = _KEPT_NAMES[allowed_set] = {}
     kept: dict[str, str] = {}
     for name, value in headers.items():
-        lowered = name.lower()  # once per header: a request sends a dozen, a few are kept
-        if lowered in allowed_set and not is_secret_header(lowered):
+        lowered = names.get(name)
+        if lowered is None:
+            lowered = _kept_name(name, allowed_set)
+            if len(names) < _MAX_NAMES:
+                names[name] = lowered
+        if lowered:
             kept[lowered] = redact_query_values(value)
     return kept
 

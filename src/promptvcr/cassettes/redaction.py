@@ -130,7 +130,11 @@ def redact(
         masker = maskers[sent_credentials(interaction.request)]
         if masker.active and (masked := masker.data(data, dump)) is not data:
             data, dump = masked, plain_dump(masked)
-        if dump is not None and not may_hold_secret(dump) and not any(value in dump for value in escaped):
+        if (
+            dump is not None
+            and not may_hold_secret(dump)
+            and not (escaped and any(value in dump for value in escaped))
+        ):
             result.data.append(data)  # neither part holds a secret: nothing to refuse or mask
             continue
         where = f"{label}[{index}]"

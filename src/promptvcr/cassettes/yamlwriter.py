@@ -20,7 +20,6 @@ by piece, never joined.
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import re
@@ -98,8 +97,27 @@ def _quoted(text: str) -> str:
     return _YAML_ESCAPES.sub(_escape, quoted) if _YAML_ESCAPES.search(quoted) else quoted
 
 
-@functools.lru_cache(maxsize=4096)  # keys and values such as "role: user" repeat in every item
+#: The text of each short string written lately: keys and values such as ``role: user``
+#: repeat in every item. A plain dictionary, emptied when full, rather than an LRU cache:
+#: the strings met once (ids, prompts) cost an LRU cache an eviction each, which took more
+#: than writing them, and a hit is one ``dict.get`` inline in the writer's loops.
+_TEXTS: dict[str, str] = {}
+_MAX_TEXTS = 4096
+
+
 def _plain_or_quoted(text: str) -> str:
+    """:func:`_written` of ``text``, remembered (see :data:`_TEXTS`)."""
+    found = _TEXTS.get(text)
+    if found is None:
+        found = _written(text)
+        if len(_TEXTS) >= _MAX_TEXTS:
+            _TEXTS.clear()
+        _TEXTS[text] = found
+    return found
+
+
+def _written(text: str) -> str:
+    """``text`` plain when YAML reads it back as this string, else double-quoted."""
     if (
         _PLAIN.fullmatch(text)
         and ": " not in text
@@ -231,15 +249,17 @@ class _Writer:
     def mapping(self, mapping: dict[Any, Any], column: int, *, first_line: str) -> None:
         append = self.out.append
         indent, pad = first_line, " " * column
+        keys, texts = _KEYS, _TEXTS
         for key, item in mapping.items():
-            name = _KEYS.get(key) if type(key) is str else None
+            # Only strings are remembered in _KEYS; a str subclass equal to one is written the same.
+            name = keys.get(key)
             if name is None:
                 name = _key(key)
             kind = type(item)
             # The scalars of every item (short text, counts, nulls) and nested mappings written
             # here at once, without a call per value; the rest by value().
             if kind is str and "\n" not in item:
-                append(f"{indent}{name}: {_plain_or_quoted(item)}\n")
+                append(f"{indent}{name}: {texts.get(item) or _plain_or_quoted(item)}\n")
             elif kind is int:
                 append(f"{indent}{name}: {item}\n")
             elif item is None:
@@ -262,7 +282,7 @@ class _Writer:
         for item in items:
             kind = type(item)
             if kind is str and "\n" not in item:
-                append(f"{indent}- {_plain_or_quoted(item)}\n")
+                append(f"{indent}- {_TEXTS.get(item) or _plain_or_quoted(item)}\n")
             elif isinstance(item, dict) and item and kind is not Flow:
                 append(f"{indent}- ")
                 self.mapping(item, column + 2, first_line="")
