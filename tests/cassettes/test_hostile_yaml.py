@@ -26,7 +26,9 @@ from hypothesis import strategies as st
 from promptvcr.cassettes import fileformat, yamlreader
 from promptvcr.errors import CassetteFormatError
 
-LIMIT = 1.0  # seconds: "well under a second" on a shared CI machine
+#: CPU seconds: "well under a second". CPU time, not the clock: what is bounded is the work a text
+#: costs, and a shared CI machine may leave a test waiting for a core (one waited over a second).
+LIMIT = 1.0
 worst: dict[str, float] = {}
 
 HEAD = "interactions:\n- request:\n    method: POST\n    url: http://127.0.0.1/v1/chat/completions\n"
@@ -43,16 +45,16 @@ def _bomb(levels: int = 9, fanout: int = 9, where: str = "json") -> str:
 
 
 def _load(text: str, name: str = "hostile.yaml") -> tuple[str, float]:
-    """``ok`` or ``refused`` (a ``CassetteFormatError`` naming the file), and the seconds it took."""
+    """``ok`` or ``refused`` (a ``CassetteFormatError`` naming the file), and the CPU seconds it took."""
     path = Path(name)
-    started = time.perf_counter()
+    started = time.process_time()
     try:
         fileformat.loads(text, path)
         outcome = "ok"
     except CassetteFormatError as error:
         assert str(path) in str(error) and "Fix or delete it" in str(error)
         outcome = "refused"
-    took = time.perf_counter() - started
+    took = time.process_time() - started
     worst[name] = max(worst.get(name, 0.0), took)
     assert took < LIMIT, f"{name}: {took:.2f} s"
     return outcome, took
@@ -63,10 +65,10 @@ def test_the_alias_bomb_of_the_issue_is_refused_at_once_with_a_clear_message(tmp
     assert len(text.encode()) < 700  # the issue's was 455 bytes
     path = tmp_path / "bomb.yaml"
     path.write_text(text)
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(CassetteFormatError) as error:
         fileformat.loads(path.read_text(), path)
-    assert time.perf_counter() - started < 0.1
+    assert time.process_time() - started < 0.1
     message = str(error.value)
     assert f"Cassette {path} cannot be read" in message
     assert "aliases (*name) repeat more than 1,000,000 characters" in message
@@ -208,7 +210,7 @@ def _anchor_text(nodes: list[tuple[str, list[int]]], where: str) -> str:
 
 @settings(
     max_examples=300 if os.environ.get("HYPOTHESIS_PROFILE") == "thorough" else 120,
-    deadline=timedelta(seconds=LIMIT),
+    deadline=timedelta(seconds=5 * LIMIT),  # the clock: a hang, not a slow machine (see LIMIT)
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     derandomize=True,
     database=None,
