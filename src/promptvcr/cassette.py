@@ -185,9 +185,9 @@ class Cassette:
     def handle(self, request: Request) -> Decision:
         """Decide one request: serve it, record it, or let it through (see ``RecordMode``)."""
         background = self.background.treatment(request.url)
-        if self._lane and background is None:
-            with self._lock:  # the usual request of a test, found: nothing else to weigh (issue 22)
-                key = request_key(request, self.rules)
+        key = request_key(request, self.rules) if self._lane and background is None else ""
+        if key:  # the usual request of a test: when the tape holds it, nothing else to weigh (issue 22)
+            with self._lock:
                 if (found := self._tape.play(key, allow_repeats=self.allow_playback_repeats)) is not None:
                     return self._replayed(request, found)
         mode = self.record_mode
@@ -211,7 +211,7 @@ class Cassette:
                 self.played.append(Play(request, "passthrough"))
             return PASS_THROUGH
         with self._lock:
-            key = "" if self._keyless else request_key(request, self.rules)
+            key = "" if self._keyless else key or request_key(request, self.rules)  # once per request
             if mode.reads_cassette and not self._keyless:
                 if fired is not None:  # borrowed, not used up: the retry gets the recorded answer
                     peeked = self._tape.peek(key, allow_repeats=self.allow_playback_repeats)

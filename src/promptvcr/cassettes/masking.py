@@ -129,19 +129,12 @@ def request_credentials(request: Request) -> set[str]:
     return worth_masking(sent_credentials(request))
 
 
-#: :func:`.redact.is_secret_header` of each request header name met (a dozen, in every request).
-_SECRET_NAMES: dict[str, bool] = {}
-
-
 def sent_credentials(request: Request) -> frozenset[str]:
     """:func:`request_credentials` before :func:`worth_masking` leaves out what is too short
     or a placeholder."""
     found: set[str] = set()
-    secret = _SECRET_NAMES if len(_SECRET_NAMES) < 4096 else {}  # names made up per request: bounded
     for name, value in request.headers.items():
-        if (flag := secret.get(name)) is None:
-            flag = secret[name] = is_secret_header(name)
-        if flag:
+        if is_secret_header(name):
             found.update(_header_values(name, value))
     if "?" in request.url or "@" in request.url:  # a query, or userinfo
         parts = urlsplit(request.url)
