@@ -26,11 +26,13 @@ import threading
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .cassettes.models import Request
 from .errors import CassetteMiss
 from .interceptors import PASS_THROUGH, Decision, Uninstall, install_all
+
+if TYPE_CHECKING:  # no values loaded with the exit watchers, which the pytest plugin registers
+    from .cassettes.models import Request
 
 __all__ = ["activate", "active_cassettes", "deactivate", "hold_patches", "run_each_call_in", "watch_exits"]
 

@@ -11,8 +11,11 @@ from .errors import RecordInCIError
 
 __all__ = [
     "ENV_ALLOW_IN_CI",
+    "ENV_MAX_AGE",
+    "ENV_ON_STALE",
     "ENV_PYTEST_RECORD_FLAG",
     "ENV_RECORD_MODE",
+    "ON_STALE",
     "VCR_MODES",
     "RecordMode",
     "check_ci",
@@ -25,6 +28,12 @@ __all__ = [
 ENV_RECORD_MODE = "PROMPTVCR_RECORD_MODE"
 #: Set to 1 to let ``record``, ``rewrite`` and ``verify`` run where ``$CI`` is set.
 ENV_ALLOW_IN_CI = "PROMPTVCR_ALLOW_RECORD_IN_CI"
+#: ``max_age`` and ``on_stale`` for every cassette of a run (see :mod:`.cassettes.staleness`): here,
+#: with the other settings a run exports, so that the pytest plugin names them without loading
+#: the cassette machinery.
+ENV_MAX_AGE = "PROMPTVCR_MAX_AGE"
+ENV_ON_STALE = "PROMPTVCR_ON_STALE"
+ON_STALE = ("warn", "fail", "rewrite")
 _FALSE = ("", "0", "false", "no", "off")
 #: The pytest option that sets promptvcr's record mode in the running pytest, written there by
 #: the plugin (``pytest_plugin.coexist``): ``--promptvcr-record-mode`` when pytest-recording owns

@@ -21,11 +21,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import StaleCassetteError
-from ..modes import record_flag
-from .models import Interaction
-from .persister import Loaded
+from ..modes import ENV_MAX_AGE, ENV_ON_STALE, ON_STALE, record_flag
+
+if TYPE_CHECKING:
+    from .models import Interaction
+    from .persister import Loaded
 
 __all__ = [
     "ENV_MAX_AGE",
@@ -39,9 +42,6 @@ __all__ = [
     "staleness",
 ]
 
-ENV_MAX_AGE = "PROMPTVCR_MAX_AGE"
-ENV_ON_STALE = "PROMPTVCR_ON_STALE"
-ON_STALE = ("warn", "fail", "rewrite")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _AGE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*", re.IGNORECASE)
 

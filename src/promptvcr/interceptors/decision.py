@@ -15,10 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from ..cassettes.models import Request, Response
-from ..errors import CassetteMiss
+if TYPE_CHECKING:  # importing the interface loads no values: the pytest plugin's exit watcher needs it
+    from ..cassettes.models import Request, Response
+    from ..errors import CassetteMiss
 
 __all__ = [
     "PASS_THROUGH",

@@ -13,16 +13,18 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..server.launch import Served, serve
 from .settings import parse_options
+
+if TYPE_CHECKING:
+    from ..server.launch import Served
 
 __all__ = ["promptvcr_serve", "promptvcr_serve_session"]
 
-Start = Callable[..., Served]
+Start = Callable[..., "Served"]
 
 
 class _Summary:
@@ -61,6 +63,8 @@ def _summary(config: pytest.Config) -> _Summary:
 
 @contextlib.contextmanager
 def _starter(config: pytest.Config) -> Iterator[Start]:
+    from ..server.launch import serve  # the server's parts load when a test asks for one
+
     summary = _summary(config)
     default_mode = parse_options(config).record_mode  # --promptvcr-record-mode beside pytest-recording
     with contextlib.ExitStack() as stack:

@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from ..cassettes.staleness import ENV_MAX_AGE, ENV_ON_STALE, ON_STALE, parse_max_age
-from ..modes import ENV_ALLOW_IN_CI
+from ..modes import ENV_ALLOW_IN_CI, ENV_MAX_AGE, ENV_ON_STALE, ON_STALE
 from .settings import export_env
 
 __all__ = ["add_options", "configure", "drift_lines", "overrides"]
@@ -50,6 +49,8 @@ def configure(config: pytest.Config) -> None:
     """Check ``--max-age`` and export the options to every cassette of the run."""
     max_age = config.getoption("--max-age")
     if max_age:
+        from ..cassettes.staleness import parse_max_age  # the cassette machinery loads when used
+
         try:
             parse_max_age(max_age)
         except ValueError as error:
