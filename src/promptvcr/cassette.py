@@ -343,10 +343,10 @@ class Cassette:
     def _save(self, body_raised: bool) -> None:
         mode = self.record_mode
         if mode is RecordMode.RECORD and self._recorded:
-            persister.append(self.path, self.writing.stored_form(self.path, self._recorded), self._loaded)
+            self.writing.append(self.path, self._recorded, self._loaded)
         elif mode is RecordMode.REWRITE and not body_raised:
             # A body that failed half-way would replace a full cassette with part of one.
-            persister.replace(self.path, self.writing.stored_form(self.path, self._recorded))
+            self.writing.replace(self.path, self._recorded)
 
     def __enter__(self) -> Cassette:
         self._start()
