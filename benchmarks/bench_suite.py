@@ -13,6 +13,9 @@ round by round (alternating the order) on this noisy shared machine:
 
 Each is run serially and with ``-n 2`` (pytest-xdist). Times are wall-clock seconds of the
 whole process; ratios are medians of the ratios of runs taken side by side, with quartiles.
+Each is also given in CPU seconds (user + system) of the whole process tree, workers included:
+on this shared 2-core machine a ``-n 2`` run's wall clock moves by +-3% between rounds, more
+than the contenders differ, while the work each run does moves by about 1%.
 Last, what promptvcr adds to one test's setup and teardown: the median of each test's setup +
 teardown (timed by a small plugin, less the suite's own client fixture), promptvcr's run minus
 the floor's.
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -142,7 +146,13 @@ def make_suite(root: Path, tests: int) -> None:
     (root / "bench_timing_plugin.py").write_text(TIMING_PLUGIN)
 
 
-def run(root: Path, name: str, workers: bool) -> float:
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def run(root: Path, name: str, workers: bool, cpu: list[float] | None = None) -> float:
+    """The wall-clock seconds of one run; its CPU seconds (every process of it) appended to ``cpu``."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(root / "pycache")
     if os.environ.get("PROMPTVCR_SRC"):  # another promptvcr (a "before" tree) in every variant
@@ -159,9 +169,11 @@ def run(root: Path, name: str, workers: bool) -> float:
             p for p in (os.environ["PYTEST_RECORDING_PATH"], os.environ.get("PROMPTVCR_SRC")) if p
         )
         args += ["-p", "no:promptvcr", str(root / "vcr"), "--record-mode=none"]
-    started = time.perf_counter()
+    started, cpu_before = time.perf_counter(), _children_cpu()
     done = subprocess.run(args, cwd=root, env=env, capture_output=True, text=True)
     took = time.perf_counter() - started
+    if cpu is not None:  # xdist's workers are reaped by pytest, so their time is in its children's
+        cpu.append(_children_cpu() - cpu_before)
     if done.returncode:
         raise RuntimeError(f"{name}: {done.stdout[-2000:]}{done.stderr[-2000:]}")
     return took
@@ -210,21 +222,24 @@ def main() -> None:
             for name in names:
                 run(root, name, workers)  # bytecode compiled, caches warm
             times: dict[str, list[float]] = {name: [] for name in names}
+            cpu: dict[str, list[float]] = {name: [] for name in names}
             for r in range(args.rounds):
                 for name in names if r % 2 == 0 else names[::-1]:
-                    times[name].append(run(root, name, workers))
+                    times[name].append(run(root, name, workers, cpu[name]))
             label = "-n 2" if workers else "serial"
-            floor = times["floor"]
-            print(f"{args.tests} tests, {label}: floor {statistics.median(floor):.2f}s", end="")
-            for name in names[1:]:
-                q1, ratio, q3 = quartiles([t / f for t, f in zip(times[name], floor, strict=True)])
-                per_test = (statistics.median(times[name]) - statistics.median(floor)) / args.tests * 1e3
-                print(
-                    f"; {name} {statistics.median(times[name]):.2f}s = {ratio:.3f} [{q1:.3f}, {q3:.3f}] "
-                    f"({per_test:+.1f} ms/test)",
-                    end="",
-                )
-            print(flush=True)
+            for measure, taken in (("wall", times), ("cpu", cpu)):
+                floor = taken["floor"]
+                middle = statistics.median(floor)
+                print(f"{args.tests} tests, {label}, {measure}: floor {middle:.2f}s", end="")
+                for name in names[1:]:
+                    q1, ratio, q3 = quartiles([t / f for t, f in zip(taken[name], floor, strict=True)])
+                    per_test = (statistics.median(taken[name]) - statistics.median(floor)) / args.tests * 1e3
+                    print(
+                        f"; {name} {statistics.median(taken[name]):.2f}s = {ratio:.3f} [{q1:.3f}, {q3:.3f}] "
+                        f"({per_test:+.1f} ms/test)",
+                        end="",
+                    )
+                print(flush=True)
         floor_cost, ours_cost = fixture_cost(root, args.rounds)
         print(
             f"per test, setup + teardown (median): floor {floor_cost * 1e3:.3f} ms, promptvcr "
