@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-if TYPE_CHECKING:  # importing the interface loads no values: the pytest plugin's exit watcher needs it
+if TYPE_CHECKING:  # annotations only: the pytest plugin imports activation, which imports this, at start
     from ..cassettes.models import Request, Response
     from ..errors import CassetteMiss
 
