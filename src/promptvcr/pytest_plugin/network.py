@@ -14,6 +14,7 @@ retry it, which would hide the message behind seconds of back-off.
 from __future__ import annotations
 
 import contextlib
+import functools
 import ipaddress
 import socket
 import threading
@@ -47,7 +48,10 @@ class NetworkBlocked(BaseException):
         return self.message
 
 
+@functools.lru_cache(maxsize=1024)
 def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``host`` as an address, or ``None`` for a name. Remembered: every test's guard parses the
+    same allowed hosts, and a name costs a raised ``ValueError`` (issue 22)."""
     try:
         return ipaddress.ip_address(host.split("%", 1)[0])  # drop an IPv6 zone id
     except ValueError:
