@@ -134,8 +134,9 @@ class Writing:
 
     def append(self, path: Path, recorded: Sequence[Interaction], loaded: Loaded) -> None:
         """Add ``recorded`` to the file (:func:`append`) in its stored form."""
-        # One pause for both: the stored form is freed before a collection could walk it (2 ms
-        # per 1,000 interactions, issue 22), and the first allocation after the pause finds none.
+        # The stored form's containers all stay alive until written: one pause for making and
+        # writing them, so that they are freed before a collection could walk them (2 ms per
+        # 1,000 interactions when the pause ended in between, issue 22).
         with collection_paused():
             append(path, self.stored_form(path, recorded), loaded)
 
@@ -145,14 +146,14 @@ class Writing:
             replace(path, self.stored_form(path, recorded))
 
     def stored_form(self, path: Path, recorded: Sequence[Interaction]) -> Stored:
-        with collection_paused():  # it builds containers that all stay alive until written
-            return stored_form(
-                path,
-                self._hooked(recorded),
-                request_headers=self.request_headers,
-                response_headers=self.response_headers,
-                allowed_secrets=self.allowed_secrets,
-            )
+        """The stored form of ``recorded``, hooks applied (under the pause of :meth:`append`)."""
+        return stored_form(
+            path,
+            self._hooked(recorded),
+            request_headers=self.request_headers,
+            response_headers=self.response_headers,
+            allowed_secrets=self.allowed_secrets,
+        )
 
     def _hooked(self, recorded: Sequence[Interaction]) -> Sequence[Interaction]:
         on_request, on_response = self.before_record_request, self.before_record_response

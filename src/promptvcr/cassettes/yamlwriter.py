@@ -107,12 +107,16 @@ _MAX_TEXTS = 4096
 
 def _plain_or_quoted(text: str) -> str:
     """:func:`_written` of ``text``, remembered (see :data:`_TEXTS`)."""
-    found = _TEXTS.get(text)
-    if found is None:
-        found = _written(text)
-        if len(_TEXTS) >= _MAX_TEXTS:
-            _TEXTS.clear()
-        _TEXTS[text] = found
+    return _TEXTS.get(text) or _remembered(text)
+
+
+def _remembered(text: str) -> str:
+    """:func:`_written` of a ``text`` not in :data:`_TEXTS`, kept there (never ``""``: an
+    empty string is written ``""``, so a miss is told by a false lookup)."""
+    found = _written(text)
+    if len(_TEXTS) >= _MAX_TEXTS:
+        _TEXTS.clear()
+    _TEXTS[text] = found
     return found
 
 
@@ -259,7 +263,7 @@ class _Writer:
             # The scalars of every item (short text, counts, nulls) and nested mappings written
             # here at once, without a call per value; the rest by value().
             if kind is str and "\n" not in item:
-                append(f"{indent}{name}: {texts.get(item) or _plain_or_quoted(item)}\n")
+                append(f"{indent}{name}: {texts.get(item) or _remembered(item)}\n")
             elif kind is int:
                 append(f"{indent}{name}: {item}\n")
             elif item is None:
@@ -279,10 +283,11 @@ class _Writer:
         append = self.out.append
         indent = first_line
         pad, inner = " " * column, " " * (column + 2)
+        texts = _TEXTS
         for item in items:
             kind = type(item)
             if kind is str and "\n" not in item:
-                append(f"{indent}- {_TEXTS.get(item) or _plain_or_quoted(item)}\n")
+                append(f"{indent}- {texts.get(item) or _remembered(item)}\n")
             elif isinstance(item, dict) and item and kind is not Flow:
                 append(f"{indent}- ")
                 self.mapping(item, column + 2, first_line="")
