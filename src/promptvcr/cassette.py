@@ -185,10 +185,9 @@ class Cassette:
     def handle(self, request: Request) -> Decision:
         """Decide one request: serve it, record it, or let it through (see ``RecordMode``)."""
         background = self.background.treatment(request.url)
-        key = request_key(request, self.rules) if self._lane and background is None else ""
-        if key:  # the usual request of a test: when the tape holds it, nothing else to weigh (issue 22)
+        if self._lane and background is None:  # the usual request of a test: sent as recorded (issue 22)
             with self._lock:
-                if (found := self._tape.play(key, allow_repeats=self.allow_playback_repeats)) is not None:
+                if found := self._tape.play_sent(request, allow_repeats=self.allow_playback_repeats):
                     return self._replayed(request, found)
         mode = self.record_mode
         if background is not None:
@@ -211,7 +210,7 @@ class Cassette:
                 self.played.append(Play(request, "passthrough"))
             return PASS_THROUGH
         with self._lock:
-            key = "" if self._keyless else key or request_key(request, self.rules)  # once per request
+            key = "" if self._keyless else request_key(request, self.rules)
             if mode.reads_cassette and not self._keyless:
                 if fired is not None:  # borrowed, not used up: the retry gets the recorded answer
                     peeked = self._tape.peek(key, allow_repeats=self.allow_playback_repeats)

@@ -60,3 +60,20 @@ def test_a_peek_before_the_key_is_indexed_uses_nothing_up() -> None:
     assert tape.peek(key) is recorded[4]
     assert tape.play(key) is recorded[4]
     assert tape.play(key) is None
+
+
+def test_a_request_sent_as_recorded_is_found_by_its_bytes_once_indexed() -> None:
+    """``play_sent`` finds only what is indexed (it computes no key): a request further on
+    goes by its key, which indexes on, and from then on the ones before it are found too."""
+    recorded = [interaction(n) for n in range(20)]
+    tape = Tape(list(recorded))
+    assert tape.play_sent(recorded[5].request) is None  # not indexed: the key decides
+    assert tape._keys == []
+    assert tape.play(request_key(recorded[5].request)) is recorded[5]
+    assert tape.play_sent(recorded[2].request) is recorded[2]
+    assert tape.play_sent(recorded[2].request) is None  # used up: the key decides (a miss)
+    assert tape.play_sent(recorded[2].request, allow_repeats=True) is None  # not all indexed yet
+    assert tape.play(request_key(recorded[2].request), allow_repeats=True) is recorded[2]
+    assert len(tape._keys) == 20  # the repeat looked at every one
+    assert tape.play_sent(recorded[2].request, allow_repeats=True) is recorded[2]
+    assert tape.unplayed == [i for n, i in enumerate(recorded) if n not in (2, 5)]

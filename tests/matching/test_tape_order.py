@@ -4,7 +4,9 @@
 model of the rules: ``play`` takes the next unplayed interaction of the key (the last one
 again with ``allow_repeats``), ``peek`` borrows it without using it up, ``play_position``
 plays a chosen one (moving its key on when it was next in line), ``append`` adds one that is
-already played.
+already played. A request sent is found by its bytes (``play_sent``) when it sends a
+recorded one's bytes, method, URL and content-type, else by its key: either way as the model
+takes its key, whether its bytes were recorded under one URL or two, or sent another way.
 """
 
 from __future__ import annotations
@@ -17,17 +19,31 @@ from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.matching.key import request_key
 from promptvcr.matching.tape import Tape
 
-BODIES = [b'{"q": "a"}', b'{"q": "b"}', b'{"q": "c"}']
+BODIES = [b'{"q": "a"}', b'{"q": "b"}', b"q=c&r=d"]
+TYPES = ["application/json", "application/json", "application/x-www-form-urlencoded"]
 
 
-def interaction(body: int, n: int) -> Interaction:
-    request = Request(
-        "POST",
-        "https://api.openai.com/v1/chat/completions",
-        {"content-type": "application/json"},
-        BODIES[body],
-    )
+URLS = ["https://api.openai.com/v1/chat/completions", "https://api.openai.com/v1/responses"]
+
+
+def interaction(body: int, n: int, url: int = 0) -> Interaction:
+    request = Request("POST", URLS[url], {"content-type": TYPES[body]}, BODIES[body])
     return Interaction(request, Response(200, {"x-n": str(n)}, [b"{}"]))
+
+
+def sent(body: int, way: int) -> Request:
+    """A request as the code under test sends it, to either URL (``way % 2``): as recorded;
+    the same JSON or form laid out another way (the same key, other bytes); the recorded
+    bytes as plain text (the same key for JSON, which is read whatever the content-type
+    says; another for the form); or the recorded bytes with another method."""
+    request = interaction(body, 0, way % 2).request
+    if way // 2 == 1:
+        request.content = request.content.replace(b": ", b":").replace(b"q=c&r=d", b"r=d&q=c")
+    elif way // 2 == 2:
+        request.headers = {"content-type": "text/plain"}
+    elif way // 2 == 3:
+        request.method = "PUT"
+    return request
 
 
 class Model:
@@ -69,24 +85,36 @@ class Model:
 
 
 OPERATIONS = st.lists(
-    st.tuples(st.sampled_from(["play", "peek", "position", "append"]), st.integers(0, 2), st.booleans()),
+    st.tuples(
+        st.sampled_from(["play", "peek", "position", "append", "send"]),
+        st.integers(0, 2),
+        st.booleans(),
+        st.integers(0, 7),
+    ),
     max_size=30,
 )
 
 
 @property_settings(300)
-@given(recorded=st.lists(st.integers(0, 2), max_size=8), operations=OPERATIONS, counts=st.booleans())
+@given(recorded=st.lists(st.integers(0, 5), max_size=8), operations=OPERATIONS, counts=st.booleans())
 def test_the_tape_plays_as_the_plain_model_does(
-    recorded: list[int], operations: list[tuple[str, int, bool]], counts: bool
+    recorded: list[int], operations: list[tuple[str, int, bool, int]], counts: bool
 ) -> None:
     """``counts``: ask ``times_recorded`` after every step, which indexes every key at once;
-    else the tape indexes only as far as each step needs (keys are computed lazily)."""
-    interactions = [interaction(body, n) for n, body in enumerate(recorded)]
+    else the tape indexes only as far as each step needs (keys are computed lazily).
+    ``recorded`` holds each body to either URL (``n // 3``)."""
+    interactions = [interaction(r % 3, n, r // 3) for n, r in enumerate(recorded)]
     tape, model = Tape(list(interactions)), Model(interactions)
     keys = [request_key(interaction(body, 0).request) for body in range(3)]
-    for n, (operation, which, repeats) in enumerate(operations):
+    for n, (operation, which, repeats, way) in enumerate(operations):
         key = keys[which]
-        if operation == "play":
+        if operation == "send":  # as a cassette does: by the bytes, else by the key
+            request = sent(which, way)
+            found = tape.play_sent(request, allow_repeats=repeats)
+            if found is None:
+                found = tape.play(request_key(request), allow_repeats=repeats)
+            assert found is model.take(request_key(request), repeats, use_up=True)
+        elif operation == "play":
             assert tape.play(key, allow_repeats=repeats) is model.take(key, repeats, use_up=True)
         elif operation == "peek":
             assert tape.peek(key, allow_repeats=repeats) is model.take(key, repeats, use_up=False)
@@ -104,3 +132,19 @@ def test_the_tape_plays_as_the_plain_model_does(
         if counts:
             assert [tape.times_recorded(k) for k in keys] == [len(model.positions(k)) for k in keys]
     assert [tape.times_recorded(k) for k in keys] == [len(model.positions(k)) for k in keys]
+
+
+def test_bytes_sent_another_way_are_not_found_by_them() -> None:
+    """The bytes alone do not pick an interaction: a request whose content-type, method or
+    URL differs from the recording of those bytes may have another key, so ``play_sent``
+    leaves it to the key (here the plain-text form and the ``PUT`` have keys never recorded;
+    the bytes sent to the second URL were recorded there too)."""
+    first, second = interaction(2, 0), interaction(2, 1, url=1)
+    tape = Tape([first, second])
+    tape.index()
+    for way in (4, 6, 1):  # plain text, PUT, the second URL
+        assert tape.play_sent(sent(2, way)) is None
+    assert [tape.play(request_key(sent(2, way))) for way in (4, 6)] == [None, None]
+    assert tape.play(request_key(sent(2, 1))) is second
+    assert tape.play_sent(sent(2, 0)) is first
+    assert tape.unplayed == []

@@ -32,7 +32,7 @@ from .parts import KeyParts, Rule, parts_of
 from .rules import DEFAULT_RULES
 from .select import rules_for
 
-__all__ = ["apply_rules", "computed_key", "known_keys", "offer_keys", "request_key"]
+__all__ = ["apply_rules", "computed_key", "known_keys", "offer_keys", "request_key", "sent_content_type"]
 
 #: How many keys are remembered (all rules together) before the memory starts over.
 _MEMORY_SIZE = 50_000
@@ -70,16 +70,20 @@ def _memo(request: Request, rules: Sequence[Rule]) -> tuple[int, str, str, str, 
     # Only an immutable set of rules can be remembered by identity (a list may change).
     if type(rules) is not tuple or len(content) > _MAX_REMEMBERED_BODY:
         return None
-    if type(request) is LazyRequest:
-        content_type = request.raw_content_type
-    else:
-        content_type = request.headers.get("content-type", "")
+    content_type = sent_content_type(request)
     if _rules_by_id.get(id(rules)) is not rules:
         if len(_rules_by_id) >= 64:  # forget every id before any may be reused
             _rules_by_id.clear()
             _memory.clear()
         _rules_by_id[id(rules)] = rules
     return (id(rules), request.method, request.url, content_type, content)
+
+
+def sent_content_type(request: Request) -> str:
+    """The ``content-type`` header as sent ("" without one): the one header a key depends on."""
+    if type(request) is LazyRequest:
+        return request.raw_content_type
+    return request.headers.get("content-type", "")
 
 
 def _remember(memo: tuple[int, str, str, str, bytes], key: str) -> None:

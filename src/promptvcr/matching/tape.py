@@ -10,6 +10,13 @@ the first interactions of a 10,000-interaction cassette computes a few keys, not
 unplayed interaction among those indexed indexes on until it finds one; only a miss, a
 repeat of a key used up, or what needs every key (``times_recorded``, ``append``) indexes
 them all.
+
+A request is usually sent with the very bytes it was recorded with, so each indexed
+interaction is also found by its body bytes (:meth:`Tape.play_sent`): a key depends on
+nothing but the method, the URL, the content-type and the body (see :mod:`.key`), so a
+request that sends all four as a recorded one did has that one's key, and finding its entry
+is one look-up of the bytes, as a bare transport serving them would make (issue 22: the
+key's memory and the index by key touched four more objects, cold in a large cassette).
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from pathlib import Path
 from ..cassettes.models import Interaction, Request
 from ..cassettes.persister import collection_paused
 from .diagnose import FuzzyMatchWarning, fuzzy_match
-from .key import known_keys, offer_keys, request_key
+from .key import known_keys, offer_keys, request_key, sent_content_type
 from .parts import Rule
 from .rules import DEFAULT_RULES
 
@@ -44,6 +51,9 @@ class Tape:
     _index: dict[str, list[int]] = field(default_factory=dict, init=False, repr=False)
     _played: list[bool] = field(default_factory=list, init=False, repr=False)
     _keys: list[str] = field(default_factory=list, init=False, repr=False)
+    #: Each indexed body's bytes -> the method, URL and content-type it was first recorded
+    #: with, and that request's key's entry (see :meth:`play_sent`).
+    _sent: dict[bytes, tuple[str, str, str, list[int]]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._played = [False] * len(self.interactions)
@@ -55,11 +65,18 @@ class Tape:
         for key in keys:
             entry = index.get(key)
             if entry is None:
-                index[key] = [0, position]
+                entry = index[key] = [0, position]
             else:
                 entry.append(position)
+            self._learn(self.interactions[position].request, entry)
             position += 1
         self._keys.extend(keys)
+
+    def _learn(self, request: Request, entry: list[int]) -> None:
+        """Find ``entry`` by ``request``'s body bytes from now on (see :meth:`play_sent`); bytes
+        recorded again, with another method, URL or content-type, are found by key only."""
+        sent = (request.method, request.url, sent_content_type(request), entry)
+        self._sent.setdefault(request.content, sent)
 
     def _index_on(self, until: str | None = None, stop: int | None = None) -> None:
         """Index the interactions not indexed yet, in order: all of them, or up to and with the
@@ -95,6 +112,30 @@ class Tape:
                 return self.interactions[entry[-1]] if allow_repeats else None
             self._index_on(until=key)
             entry = self._index.get(key)
+        return self._take(entry)
+
+    def play_sent(self, request: Request, *, allow_repeats: bool = False) -> Interaction | None:
+        """What :meth:`play` returns for ``request``'s key, found without computing it: when
+        the request has the body bytes, method, URL and content-type of an indexed interaction,
+        and its key has one left among those indexed (or is a repeat with ``allow_repeats``).
+        ``None`` otherwise: :meth:`play` then decides, with the key."""
+        sent = self._sent.get(request.content)
+        if (
+            sent is None
+            or sent[1] != request.url
+            or sent[0] != request.method
+            or sent[2] != sent_content_type(request)
+        ):
+            return None
+        entry = sent[3]
+        if entry[0] + 1 < len(entry):
+            return self._take(entry)
+        if allow_repeats and len(self._keys) == len(self.interactions):
+            return self.interactions[entry[-1]]
+        return None
+
+    def _take(self, entry: list[int]) -> Interaction:
+        """Play the next interaction of a key's entry, which has one left."""
         turn = entry[0] + 1
         entry[0] = turn
         position = entry[turn]
@@ -150,6 +191,7 @@ class Tape:
         entry = self.index().setdefault(key, [0])
         entry.append(len(self.interactions))
         entry[0] = len(entry) - 1
+        self._learn(interaction.request, entry)
         self.interactions.append(interaction)
         self._keys.append(key)
         self._played.append(True)
