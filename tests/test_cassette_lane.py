@@ -6,6 +6,7 @@ refuse exactly the same requests.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -65,3 +66,24 @@ def test_the_short_path_serves_what_the_full_path_serves(tmp_path: Path, repeats
     ]
     assert short.missed == full.missed
     assert [p.outcome for p in short.played].count("replayed") == (13 if repeats else 10)
+
+
+def test_a_request_sent_with_other_bytes_than_recorded_is_served_by_its_key(tmp_path: Path) -> None:
+    """The short path finds a request by the bytes it was recorded with; the same JSON laid
+    out another way (another SDK version, a hand-written call) has the same key, and the
+    full path serves it, in recorded order."""
+    path = tmp_path / "bytes.yaml"
+    body = {"model": "gpt-4o", "messages": [{"role": "user", "content": "one"}]}
+    compact = json.dumps(body, separators=(",", ":"))
+    headers = {"content-type": "application/json"}
+    with FakeProvider() as server, promptvcr.use_cassette(path, record_mode="record"):
+        url = f"{server.openai_base_url}/chat/completions"
+        recorded = [httpx2.post(url, content=compact, headers=headers).json() for _ in range(2)]
+    with promptvcr.use_cassette(path) as cassette:
+        again = [
+            httpx2.post(url, content=json.dumps(body, indent=2), headers=headers).json(),
+            httpx2.post(url, content=compact, headers=headers).json(),
+        ]
+    assert again == recorded
+    assert recorded[0] != recorded[1]  # two answers, each served once, in order
+    assert [p.outcome for p in cassette.played] == ["replayed", "replayed"]
