@@ -61,22 +61,28 @@ class Tape:
             self._add_keys(keys)
 
     def _add_keys(self, keys: Sequence[str]) -> None:
-        index, position = self._index, len(self._keys)
+        index, start = self._index, len(self._keys)
+        entries, position = [], start
         for key in keys:
             entry = index.get(key)
             if entry is None:
                 entry = index[key] = [0, position]
             else:
                 entry.append(position)
-            self._learn(self.interactions[position].request, entry)
+            entries.append(entry)
             position += 1
+        self._learn(self.interactions[start:position], entries)
         self._keys.extend(keys)
 
-    def _learn(self, request: Request, entry: list[int]) -> None:
-        """Find ``entry`` by ``request``'s body bytes from now on (see :meth:`play_sent`); bytes
-        recorded again, with another method, URL or content-type, are found by key only."""
-        sent = (request.method, request.url, sent_content_type(request), entry)
-        self._sent.setdefault(request.content, sent)
+    def _learn(self, interactions: Sequence[Interaction], entries: list[list[int]]) -> None:
+        """Find each key's entry by its interaction's body bytes from now on (see
+        :meth:`play_sent`); bytes recorded again are found by key only (the same request, or
+        one sent with another method, URL or content-type)."""
+        sent = self._sent
+        for interaction, entry in zip(interactions, entries, strict=True):
+            request = interaction.request
+            if request.content not in sent:
+                sent[request.content] = (request.method, request.url, sent_content_type(request), entry)
 
     def _index_on(self, until: str | None = None, stop: int | None = None) -> None:
         """Index the interactions not indexed yet, in order: all of them, or up to and with the
@@ -191,7 +197,7 @@ class Tape:
         entry = self.index().setdefault(key, [0])
         entry.append(len(self.interactions))
         entry[0] = len(entry) - 1
-        self._learn(interaction.request, entry)
+        self._learn([interaction], [entry])
         self.interactions.append(interaction)
         self._keys.append(key)
         self._played.append(True)
