@@ -187,7 +187,8 @@ class Cassette:
         background = self.background.treatment(request.url)
         if self._lane and background is None:  # the usual request of a test: sent as recorded (issue 22)
             with self._lock:
-                if found := self._tape.play_sent(request, allow_repeats=self.allow_playback_repeats):
+                found = self._tape.play_sent(request, allow_repeats=self.allow_playback_repeats)
+                if found is not None:
                     return self._replayed(request, found)
         mode = self.record_mode
         if background is not None:

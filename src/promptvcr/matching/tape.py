@@ -76,8 +76,8 @@ class Tape:
 
     def _learn(self, interactions: Sequence[Interaction], entries: list[list[int]]) -> None:
         """Find each key's entry by its interaction's body bytes from now on (see
-        :meth:`play_sent`); bytes recorded again are found by key only (the same request, or
-        one sent with another method, URL or content-type)."""
+        :meth:`play_sent`). Bytes learnt already keep the method, URL and content-type they
+        were first recorded with: a request that sends them another way goes by its key."""
         sent = self._sent
         for interaction, entry in zip(interactions, entries, strict=True):
             request = interaction.request
