@@ -111,14 +111,13 @@ class Tape:
         With ``allow_repeats`` the last one is played again once all have been played.
         """
         entry = self._index.get(key)
-        while entry is None or entry[0] + 1 >= len(entry):  # none left among those indexed
-            if len(self._keys) == len(self.interactions):
-                if entry is None:
-                    return None
-                return self.interactions[entry[-1]] if allow_repeats else None
-            self._index_on(until=key)
+        while True:
+            if entry is not None and (found := self._next(entry, allow_repeats)) is not None:
+                return found
+            if len(self._keys) == len(self.interactions):  # a miss, or a key used up
+                return None
+            self._index_on(until=key)  # none left among those indexed: look further on
             entry = self._index.get(key)
-        return self._take(entry)
 
     def play_sent(self, request: Request, *, allow_repeats: bool = False) -> Interaction | None:
         """What :meth:`play` returns for ``request``'s key, found without computing it: when
@@ -133,20 +132,20 @@ class Tape:
             or sent[2] != sent_content_type(request)
         ):
             return None
-        entry = sent[3]
-        if entry[0] + 1 < len(entry):
-            return self._take(entry)
+        return self._next(sent[3], allow_repeats)
+
+    def _next(self, entry: list[int], allow_repeats: bool) -> Interaction | None:
+        """Play the next interaction of a key's entry; once all are indexed and played, its last
+        again with ``allow_repeats``. ``None`` when none is left among those indexed."""
+        turn = entry[0] + 1
+        if turn < len(entry):
+            entry[0] = turn
+            position = entry[turn]
+            self._played[position] = True
+            return self.interactions[position]
         if allow_repeats and len(self._keys) == len(self.interactions):
             return self.interactions[entry[-1]]
         return None
-
-    def _take(self, entry: list[int]) -> Interaction:
-        """Play the next interaction of a key's entry, which has one left."""
-        turn = entry[0] + 1
-        entry[0] = turn
-        position = entry[turn]
-        self._played[position] = True
-        return self.interactions[position]
 
     def peek(self, key: str, *, allow_repeats: bool = False) -> Interaction | None:
         """What :meth:`play` would return, without using it up.
