@@ -458,12 +458,18 @@ def measure(case: Case, where: str, requests: int, samples: int, peers: bool) ->
 # --- the fixed costs -------------------------------------------------------------------------
 
 
-def record_ratio(requests: int, samples: int, workdir: Path) -> tuple[float, float, float]:
+def record_ratio(requests: int, samples: int, workdir: Path) -> dict[str, Any]:
+    """Recording ``requests`` requests into a new cassette against the same requests with no
+    cassette, to a loopback server in this process (wall-clock time, samples paired and
+    alternated): the ``ratio`` as median [q1, q3], and the median of what it adds per request,
+    ``in flight`` (while the requests are sent) and ``save`` (the cassette's exit, which writes
+    the file), so that a change shows which of the two it moved."""
     from fake_provider import FakeProvider
 
     work = OpenAIChat(stream=False)
     ours: list[float] = []
     bare: list[float] = []
+    saves: list[float] = []
     with FakeProvider() as server:
         client = openai.OpenAI(api_key="k", base_url=server.openai_base_url, max_retries=0)
         order = list(range(requests))
@@ -479,7 +485,10 @@ def record_ratio(requests: int, samples: int, workdir: Path) -> tuple[float, flo
             with promptvcr.use_cassette(workdir / f"record-{s}.yaml", record_mode="record"):
                 for i in order:
                     work.call(client, i)
-            return time.perf_counter() - started
+                sent = time.perf_counter()
+            ended = time.perf_counter()
+            saves.append(ended - sent)
+            return ended - started
 
         for s in range(samples):
             if s % 2:
@@ -488,7 +497,14 @@ def record_ratio(requests: int, samples: int, workdir: Path) -> tuple[float, flo
             else:
                 ours.append(recorded(s))
                 bare.append(live())
-    return quartiles([o / b for o, b in zip(ours, bare, strict=True)])
+    added = [(o - b) / requests for o, b in zip(ours, bare, strict=True)]
+    save = statistics.median(saves) / requests
+    return {
+        "ratio": quartiles([o / b for o, b in zip(ours, bare, strict=True)]),
+        "in flight": statistics.median(added) - save,
+        "save": save,
+        "live": statistics.median(bare) / requests,
+    }
 
 
 LOAD = """
@@ -656,10 +672,13 @@ def main() -> None:
                 case = Case(streamed, 1, asynchronous, workdir)
                 result = measure(case, "first", max(10, requests // 10), samples, peers=True)
                 report(f"{sdk} {kind} stream ({STREAM_EVENTS} events)", result)
-        q1, ratio, q3 = record_ratio(200 if quick else 1_000, 4 if quick else 7, workdir)
+        recording = record_ratio(200 if quick else 1_000, 4 if quick else 15, workdir)
+        q1, ratio, q3 = recording["ratio"]
         print(
             f"\nrecord mode, {200 if quick else 1_000} requests to a loopback server vs no cassette: "
-            f"{ratio:.3f} [{q1:.3f}, {q3:.3f}]"
+            f"{ratio:.3f} [{q1:.3f}, {q3:.3f}]; per request: no cassette {recording['live'] * 1e6:.0f}us, "
+            f"added in flight {recording['in flight'] * 1e6:.0f}us, added by the save at exit "
+            f"{recording['save'] * 1e6:.0f}us (medians)"
         )
         loads = load_times(workdir, 10_000, 3 if quick else 5)
         print(
