@@ -85,6 +85,23 @@ def test_the_served_headers_are_what_the_library_builds_from_the_stored_text() -
                 assert served.encoding == built.encoding
 
 
+def test_headers_one_response_was_served_with_are_not_changed_by_the_application() -> None:
+    """Stored responses with the same headers and body size are served headers made once (issue
+    22): what the application does to one response's headers stays in that response."""
+    from promptvcr.cassettes.models import Response
+    from promptvcr.interceptors._httpx_replay import replay_response
+
+    for library in (httpx2, httpx):
+        stored = [Response(200, {"content-type": "application/json"}, [b'{"n":%d}' % n]) for n in range(4)]
+        first = replay_response(library, stored[0])
+        first.headers["x-added"] = "by the application"
+        del first.headers["content-type"]
+        first.headers["content-length"] = "0"
+        for response in stored[1:]:
+            served = replay_response(library, response).headers
+            assert served.multi_items() == [("content-type", "application/json"), ("content-length", "7")]
+
+
 def _as_served(name: str, value: str) -> tuple[str, str] | tuple[bytes, bytes]:
     return (name, value) if name.isascii() and value.isascii() else (name.encode(), value.encode())
 

@@ -41,18 +41,64 @@ def _wire_headers(module: ModuleType, response: Response) -> Any:
     body unless it is a stream.
 
     A response given a ``Headers`` copies its lines in one list copy instead of encoding and
-    lower-casing every header again, and the lines are made here at a third of the library's
-    cost, each line kept for the next response (a provider sends most headers the same every
-    time). They are kept on the stored response from its second serve on: most stored responses
-    are served once per run, and keeping their headers then only costs the memory the next
-    requests need warm (issue 22). Kept headers are never changed: each response copies them.
+    lower-casing every header again. Kept headers are never changed (each response copies
+    them), so they are shared (issue 22):
+
+    - by what they are made from (:func:`_shared`): a cassette keeps few headers
+      (``content-type`` alone, mostly), so the responses of a cassette read at random, most
+      of them served once, find theirs made for another;
+    - on the stored response itself from its second serve on, found then without a lookup (a
+      response served again is likely served many times; keeping them on one served once
+      would only cost the memory the next requests need warm).
     """
     chunks = response.chunks
-    length = (
-        None
-        if response.is_event_stream
-        else str(len(chunks[0]) if len(chunks) == 1 else sum(map(len, chunks)))
-    )
+    size = len(chunks[0]) if len(chunks) == 1 else sum(map(len, chunks))
+    if len(response.headers) > _FEW:  # more than a cassette keeps by default: made each time
+        headers = _made(module, response, size)
+    else:
+        headers = _shared(module, response, size)
+    response.wire_headers = _SERVED_ONCE if response.wire_headers is None else headers
+    return headers
+
+
+#: Stored headers of at most this many are shared between responses (:func:`_shared`). A
+#: cassette keeps one or two in a response by default (``redact.RESPONSE_HEADERS``); a longer
+#: set is one a test chose to keep, request ids and dates among them, which no other response has.
+_FEW = 4
+#: Headers made, by (library, the stored headers' items, the body's size in bytes).
+_MADE: dict[tuple[ModuleType, tuple[tuple[str, str], ...], int], Any] = {}
+#: The sets of stored headers (items) served so far.
+_SEEN: set[tuple[tuple[str, str], ...]] = set()
+
+
+def _shared(module: ModuleType, response: Response, size: int) -> Any:
+    """The headers made for an earlier response with the same stored headers and body size,
+    else made now (:func:`_made`) and kept when its stored headers were served before. A set
+    seen for the first time may hold a value that differs in every response (a ``location``):
+    keeping a ``Headers`` for each of those, which no response asks for again, cost 0.5 us more
+    per response in garbage collections than keeping only sets served before (measured)."""
+    items = tuple(response.headers.items())
+    key = (module, items, size)
+    headers = _MADE.get(key)
+    if headers is not None:
+        return headers
+    headers = _made(module, response, size)
+    if items in _SEEN:
+        if len(_MADE) > MAX_LINES:
+            _MADE.clear()
+        _MADE[key] = headers
+    else:
+        if len(_SEEN) > MAX_LINES:
+            _SEEN.clear()
+        _SEEN.add(items)
+    return headers
+
+
+def _made(module: ModuleType, response: Response, size: int) -> Any:
+    """The library's ``Headers`` for ``response``, made as its header lines at a third of the
+    library's cost, each line kept for the next response (a provider sends most headers the
+    same every time)."""
+    length = None if response.is_event_stream else str(size)
     headers = None
     try:  # the library's own layout, as it would build it from text: ASCII only ...
         lines = _ascii_lines(response.headers)
@@ -65,7 +111,6 @@ def _wire_headers(module: ModuleType, response: Response) -> Any:
     if headers is None:
         pairs = [*response.headers.items(), *([] if length is None else [("content-length", length)])]
         headers = module.Headers([_utf8(name, value) for name, value in pairs])
-    response.wire_headers = _SERVED_ONCE if response.wire_headers is None else headers
     return headers
 
 
