@@ -1,7 +1,8 @@
-"""What the application gets of a response while it is recorded: the header lines it would get
-without a cassette (names as the server wrote them, repeated names apart, non-ASCII values),
-minus what describes the encoded bytes. The httpx-family interceptors copy the library's lines
-rather than decode and encode them again (issue 22), which a UTF-8 value could not survive.
+"""What the application gets of a response while it is recorded: the response it would get
+without a cassette, header lines included (names as the server wrote them, repeated names
+apart, non-ASCII values, the content-encoding and length of an encoded body). The httpx-family
+interceptors hand on the library's own response and read its lines rather than decode and
+encode them again (issue 22), which a UTF-8 value could not survive.
 """
 
 from __future__ import annotations
@@ -51,14 +52,18 @@ def test_a_recorded_response_has_the_header_lines_the_application_gets_without_a
     assert "r\u00e9sum\u00e9.pdf" in (tmp_path / "c.yaml").read_text(encoding="utf-8")
 
 
-def test_a_recorded_encoded_response_loses_only_its_encoding_and_length(tmp_path: Path) -> None:
+def test_a_recorded_encoded_response_reaches_the_application_as_without_a_cassette(
+    tmp_path: Path,
+) -> None:
     client = httpx2.Client(transport=httpx2.MockTransport(answer))
     bare = client.get("http://provider.test/gzip")
-    with promptvcr.use_cassette(tmp_path / "c.yaml", record_mode="record"):
+    with promptvcr.use_cassette(tmp_path / "c.yaml", record_mode="record") as cassette:
         recorded = client.get("http://provider.test/gzip")
-    dropped = {b"content-encoding", b"content-length"}
-    assert recorded.headers.raw == [(k, v) for k, v in bare.headers.raw if k.lower() not in dropped]
+    assert recorded.headers.raw == bare.headers.raw  # the encoding and the encoded length too
     assert recorded.content == bare.content == BODY
+    (kept,) = cassette.interactions
+    assert kept.response.content == BODY  # the cassette keeps the body decoded, without its encoding
+    assert "content-encoding" not in kept.response.headers
 
 
 def test_header_lines_decode_as_the_library_s_items_do() -> None:

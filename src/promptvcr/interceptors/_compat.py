@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import importlib
 import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -31,9 +30,9 @@ __all__ = [
     "aiohttp_socketless_connection",
     "content_decoder",
     "headers_with_lines",
-    "keep_identity_decoder",
     "respx_mocker",
     "respx_pass_through",
+    "set_content_decoder",
 ]
 
 # --- httpx2 and httpx ------------------------------------------------------------------
@@ -78,33 +77,41 @@ def _empty_headers(module: Any) -> dict[str, Any] | None:
 URL_PARTS = "_uri_reference"
 
 
-def content_decoder(response: Any) -> Any | None:
+def content_decoder(response: Any) -> Any:
     """``Response._get_content_decoder()``: the decoder the library's ``iter_bytes`` reads a
-    response's body with, for its ``content-encoding`` (gzip, deflate, br, zstd, several).
-    A recording reads the body from the transport's stream through it, without the
-    ``iter_bytes``/``iter_raw`` layers around it. Its ``decode(bytes)`` and ``flush()`` give
-    bytes (httpx) or an iterable of bytes (httpx2). ``None`` if the library has no such method."""
+    response's body with, for its ``content-encoding`` (gzip, deflate, br, zstd, several),
+    made once and kept on the response as ``Response._decoder``. Its ``decode(bytes)`` and
+    ``flush()`` give bytes (httpx) or an iterable of bytes (httpx2).
+
+    A library without that method gets a :class:`_WholeBody`: the body decoded in one piece
+    at its end, through the library's public API."""
     get = getattr(response, "_get_content_decoder", None)
-    return None if get is None else get()
+    return _WholeBody(response) if get is None else get()
 
 
-def keep_identity_decoder(response: Any) -> None:
-    """Set ``Response._decoder``, the decoder ``_get_content_decoder()`` keeps once it has read
-    the response's content-encoding, to the library's ``IdentityDecoder`` (``<library>._decoders``).
-    For a response promptvcr builds over a body it decodes itself, which has no content-encoding:
-    the library would find that out by reading its headers again when the body is read (about
-    2 us per recorded request, issue 22). Left unset if the library has no such class."""
-    identity = _identity_decoder(type(response).__module__.partition(".")[0])
-    if identity is not None and not hasattr(response, "_decoder"):
-        response._decoder = identity()
+def set_content_decoder(response: Any, decoder: Any) -> None:
+    """Put ``decoder`` in ``Response._decoder``, where :func:`content_decoder` found the
+    library's: ``iter_bytes`` then decodes the body with it."""
+    response._decoder = decoder
 
 
-@functools.cache
-def _identity_decoder(library: str) -> Any:
-    try:
-        return importlib.import_module(f"{library}._decoders").IdentityDecoder
-    except (ImportError, AttributeError):
-        return None
+class _WholeBody:
+    """A decoder that keeps the encoded chunks and decodes them all at the end, through the
+    library's public API: a ``Response`` of the same headers over them, read (the library's
+    own class: the last before ``object`` in the response's, which may be a subclass)."""
+
+    def __init__(self, response: Any) -> None:
+        self._response_class = type(response).__mro__[-2]
+        self._headers = response.headers
+        self._chunks: list[bytes] = []
+
+    def decode(self, data: bytes) -> bytes:
+        self._chunks.append(data)
+        return b""
+
+    def flush(self) -> bytes:
+        response = self._response_class(200, headers=self._headers, content=b"".join(self._chunks))
+        return response.read()  # type: ignore[no-any-return]
 
 
 # --- respx -----------------------------------------------------------------------------

@@ -14,15 +14,8 @@ from typing import Any, NamedTuple
 
 from ..cassettes.models import LazyRequest, Request
 from ..cassettes.playback import Breakage
-from ..cassettes.wire import WIRE_HEADERS
-from ._compat import (
-    HEADERS_ENCODING,
-    HEADERS_LINES,
-    URL_PARTS,
-    content_decoder,
-    keep_identity_decoder,
-)
-from ._httpx_record import ASCII_SAFE, adecoded, decoded, received_headers
+from ._compat import HEADERS_ENCODING, HEADERS_LINES, URL_PARTS, content_decoder, set_content_decoder
+from ._httpx_record import ASCII_SAFE, SharedDecoder, received_headers
 from .pacing import Fail, PacedBody, describe
 from .recording import Recording
 
@@ -201,74 +194,87 @@ def stream_classes(module: ModuleType) -> tuple[type, type, type]:
                 yield chunk
 
     class RecordingStream(module.SyncByteStream, module.AsyncByteStream):  # type: ignore[misc, name-defined]
-        """Passes each decoded chunk on as it arrives and to the :class:`Recording`."""
+        """The transport's stream, handed on to the library chunk by chunk as it arrives. A
+        body without a content-encoding is recorded chunk by chunk here; an encoded one by
+        the ``decoder`` the library decodes it with (:class:`._httpx_record.SharedDecoder`)."""
 
-        def __init__(
-            self, real: Any, recording: Recording, direct: bool = False, encoded: bool = True
-        ) -> None:
-            self._real = real
+        def __init__(self, stream: Any, recording: Recording, decoder: SharedDecoder | None) -> None:
+            self._stream = stream
             self._recording = recording
-            # ``direct``: the body may be read from the transport's stream itself (see
-            # ``_httpx_record.decoded``), through the library's decoder when ``encoded``; else (a
-            # response the library read already) it is read from its ``iter_bytes``.
-            self._direct = direct
-            self._encoded = encoded
+            self._decoder = decoder
+            self._ended = False
+            # One iterator over the transport's stream, resumed when a closed response reads its rest.
             self._sync: Iterator[bytes] | None = None
             self._async: AsyncIterator[bytes] | None = None
 
-        def _source(self, stream_class: type, direct: Callable[[Any, Any], Any], library: Any) -> Any:
-            """The decoded body: read ``direct`` from the transport's stream when it is a
-            ``stream_class`` and its decoder is known, else from the ``library`` reader.
-            The decoder is looked up as ``iter_bytes`` would: when reading starts."""
-            real = self._real
-            if not self._direct or not isinstance(real.stream, stream_class):
-                return library()
-            if not self._encoded:
-                return direct(real, None)
-            decoder = content_decoder(real)
-            return library() if decoder is None else direct(real, decoder)
+        def _take(self, raw: bytes) -> None:
+            if self._decoder is not None:
+                self._decoder.passed(raw)
+            elif raw:  # the library leaves empty chunks out
+                self._recording.add(raw)
+
+        def _end(self) -> None:
+            self._ended = True
+            if self._decoder is None:
+                self._recording.complete()
 
         def __iter__(self) -> Iterator[bytes]:
             if self._sync is None:
-                self._sync = self._source(module.SyncByteStream, decoded, self._real.iter_bytes)
+                self._sync = iter(self._stream)
             try:
-                for chunk in self._sync:
-                    self._recording.add(chunk)
-                    yield chunk
+                for raw in self._sync:
+                    self._take(raw)
+                    yield raw
             except Exception as error:
                 self._recording.fail(error)
                 raise
-            self._recording.complete()
+            self._end()
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             if self._async is None:
-                self._async = self._source(module.AsyncByteStream, adecoded, self._real.aiter_bytes)
+                self._async = self._stream.__aiter__()
             try:
-                async for chunk in self._async:
-                    self._recording.add(chunk)
-                    yield chunk
+                async for raw in self._async:
+                    self._take(raw)
+                    yield raw
             except Exception as error:
                 self._recording.fail(error)
                 raise
-            self._recording.complete()
+            self._end()
+
+        def _read_rest(self) -> bool:
+            """Closed before the end of the body: whether to read the rest (see
+            :meth:`Recording.reads_rest`); an encoded body's raw chunks the library did not
+            decode are decoded first, in case it is recorded as it is."""
+            if self._decoder is not None:
+                self._decoder.catch_up()
+            return self._recording.reads_rest()
+
+        def _closed(self) -> None:
+            """The transport's stream is closed: the recording is handed over, an encoded
+            body's last bytes decoded first."""
+            if self._decoder is not None and self._ended:
+                self._decoder.finish()
+                self._recording.complete()
+            self._recording.hand_over()
 
         def close(self) -> None:
             try:
-                if self._recording.reads_rest():
+                if not self._ended and self._read_rest():
                     for _ in self:
                         pass
             finally:
-                self._real.close()
-            self._recording.hand_over()
+                self._stream.close()
+            self._closed()
 
         async def aclose(self) -> None:
             try:
-                if self._recording.reads_rest():
+                if not self._ended and self._read_rest():
                     async for _ in self:
                         pass
             finally:
-                await self._real.aclose()
-            self._recording.hand_over()
+                await self._stream.aclose()
+            self._closed()
 
     class PacedStream(module.SyncByteStream, module.AsyncByteStream):  # type: ignore[misc, name-defined]
         """Serves a response whose ``playback`` is set: delays and breakages (see :mod:`.playback`)."""
@@ -287,16 +293,15 @@ def stream_classes(module: ModuleType) -> tuple[type, type, type]:
 
 
 def record_response(module: ModuleType, real: Any, recording: Recording) -> Any:
-    """A response that streams ``real`` to the application, decoded, while ``recording`` it.
+    """``real``, the library's response, recorded as the application reads it: its stream is
+    replaced by a :class:`RecordingStream` over it, and nothing else changes, so the
+    application gets what it gets without a cassette (headers, encoded bytes and the library's
+    decoding of them). A response the transport read already (built from bytes) is recorded
+    at once.
 
-    ``recording`` was created when the request was sent; its headers arrive now.
-    """
-    _, recording_stream, _ = stream_classes(module)
-    # The application gets the decoded body: its content-length still holds without a content-encoding.
+    ``recording`` was created when the request was sent; its headers arrive now."""
     lines = getattr(real.headers, HEADERS_LINES, None)
-    headers: Any = None  # with lines: set on the response's own (empty) headers once it is built
-    kept_lines = None
-    if type(lines) is list:  # the header lines as received, copied, not decoded and encoded again
+    if type(lines) is list:  # the header lines as received, read in one pass
         kept = received_headers(real.headers, lines)
         if kept is not None:
             recording.headers_kept(real.status_code, kept[0], kept[1])
@@ -305,28 +310,29 @@ def record_response(module: ModuleType, real: Any, recording: Recording) -> Any:
             received = decoded_items(real.headers, lines)  # lower-case names, each once
             encoded = "content-encoding" in received
             recording.headers_decoded(real.status_code, received)
-        wire_lines = _WIRE_LINES if encoded else _DECODED_LINES
-        kept_lines = [line for line in lines if line[1] not in wire_lines]
     else:
         encoded = "content-encoding" in real.headers
-        wire = WIRE_HEADERS if encoded else WIRE_HEADERS - {"content-length"}
-        headers = [(k, v) for k, v in real.headers.multi_items() if k not in wire]
         recording.headers_arrived(real.status_code, real.headers.items())
+    if real.is_stream_consumed:
+        _record_read(real, recording)
+        return real
     recording.started()
-    # A response read already (a transport that built it from bytes) serves its content from iter_bytes.
-    response = module.Response(
-        real.status_code,
-        headers=headers,
-        stream=recording_stream(real, recording, not real.is_stream_consumed, encoded),
-        extensions=real.extensions,
-    )
-    if kept_lines is not None:
-        setattr(response.headers, HEADERS_LINES, kept_lines)
-    keep_identity_decoder(response)  # its body arrives decoded: no content-encoding header is left
-    return response
+    decoder = None
+    if encoded:
+        decoder = SharedDecoder(content_decoder(real), recording)
+        set_content_decoder(real, decoder)
+    real.stream = stream_classes(module)[1](real.stream, recording, decoder)
+    return real
 
 
-#: :data:`WIRE_HEADERS` as the lower-case names of the library's header lines; without
-#: ``content-length`` for a body that is not encoded (its length still holds decoded).
-_WIRE_LINES = frozenset(name.encode("ascii") for name in WIRE_HEADERS)
-_DECODED_LINES = _WIRE_LINES - {b"content-length"}
+def _record_read(real: Any, recording: Recording) -> None:
+    """Record a response whose body the transport read already: its decoded content."""
+    try:
+        content = real.content
+    except Exception as error:  # consumed but never read: the application cannot read it either
+        recording.fail(error)
+        return
+    if content:
+        recording.add(content)
+    recording.complete()
+    recording.hand_over()
