@@ -1,8 +1,8 @@
 """One real response being recorded: the part every interceptor shares.
 
-An interceptor reads the decoded body of a real response chunk by chunk as it arrives
-and hands each chunk to the application at once: nothing is buffered before the
-application sees it. Each chunk also goes to a :class:`Recording`, which keeps a copy,
+An interceptor reads the body of a real response chunk by chunk as it arrives and hands
+each chunk on to the application at once: nothing is buffered before the application sees
+it. Each chunk, decoded, also goes to a :class:`Recording`, which keeps a copy,
 notes when it arrived (:class:`~promptvcr.cassettes.timing.TimingRecorder`) and, once the
 body is complete, gives the recorded :class:`~promptvcr.Response` to the handler's
 :class:`~.decision.Recorder`. Each interceptor only adds a thin adapter that moves the
