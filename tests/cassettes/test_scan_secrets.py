@@ -16,7 +16,7 @@ import sdk_calls
 import promptvcr
 from promptvcr.cassettes import persister
 from promptvcr.cassettes.largebody import LARGE_BODY_BYTES, ChunkedText
-from promptvcr.cassettes.secrets import SECRET_KINDS, scan_data, scan_paths, scan_text
+from promptvcr.cassettes.secrets import SECRET_KINDS, may_hold_secret, scan_data, scan_paths, scan_text
 from promptvcr.cli import main
 
 _rng = random.Random(20261122)
@@ -83,6 +83,26 @@ def test_each_format_is_found_on_the_record_path(kind: str) -> None:
     """The record path looks for clues before running the full patterns: none may be missing."""
     data = {"request": {"json": {"messages": [{"content": f"my key is {FAKE_SECRETS[kind]} thanks"}]}}}
     assert [f.kind for f in scan_data(data)] == [kind]
+
+
+def test_a_text_may_hold_a_secret_exactly_when_it_holds_a_clue() -> None:
+    """The clue search (one pattern per first character) against a substring search per clue,
+    on texts made of clues cut anywhere, in any case, among ordinary characters."""
+    from promptvcr.cassettes.secrets import _CLUES
+
+    chosen = random.Random(22)
+    pieces = [*_CLUES, *(clue[: chosen.randint(1, len(clue))] for clue in _CLUES for _ in range(3))]
+    found = 0
+    for _ in range(3000):
+        parts = [
+            chosen.choice(pieces) if chosen.random() < 0.2 else chosen.choice(string.printable)
+            for _ in range(chosen.randint(0, 12))
+        ]
+        text = "".join(part.upper() if chosen.random() < 0.3 else part for part in parts)
+        expected = any(clue in text.lower() for clue in _CLUES)
+        assert may_hold_secret(text) == expected, text
+        found += expected
+    assert 300 < found < 2700  # both verdicts were tried
 
 
 def test_a_key_cut_by_the_slicing_of_a_large_body_is_found() -> None:

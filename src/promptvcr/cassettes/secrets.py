@@ -81,7 +81,7 @@ SECRET_KINDS: dict[str, str] = {
 #: Text every value of some kind holds, lower-cased: text without any of them holds no
 #: secret, and finding that takes a few substring searches instead of the regex below,
 #: which tries every kind at every position (megabytes per second, not gigabytes). A kind
-#: added to SECRET_KINDS needs its clue here: tests/test_scan_secrets.py fails without it.
+#: added to SECRET_KINDS needs its clue here: tests/cassettes/test_scan_secrets.py fails without it.
 _CLUES = (
     *("sk-", "sk_live_", "rk_live_", "aiza", "ya29.", "gsk_", "xai-", "pplx-", "hf_", "r8_", "xox"),
     *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "eyj", "-----begin", "bearer"),
@@ -111,11 +111,24 @@ def words_pattern(words: Iterable[str]) -> str:
     return pattern(root)
 
 
-_CLUE = re.compile(words_pattern(_CLUES))
+def _by_first_character(words: Iterable[str]) -> dict[str, list[str]]:
+    grouped: dict[str, list[str]] = {}
+    for word in words:
+        grouped.setdefault(word[0], []).append(word)
+    return grouped
+
+
+#: One pattern per first character of the clues: each starts with a literal character, which
+#: the regex engine finds by a plain scan in C before it tries the rest. The dozen passes take
+#: half the time of one pass over a single pattern that tries every clue wherever any first
+#: character is (1 MB of chat JSON: 10 ms against 19 ms; a recorded chat answer's text: 7.4 us
+#: against 9.7 us, issue 22).
+_CLUE_PATTERNS = tuple(re.compile(words_pattern(group)) for group in _by_first_character(_CLUES).values())
 
 
 def _has_clue(text: str) -> bool:
-    return _CLUE.search(text.lower()) is not None
+    lowered = text.lower()
+    return any(pattern.search(lowered) is not None for pattern in _CLUE_PATTERNS)
 
 
 def may_hold_secret(text: str) -> bool:
