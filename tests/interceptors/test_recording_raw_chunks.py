@@ -1,9 +1,10 @@
-"""Issue 22: a response without a content-encoding is recorded from the library's raw chunks
-(``iter_raw``), one decoding layer fewer per chunk. The application must get, and the cassette
-must keep, exactly the chunks the library's ``iter_bytes`` gives without a cassette: empty
-chunks left out, boundaries kept, sync and async, read whole or streamed, closed early.
-Encoded bodies (gzip, an ``identity`` coding) and a response the library read already (built from
-bytes by a transport) still go through ``iter_bytes``: compared too.
+"""Issue 22: a response without a content-encoding is recorded from the transport's chunks as
+they are handed on to the library, with no decoding layer of its own. The application must get,
+and the cassette must keep, exactly the chunks the library's ``iter_bytes`` gives without a
+cassette: empty chunks left out, boundaries kept, sync and async, read whole or streamed,
+closed early. Encoded bodies (gzip, an ``identity`` coding: recorded by the library's own
+decoder) and a response the library read already (built from bytes by a transport) are
+compared too.
 """
 
 from __future__ import annotations
