@@ -202,7 +202,6 @@ def stream_classes(module: ModuleType) -> tuple[type, type, type]:
             self._stream = stream
             self._recording = recording
             self._decoder = decoder
-            self._ended = False
             # One iterator over the transport's stream, resumed when a closed response reads its rest.
             self._sync: Iterator[bytes] | None = None
             self._async: AsyncIterator[bytes] | None = None
@@ -214,9 +213,11 @@ def stream_classes(module: ModuleType) -> tuple[type, type, type]:
                 self._recording.add(raw)
 
         def _end(self) -> None:
-            self._ended = True
-            if self._decoder is None:
-                self._recording.complete()
+            """The transport's stream has ended: an encoded body's last bytes are decoded (the
+            library has decoded every chunk it was handed by now, or reads raw bytes)."""
+            if self._decoder is not None:
+                self._decoder.finish()
+            self._recording.complete()
 
         def __iter__(self) -> Iterator[bytes]:
             if self._sync is None:
@@ -250,31 +251,23 @@ def stream_classes(module: ModuleType) -> tuple[type, type, type]:
                 self._decoder.catch_up()
             return self._recording.reads_rest()
 
-        def _closed(self) -> None:
-            """The transport's stream is closed: the recording is handed over, an encoded
-            body's last bytes decoded first."""
-            if self._decoder is not None and self._ended:
-                self._decoder.finish()
-                self._recording.complete()
-            self._recording.hand_over()
-
         def close(self) -> None:
             try:
-                if not self._ended and self._read_rest():
+                if self._read_rest():
                     for _ in self:
                         pass
             finally:
                 self._stream.close()
-            self._closed()
+            self._recording.hand_over()
 
         async def aclose(self) -> None:
             try:
-                if not self._ended and self._read_rest():
+                if self._read_rest():
                     async for _ in self:
                         pass
             finally:
                 await self._stream.aclose()
-            self._closed()
+            self._recording.hand_over()
 
     class PacedStream(module.SyncByteStream, module.AsyncByteStream):  # type: ignore[misc, name-defined]
         """Serves a response whose ``playback`` is set: delays and breakages (see :mod:`.playback`)."""

@@ -61,10 +61,10 @@ class SharedDecoder:
     once, as without a cassette (a second decoder cost ~10 us per gzip answer, issue 22).
 
     Raw chunks the library was handed and did not decode (an application reading the raw
-    bytes, the rest of a body read as it closes) are decoded here when the response closes
-    (:meth:`finish`, :meth:`catch_up`). What the decoder holds at the end of the body is
-    flushed here too, before the recording is handed over, and kept for the library's own
-    ``flush()``, which comes after it closes the response."""
+    bytes, the rest of a body read as it closes) are decoded here when the body ends
+    (:meth:`finish`) or the response closes before (:meth:`catch_up`). What the decoder holds
+    at the end of the body is flushed here too, before the recording is handed over, and kept
+    for the library's own ``flush()``, which comes after it closes the response."""
 
     __slots__ = ("_fed", "_flushed", "_gives_bytes", "_inner", "_passed", "_passed_bytes", "_recording")
 
