@@ -33,6 +33,7 @@ import contextlib
 import dataclasses
 import functools
 import hashlib
+import importlib.util
 import marshal
 import os
 import sys
@@ -108,12 +109,14 @@ def _cache_dir(configured: str | None, xdg: str | None, home: str | None) -> Pat
 @functools.cache
 def code_fingerprint() -> bytes:
     """The running promptvcr's cassette-reading code: every source file's name, size and
-    modification time (an installed release and a working copy being edited alike)."""
+    modification time (an installed release and a working copy being edited alike), and
+    PyYAML's, found without importing it: a process replaying from the cache never imports it."""
     parts = [_LAYOUT, str(marshal.version).encode(), sys.version.encode()]
-    with contextlib.suppress(ImportError):
-        import yaml
-
-        parts.append(str(getattr(yaml, "__version__", "")).encode())
+    with contextlib.suppress(ImportError, ValueError, OSError):
+        yaml = importlib.util.find_spec("yaml")
+        if yaml is not None and yaml.origin is not None:
+            stat = os.stat(yaml.origin)
+            parts.append(f"yaml:{stat.st_size}:{stat.st_mtime_ns}".encode())
     here = Path(__file__).resolve().parent
     for folder in (here, here / "rules"):
         with contextlib.suppress(OSError):

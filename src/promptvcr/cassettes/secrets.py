@@ -19,6 +19,7 @@ start scans text another start has scanned (``tests/cassettes/test_scan_linear.p
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -118,17 +119,20 @@ def _by_first_character(words: Iterable[str]) -> dict[str, list[str]]:
     return grouped
 
 
-#: One pattern per first character of the clues: each starts with a literal character, which
-#: the regex engine finds by a plain scan in C before it tries the rest. The dozen passes take
-#: half the time of one pass over a single pattern that tries every clue wherever any first
-#: character is (1 MB of chat JSON: 10 ms against 19 ms; a recorded chat answer's text: 7.4 us
-#: against 9.7 us, issue 22).
-_CLUE_PATTERNS = tuple(re.compile(words_pattern(group)) for group in _by_first_character(_CLUES).values())
+@functools.cache
+def _clue_patterns() -> tuple[re.Pattern[str], ...]:
+    """One pattern per first character of the clues: each starts with a literal character,
+    which the regex engine finds by a plain scan in C before it tries the rest. The dozen
+    passes take half the time of one pass over a single pattern that tries every clue
+    wherever any first character is (1 MB of chat JSON: 10 ms against 19 ms; a recorded chat
+    answer's text: 7.4 us against 9.7 us, issue 22). Compiled at the first search, like
+    :func:`_secret_pattern`: a process that only replays never compiles them (~3 ms)."""
+    return tuple(re.compile(words_pattern(group)) for group in _by_first_character(_CLUES).values())
 
 
 def _has_clue(text: str) -> bool:
     lowered = text.lower()
-    return any(pattern.search(lowered) is not None for pattern in _CLUE_PATTERNS)
+    return any(pattern.search(lowered) is not None for pattern in _clue_patterns())
 
 
 def may_hold_secret(text: str) -> bool:
@@ -141,15 +145,20 @@ _GROUP_OF_KIND = {f"k{index}": kind for index, kind in enumerate(SECRET_KINDS)}
 #: The characters a value of some kind starts with (both cases where a kind ignores case).
 #: A kind added to SECRET_KINDS needs its first character here: its test fails without it.
 _FIRST_CHARACTERS = "sSrRaAyYgGxXpPhHeEiIfFbB-"
-#: One pattern with a group per kind: a single pass over the text however many kinds there
-#: are. Each kind must start at a boundary, so a key inside a longer token is not split; the
-#: boundary and the first character are checked once, before any kind is tried, so that
-#: most positions of any text cost one comparison (about 1 MB in a quarter of a second).
-_PATTERN = re.compile(
-    rf"(?<![A-Za-z0-9_])(?=[{_FIRST_CHARACTERS}])(?:"
-    + "|".join(rf"(?P<{group}>{SECRET_KINDS[kind]})" for group, kind in _GROUP_OF_KIND.items())
-    + ")"
-)
+
+
+@functools.cache
+def _secret_pattern() -> re.Pattern[str]:
+    """One pattern with a group per kind: a single pass over the text however many kinds
+    there are. Each kind must start at a boundary, so a key inside a longer token is not
+    split; the boundary and the first character are checked once, before any kind is tried,
+    so that most positions of any text cost one comparison (about 1 MB in a quarter of a
+    second)."""
+    return re.compile(
+        rf"(?<![A-Za-z0-9_])(?=[{_FIRST_CHARACTERS}])(?:"
+        + "|".join(rf"(?P<{group}>{SECRET_KINDS[kind]})" for group, kind in _GROUP_OF_KIND.items())
+        + ")"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +195,7 @@ _mask = masked_preview
 def _matches(text: str, allowed: frozenset[str] = frozenset()) -> Iterator[tuple[str, re.Match[str]]]:
     """Each secret-shaped value in ``text`` that is neither a documented example nor
     one of the ``allowed`` values (a cassette's ``allowed_secrets``)."""
-    for match in _PATTERN.finditer(text):
+    for match in _secret_pattern().finditer(text):
         group = match.lastgroup
         if group is not None:
             kind, value = _GROUP_OF_KIND[group], match.group()
@@ -276,7 +285,7 @@ def _has_secret(data: Any) -> bool:
         pass
     strings, large = _strings(data)
     text = "\n".join(strings)
-    if _has_clue(text) and _PATTERN.search(text):
+    if _has_clue(text) and _secret_pattern().search(text):
         return True
     return any(True for body in large for _ in _piece_matches(body.pieces()))
 
