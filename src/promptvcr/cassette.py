@@ -30,11 +30,10 @@ from .faults.plan import FaultFired, FaultPlan, answer_for, break_recorded, fire
 from .faults.spec import Fault
 from .interceptors.decision import PASS_THROUGH, Decision, Record, Replay
 from .matching.background import DEFAULT_IGNORE_HOSTS, DEFAULT_PASSTHROUGH_HOSTS, BackgroundHosts
-from .matching.diagnose import fuzzy_threshold, miss_message
 from .matching.key import request_key
 from .matching.parts import Rule
 from .matching.rules import default_rules
-from .matching.tape import Tape
+from .matching.tape import Tape, fuzzy_threshold
 from .modes import RecordMode, check_ci, resolve_record_mode
 
 if TYPE_CHECKING:
@@ -110,8 +109,7 @@ class Cassette:
         before_record_request: Callable[[Request], Request | None] | None = None,
         before_record_response: Callable[[Response], Response | None] | None = None,
     ) -> None:
-        # The arguments as given, so that each call of a decorated function gets a fresh
-        # cassette with exactly these options (captured first, before any other local).
+        # The arguments as given (before any other local): each decorated call gets a fresh copy.
         self._options = {name: value for name, value in locals().items() if name not in ("self", "path")}
         self.background = BackgroundHosts(ignore_hosts, passthrough_hosts)
         self.timing = timing
@@ -268,6 +266,8 @@ class Cassette:
             self.played.append(Play(request, "verified", live))
 
     def _miss(self, request: Request, key: str) -> CassetteMiss:
+        from .matching.diagnose import miss_message  # with difflib: built only on a miss
+
         message = miss_message(
             path=self.path,
             request=request,

@@ -50,9 +50,9 @@ READ_ONLY = """
 import os, sys
 sys.path.insert(0, {tests!r})
 import promptvcr, sdk_calls
-with promptvcr.use_cassette("unused.yaml", record_mode="passthrough"):  # lazy imports load now,
-    sdk_calls.openai_client({base!r}).chat.completions.create(  # while every file is readable
-        model="gpt-4o", messages=[{{"role": "user", "content": "warm up"}}])
+with promptvcr.use_cassette({warm!r}, record_mode="rewrite"):  # what is imported lazily, the save
+    sdk_calls.openai_client({base!r}).chat.completions.create(  # path's too, loads now, while every
+        model="gpt-4o", messages=[{{"role": "user", "content": "warm up"}}])  # file is readable
 if os.geteuid() == 0:  # root ignores file modes: record as an ordinary user
     os.setgid(65534); os.setuid(65534)
 try:
@@ -74,7 +74,8 @@ def test_recording_into_a_read_only_folder_is_a_clear_error(tmp_path: Path, prov
         p.chmod(p.stat().st_mode | 0o055)  # reachable by the ordinary user root switches to
     path.chmod(0o644)
     folder.chmod(0o555)
-    code = READ_ONLY.format(tests=str(Path(__file__).parents[1]), path=str(path), base=provider.base_url)
+    tests, warm = str(Path(__file__).parents[1]), str(tmp_path / "warm.yaml")
+    code = READ_ONLY.format(tests=tests, warm=warm, path=str(path), base=provider.base_url)
     result = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=60
     )

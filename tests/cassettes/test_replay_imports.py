@@ -1,7 +1,8 @@
 """A process that only replays loads what replaying needs: PyYAML is imported at the first
-YAML text parsed and filelock at the first write, so a cassette read from the parse cache
-costs neither import (together about 30 ms of a first use of ~90, issue 22). Each case runs
-in a fresh interpreter, since the test process has imported everything already."""
+YAML text parsed, filelock and the redaction at the first save, and the miss diagnostics
+(difflib) at the first miss, so a cassette read from the parse cache costs none of them
+(together about 35 ms of a first use of ~95 on a slow host, issue 22). Each case runs in a
+fresh interpreter, since the test process has imported everything already."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 from promptvcr.cassettes import fileformat
 
 URL = "http://api.example.com/v1/ping"
-HEAVY = ("yaml", "filelock")
+HEAVY = ("yaml", "filelock", "difflib", "promptvcr.cassettes.redaction", "promptvcr.matching.diagnose")
 
 
 def _cassette(tmp_path: Path, name: str) -> Path:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CassetteSecretError
-from . import fileformat, parsecache, redaction, smallcache, storage
+from . import fileformat, parsecache, smallcache, storage
 from .models import Interaction, Request, Response
 
 __all__ = [
@@ -125,7 +125,10 @@ def stored_form(
 ) -> Stored:
     """The stored form of recorded interactions (see :mod:`.redaction`): secrets found in a
     response are masked (with a warning); an interaction whose request holds one is left
-    out, and :func:`append`/:func:`replace` raise after writing the others."""
+    out, and :func:`append`/:func:`replace` raise after writing the others. Redaction is
+    imported here, at the first save: a process that only replays never loads it."""
+    from . import redaction
+
     redacted = redaction.redact(
         interactions,
         request_headers=request_headers,

@@ -28,13 +28,11 @@ from .parts import KeyParts, Rule, key_parts
 from .rules import DEFAULT_RULES, family_of, rule_name, rules_for
 
 __all__ = [
-    "DEFAULT_FUZZY_THRESHOLD",
     "FuzzyMatch",
     "FuzzyMatchWarning",
     "differences",
     "explain_interactions",
     "fuzzy_match",
-    "fuzzy_threshold",
     "miss_message",
     "nearest",
     "record_hint",
@@ -128,24 +126,9 @@ def miss_message(
 
 # Fuzzy matching -----------------------------------------------------------------------------
 
-#: ``fuzzy=True`` replays a recorded request whose changed message text is this similar.
-DEFAULT_FUZZY_THRESHOLD = 0.8
-
 
 class FuzzyMatchWarning(UserWarning):
     """A request that did not match was answered by a recorded one with similar message text."""
-
-
-def fuzzy_threshold(fuzzy: bool | float) -> float:
-    """``0.0`` (off) for ``False``, the default threshold for ``True``, else the given one."""
-    if fuzzy is True:
-        return DEFAULT_FUZZY_THRESHOLD
-    if fuzzy is False:
-        return 0.0
-    threshold = float(fuzzy)
-    if not 0.0 < threshold <= 1.0:
-        raise ValueError(f"fuzzy={fuzzy!r}: give True, False or a similarity threshold in (0, 1], e.g. 0.9.")
-    return threshold
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,12 +28,27 @@ from pathlib import Path
 
 from ..cassettes.models import Interaction, Request
 from ..cassettes.persister import collection_paused
-from .diagnose import FuzzyMatchWarning, fuzzy_match
 from .key import known_keys, offer_keys, request_key, sent_content_type
 from .parts import Rule
 from .rules import DEFAULT_RULES
 
-__all__ = ["Tape"]
+__all__ = ["DEFAULT_FUZZY_THRESHOLD", "Tape", "fuzzy_threshold"]
+
+#: ``fuzzy=True`` replays a recorded request whose changed message text is this similar.
+DEFAULT_FUZZY_THRESHOLD = 0.8
+
+
+def fuzzy_threshold(fuzzy: bool | float) -> float:
+    """``0.0`` (off) for ``False``, the default threshold for ``True``, else the given one:
+    what :meth:`Tape.play_similar` takes."""
+    if fuzzy is True:
+        return DEFAULT_FUZZY_THRESHOLD
+    if fuzzy is False:
+        return 0.0
+    threshold = float(fuzzy)
+    if not 0.0 < threshold <= 1.0:
+        raise ValueError(f"fuzzy={fuzzy!r}: give True, False or a similarity threshold in (0, 1], e.g. 0.9.")
+    return threshold
 
 
 @dataclass
@@ -173,7 +188,10 @@ class Tape:
 
     def play_similar(self, request: Request, threshold: float, path: Path) -> Interaction | None:
         """Play the unplayed interaction whose message text is close enough to ``request``'s
-        (a fuzzy match), after a warning that lists the diff; ``None`` when none is."""
+        (a fuzzy match), after a warning that lists the diff; ``None`` when none is. The
+        diagnostics (and difflib) are imported here, off the path of a request that matches."""
+        from .diagnose import FuzzyMatchWarning, fuzzy_match
+
         match = fuzzy_match(request, self.interactions, self.rules, threshold, skip=self.played_positions)
         if match is None:
             return None
