@@ -1,6 +1,7 @@
 """A process that only replays loads what replaying needs: PyYAML is imported at the first
-YAML text parsed, filelock and the redaction at the first save, and the miss diagnostics
-(difflib) at the first miss, so a cassette read from the parse cache costs none of them
+YAML text parsed, filelock and the redaction at the first save, the miss diagnostics
+(difflib) at the first miss, the multipart parser at the first multipart body and the token
+counts with the first cassette parsed, so a cassette read from the parse cache costs none of them
 (together about 35 ms of a first use of ~95 on a slow host, issue 22). Each case runs in a
 fresh interpreter, since the test process has imported everything already."""
 
@@ -15,7 +16,15 @@ from pathlib import Path
 from promptvcr.cassettes import fileformat
 
 URL = "http://api.example.com/v1/ping"
-HEAVY = ("yaml", "filelock", "difflib", "promptvcr.cassettes.redaction", "promptvcr.matching.diagnose")
+HEAVY = (
+    "yaml",
+    "filelock",
+    "difflib",
+    "promptvcr.cassettes.redaction",
+    "promptvcr.cassettes.multipart",
+    "promptvcr.cassettes.tokens",
+    "promptvcr.matching.diagnose",
+)
 
 
 def _cassette(tmp_path: Path, name: str) -> Path:

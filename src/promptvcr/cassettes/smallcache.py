@@ -35,7 +35,6 @@ from pathlib import Path
 
 from . import fileformat, parsecache
 from .models import Interaction
-from .tokens import tokens_of
 
 __all__ = ["MAX_BYTES", "flush", "loads"]
 
@@ -88,6 +87,8 @@ def loads(data: bytes, text: str, path: Path) -> list[Interaction]:
     interactions = fileformat.loads(text, path)
     compact = parsecache.compact_part(interactions)
     if compact is not None:
+        from .tokens import tokens_of  # here, on a miss: a process reading the memo never needs it
+
         usages = tuple((t.input, t.output) for t in map(tokens_of, (i.response for i in interactions)))
         for interaction, usage in zip(interactions, usages, strict=True):
             interaction.response.usage = usage  # counted once: the plugin's summary asks next

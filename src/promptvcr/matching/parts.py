@@ -19,7 +19,6 @@ from urllib.parse import SplitResult, parse_qsl, urlsplit
 
 from ..cassettes.jsonstyle import c_encoder
 from ..cassettes.models import Request
-from ..cassettes.multipart import parse_multipart
 
 __all__ = ["KeyParts", "Rule", "key_parts", "parse_body", "parts_of"]
 
@@ -106,8 +105,11 @@ def _multipart(content: bytes, content_type: str) -> Any:
     """The parts of a multipart body in order, each by name, filename, type and content.
 
     The boundary is chosen at random per request (``httpx`` and ``requests`` both do), so
-    it never takes part in the key; file contents are keyed by digest.
+    it never takes part in the key; file contents are keyed by digest. The parser (with
+    its email policy) is imported by the first multipart body: most suites send none.
     """
+    from ..cassettes.multipart import parse_multipart
+
     parts = parse_multipart(content, content_type)
     if parts is None:
         return None
