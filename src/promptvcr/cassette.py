@@ -26,8 +26,6 @@ from .cassettes.models import Interaction, Play, Request, Response
 from .cassettes.playback import Pace, pace_factor, untimed_message
 from .cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS
 from .errors import CassetteMiss, CassetteWriteError
-from .faults.plan import FaultFired, FaultPlan, answer_for, break_recorded, fire
-from .faults.spec import Fault
 from .interceptors.decision import PASS_THROUGH, Decision, Record, Replay
 from .matching.background import DEFAULT_IGNORE_HOSTS, DEFAULT_PASSTHROUGH_HOSTS, BackgroundHosts
 from .matching.key import request_key
@@ -37,6 +35,8 @@ from .matching.tape import Tape, fuzzy_threshold
 from .modes import RecordMode, check_ci, resolve_record_mode
 
 if TYPE_CHECKING:
+    from .faults.plan import FaultFired, FaultPlan
+    from .faults.spec import Fault
     from .scripted.scripts import Script
 
 __all__ = ["Cassette", "use_cassette"]
@@ -73,7 +73,6 @@ class Cassette:
     the error: a block that returned normally after a miss raises it again as it exits.
     A cassette serves the code that entered it, and the tasks and threads started from it
     with the context copied; a nested one hides the outer one (see :mod:`.activation`).
-    ``faults_fired`` lists the declared faults that fired (see :mod:`promptvcr.faults`).
 
     ``allowed_secrets`` are values shaped like a secret that this cassette may hold as they
     are (a documented example a test checks for): they are neither masked nor refused.
@@ -196,14 +195,11 @@ class Cassette:
                 self.played.append(Play(request, treatment))
             return Replay(self.background.answer()) if treatment == "ignored" else PASS_THROUGH
         fired = None
-        if self._fault_plan is not None:
+        if (plan := self._fault_plan) is not None:
             with self._lock:
-                fired = self._fault_plan.pick(request)
-            if fired is not None and not fired.fault.breaks_recorded_answer:
-                with self._lock:
-                    return Replay(
-                        fire(fired, answer_for(fired.fault, request), self.played, self.faults_fired)
-                    )
+                fired = plan.pick(request)
+                if fired is not None and not fired.fault.breaks_recorded_answer:
+                    return Replay(plan.fire(fired))
         if mode is RecordMode.PASSTHROUGH:
             with self._lock:
                 self.played.append(Play(request, "passthrough"))
@@ -211,9 +207,9 @@ class Cassette:
         with self._lock:
             key = "" if self._keyless else request_key(request, self.rules)
             if mode.reads_cassette and not self._keyless:
-                if fired is not None:  # borrowed, not used up: the retry gets the recorded answer
+                if fired is not None and plan:  # borrowed, not used up: the retry gets the recording
                     peeked = self._tape.peek(key, allow_repeats=self.allow_playback_repeats)
-                    if broken := break_recorded(fired, peeked, self._pace, self.played, self.faults_fired):
+                    if broken := plan.break_recorded(fired, peeked, self._pace):
                         return Replay(broken)
                 interaction = self._tape.play(key, allow_repeats=self.allow_playback_repeats)
                 if interaction is None and self.fuzzy and mode is RecordMode.REPLAY:
@@ -289,7 +285,11 @@ class Cassette:
         self.record_mode = resolve_record_mode(self._requested_mode, self.path)
         check_ci(self.record_mode, self.path)
         self._clear_run()
-        self._fault_plan = FaultPlan(self.faults) if self.faults else None
+        self._fault_plan = None
+        if self.faults:  # made with promptvcr.faults: imported by the user, not by every cassette
+            from .faults.plan import FaultPlan
+
+            self._fault_plan = FaultPlan(self.faults, self.played, self.faults_fired)
         if self.record_mode.reads_cassette or self.record_mode is RecordMode.REWRITE:
             # rewrite reads too: a corrupt file must stop the run rather than be replaced silently.
             self._loaded = persister.load(self.path)

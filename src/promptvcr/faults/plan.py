@@ -21,7 +21,7 @@ from ..cassettes.playback import Breakage, Playback, paced
 from .provider_errors import error_body, error_headers
 from .spec import Fault
 
-__all__ = ["FaultFired", "FaultPlan", "answer_for", "break_answer", "break_recorded", "fire"]
+__all__ = ["FaultFired", "FaultPlan", "answer_for", "break_answer"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,14 +36,19 @@ class FaultFired:
 
 
 class FaultPlan:
-    """The declared faults of one cassette use, and how many requests each has matched.
+    """The declared faults of one cassette use, and how many requests each has matched;
+    a fault that fires is noted in the cassette's ``played`` and ``faults_fired`` lists.
 
     Not thread-safe on its own: the cassette calls it under its lock.
     """
 
-    def __init__(self, faults: Sequence[Fault]) -> None:
+    def __init__(
+        self, faults: Sequence[Fault], played: list[Play] | None = None, log: list[FaultFired] | None = None
+    ) -> None:
         self.faults = tuple(faults)
         self._matched = [0] * len(self.faults)
+        self._played = [] if played is None else played
+        self._log = [] if log is None else log
 
     def pick(self, request: Request) -> FaultFired | None:
         """The first declared fault due on this request; every matching fault counts it."""
@@ -56,6 +61,26 @@ class FaultPlan:
             if chosen is None and fault.nth <= match < fault.nth + fault.times:
                 chosen = FaultFired(fault, request, match, time.monotonic())
         return chosen
+
+    def fire(self, fired: FaultFired) -> Response:
+        """Serve a fault that replaces the answer (an HTTP error, a timeout), noted."""
+        self._log.append(fired)
+        response = answer_for(fired.fault, fired.request)
+        playback = response.playback
+        shown = None if playback is not None and playback.breaks_before_headers else response
+        self._played.append(Play(fired.request, "fault", shown))
+        return response
+
+    def break_recorded(
+        self, fired: FaultFired, interaction: Interaction | None, factor: float | None
+    ) -> Response | None:
+        """The recorded answer broken by ``fired`` (noted like :meth:`fire`); ``None`` when
+        there is none to break, and the request then goes the ordinary way."""
+        broken = None if interaction is None else break_answer(fired.fault, interaction.response, factor)
+        if broken is not None:
+            self._log.append(fired)
+            self._played.append(Play(fired.request, "fault", broken))
+        return broken
 
 
 def answer_for(fault: Fault, request: Request) -> Response:
@@ -97,29 +122,3 @@ def break_answer(fault: Fault, recorded: Response, factor: float | None) -> Resp
     after = min(fault.after_events or 0, len(recorded.chunks))
     breakage: Breakage = "disconnect" if fault.kind == "cut_stream" else "read_timeout"
     return paced(recorded, factor, Playback(breakage=breakage, break_after=after))
-
-
-def fire(fired: FaultFired, response: Response, played: list[Play], log: list[FaultFired]) -> Response:
-    """Serve a fault that replaces the answer (an HTTP error, a timeout): noted in the
-    cassette's ``played`` and ``faults_fired`` lists, under its lock."""
-    log.append(fired)
-    playback = response.playback
-    shown = None if playback is not None and playback.breaks_before_headers else response
-    played.append(Play(fired.request, "fault", shown))
-    return response
-
-
-def break_recorded(
-    fired: FaultFired,
-    interaction: Interaction | None,
-    factor: float | None,
-    played: list[Play],
-    log: list[FaultFired],
-) -> Response | None:
-    """The recorded answer broken by ``fired`` (noted like :func:`fire`); ``None`` when there
-    is none to break, and the request then goes the ordinary way. Under the cassette's lock."""
-    broken = None if interaction is None else break_answer(fired.fault, interaction.response, factor)
-    if broken is not None:
-        log.append(fired)
-        played.append(Play(fired.request, "fault", broken))
-    return broken
