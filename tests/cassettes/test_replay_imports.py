@@ -1,5 +1,5 @@
 """A process that only replays loads what replaying needs: PyYAML is imported at the first
-YAML text parsed, filelock and the redaction at the first save, the miss diagnostics
+YAML text parsed, filelock, the redaction and the secret scan at the first save, the miss diagnostics
 (difflib) at the first miss, the multipart parser at the first multipart body, the token
 counts with the first cassette parsed, the faults with the first cassette given some and the
 response shapes in verify mode. So a cassette read from the parse cache costs none of them
@@ -22,6 +22,7 @@ HEAVY = (
     "filelock",
     "difflib",
     "promptvcr.cassettes.redaction",
+    "promptvcr.cassettes.secrets",
     "promptvcr.cassettes.multipart",
     "promptvcr.cassettes.tokens",
     "promptvcr.cassettes.shapes",

@@ -113,9 +113,9 @@ def code_fingerprint() -> bytes:
     PyYAML's, found without importing it: a process replaying from the cache never imports it."""
     parts = [_LAYOUT, str(marshal.version).encode(), sys.version.encode()]
     with contextlib.suppress(ImportError, ValueError, OSError):
-        yaml = importlib.util.find_spec("yaml")
-        if yaml is not None and yaml.origin is not None:
-            stat = os.stat(yaml.origin)
+        spec = importlib.util.find_spec("yaml")
+        if spec is not None and spec.origin is not None:
+            stat = os.stat(spec.origin)
             parts.append(f"yaml:{stat.st_size}:{stat.st_mtime_ns}".encode())
     here = Path(__file__).resolve().parent
     for folder in (here, here / "rules"):

@@ -15,7 +15,6 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from .examples import is_documented_example
-from .secrets import words_pattern
 
 __all__ = [
     "REDACTED",
@@ -33,6 +32,7 @@ __all__ = [
     "redact_json_fields",
     "redact_query_values",
     "redact_url",
+    "words_pattern",
 ]
 
 REDACTED = "<redacted>"
@@ -209,6 +209,27 @@ def _redact_json(value: Any, *, top: bool) -> Any:
         )
         for k, v in value.items()
     }
+
+
+def words_pattern(words: Iterable[str]) -> str:
+    """A pattern matching any of ``words``, as a trie (one alternative per first character):
+    one pass over a text that tries a few characters at each position, about twice as fast
+    as a substring search per word."""
+    root: dict[str, Any] = {}
+    for word in sorted(words):
+        node = root
+        for character in word:
+            node = node.setdefault(character, {})
+        node[""] = {}
+
+    def pattern(node: dict[str, Any]) -> str:
+        branches = [re.escape(character) + pattern(child) for character, child in node.items() if character]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return pattern(root)
 
 
 #: A credential field's name as JSON writes a key (or a string): ``"api_key"``, in lower case.
