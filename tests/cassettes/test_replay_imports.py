@@ -1,10 +1,10 @@
-"""A process that only replays loads what replaying needs: PyYAML is imported at the first
-YAML text parsed, filelock, the redaction and the secret scan at the first save, the miss diagnostics
-(difflib) at the first miss, the multipart parser at the first multipart body, the token
-counts with the first cassette parsed, the faults with the first cassette given some and the
-response shapes in verify mode. So a cassette read from the parse cache costs none of them
-(together about 45 ms of a first use of ~110 on a slow host, issue 22). Each case runs in a
-fresh interpreter, since the test process has imported everything already."""
+"""A process that only replays loads what replaying needs. PyYAML is imported at the first
+YAML text parsed; filelock, the redaction and the secret scan at the first save; the miss
+diagnostics (difflib) at the first miss; the multipart parser at the first multipart body;
+the token counts with the first cassette parsed; the faults with the first cassette given
+some; the response shapes in verify mode. So a cassette read from the parse cache costs none
+of them (together about 45 ms of a first use of ~110 on a slow host, issue 22). Each case
+runs in a fresh interpreter, since the test process has imported everything already."""
 
 from __future__ import annotations
 
