@@ -10,6 +10,7 @@ The worst time over every hostile file is printed (``-s``) as ``loader worst tim
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -26,8 +27,13 @@ from hypothesis import strategies as st
 from promptvcr.cassettes import fileformat, yamlreader
 from promptvcr.errors import CassetteFormatError
 
-#: CPU seconds: "well under a second". CPU time, not the clock: what is bounded is the work a text
-#: costs, and a shared CI machine may leave a test waiting for a core (one waited over a second).
+#: CPU seconds of the loading thread: "well under a second". Not the clock, and not the process's
+#: CPU time: what is bounded is the work a text costs, and a shared CI machine may leave a test
+#: waiting for a core (one waited over a second), while other threads of a long-lived test process
+#: (a pytest-xdist worker's channel, servers other tests left idling) count in ``process_time``
+#: (an ordinary 3,000-interaction file took 0.07 s alone and 1.04 s so, on two workers). The
+#: collector runs first, so that a collection the whole session's objects are owed does not land
+#: inside one load.
 LIMIT = 1.0
 worst: dict[str, float] = {}
 
@@ -47,14 +53,15 @@ def _bomb(levels: int = 9, fanout: int = 9, where: str = "json") -> str:
 def _load(text: str, name: str = "hostile.yaml") -> tuple[str, float]:
     """``ok`` or ``refused`` (a ``CassetteFormatError`` naming the file), and the CPU seconds it took."""
     path = Path(name)
-    started = time.process_time()
+    gc.collect()
+    started = time.thread_time()
     try:
         fileformat.loads(text, path)
         outcome = "ok"
     except CassetteFormatError as error:
         assert str(path) in str(error) and "Fix or delete it" in str(error)
         outcome = "refused"
-    took = time.process_time() - started
+    took = time.thread_time() - started
     worst[name] = max(worst.get(name, 0.0), took)
     assert took < LIMIT, f"{name}: {took:.2f} s"
     return outcome, took
@@ -65,10 +72,10 @@ def test_the_alias_bomb_of_the_issue_is_refused_at_once_with_a_clear_message(tmp
     assert len(text.encode()) < 700  # the issue's was 455 bytes
     path = tmp_path / "bomb.yaml"
     path.write_text(text)
-    started = time.process_time()
+    started = time.thread_time()
     with pytest.raises(CassetteFormatError) as error:
         fileformat.loads(path.read_text(), path)
-    assert time.process_time() - started < 0.1
+    assert time.thread_time() - started < 0.1
     message = str(error.value)
     assert f"Cassette {path} cannot be read" in message
     assert "aliases (*name) repeat more than 1,000,000 characters" in message
