@@ -1,6 +1,7 @@
 """A character YAML reads as a line break or refuses, anywhere in a text, leaves the text to
-the event reader (:mod:`promptvcr.cassettes.yamllines` finds them with its line pattern rather
-than by a search of the whole text first): what is read is the safe loader's reading, always."""
+the event reader (:mod:`promptvcr.cassettes.yamllines` looks for them in the whole text first,
+one way for an ASCII text and another for the rest): what is read is the safe loader's reading,
+always."""
 
 from __future__ import annotations
 
