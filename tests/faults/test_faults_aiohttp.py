@@ -10,6 +10,7 @@ is compared with what aiohttp raises against a loopback server that really fails
 from __future__ import annotations
 
 import asyncio
+import statistics
 import time
 from pathlib import Path
 
@@ -89,7 +90,9 @@ def test_recording_through_aiohttp_keeps_time_to_headers_and_each_event(recorded
     chunks, timing = stored(recorded)
     assert len(timing.chunks) == len(chunks) == 7
     gaps = [later - earlier for earlier, later in zip(timing.chunks, timing.chunks[1:], strict=False)]
-    assert all(gap >= GAP - 0.01 for gap in gaps), gaps
+    # In order, and paced as sent: the median, since a reader a busy machine holds back finds the
+    # next event already waiting (one gap short, the one before it long), as any client would.
+    assert min(gaps) >= 0 and statistics.median(gaps) >= GAP - 0.01, gaps
     assert 0 <= timing.headers < 1 and "timing: {headers: " in recorded.read_text()
 
 

@@ -10,6 +10,7 @@ what the same client raises against a loopback server that really fails that way
 from __future__ import annotations
 
 import contextlib
+import statistics
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -101,7 +102,9 @@ def test_recording_through_requests_keeps_time_to_headers_and_each_event(recorde
     chunks, timing = stored(recorded)
     assert len(timing.chunks) == len(chunks) == 7
     gaps = [later - earlier for earlier, later in zip(timing.chunks, timing.chunks[1:], strict=False)]
-    assert all(gap >= GAP - 0.01 for gap in gaps), gaps
+    # In order, and paced as sent: the median, since a reader a busy machine holds back finds the
+    # next event already waiting (one gap short, the one before it long), as any client would.
+    assert min(gaps) >= 0 and statistics.median(gaps) >= GAP - 0.01, gaps
     assert 0 <= timing.headers < 1 and "timing: {headers: " in recorded.read_text()
 
 

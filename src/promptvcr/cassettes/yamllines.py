@@ -1,20 +1,19 @@
 """Reading the YAML that promptvcr writes line by line, without a parser event per value.
 
-:mod:`.yamlreader` builds a cassette from libyaml's events: about 70 per interaction, a
-Python step each, 0.6 s for 10,000 interactions. The layout :mod:`.yamlwriter` writes is
-much narrower than YAML: one ``key: value`` or ``- value`` per line, nesting by indentation,
-plain scalars that cannot be mistaken for an indicator, JSON-escaped double-quoted strings,
-single-quoted ones (what PyYAML writes for ``'*/*'``), ``|`` blocks and one-line flow
-collections (a response's timing). Such a line is taken apart
-with one regular expression, so reading costs a step per line instead of one per event.
+:mod:`.yamlreader` builds a cassette from libyaml's events: about 70 per interaction, a Python step
+each, 0.6 s for 10,000 interactions. The layout :mod:`.yamlwriter` writes is much narrower than
+YAML: one ``key: value`` or ``- value`` per line, nesting by indentation, plain scalars that cannot
+be mistaken for an indicator, JSON-escaped double-quoted strings, single-quoted ones (what PyYAML
+writes for ``'*/*'``), ``|`` blocks and one-line flow collections (a response's timing). Such a
+line is taken apart with one regular expression, so reading costs a step per line instead of one
+per event.
 
-This is only a fast path. Anything it does not recognise exactly (a tag, an anchor, a
-comment after a value, a multi-line scalar, a tab, a carriage return, a
-character YAML treats specially) makes :func:`load` return :data:`UNREAD`, and the event
-reader reads the whole text as before: so a text read here gives what the safe loader gives,
-and every error message, limit and refusal stays the event reader's. Plain scalars are
-resolved by that module's :func:`~.yamlreader.resolve_plain`, so ``yes``, ``1:30`` or
-``0x1f`` mean here what they mean to PyYAML.
+This is only a fast path. Anything it does not recognise exactly (a tag, an anchor, a comment after
+a value, a multi-line scalar, a tab, a carriage return, a character YAML treats specially) makes
+:func:`load` return :data:`UNREAD`, and the event reader reads the whole text as before: so a text
+read here gives what the safe loader gives, and every error message, limit and refusal stays the
+event reader's. Plain scalars are resolved by that module's :func:`~.yamlreader.resolve_plain`, so
+``yes``, ``1:30`` or ``0x1f`` mean here what they mean to PyYAML.
 """
 
 from __future__ import annotations
@@ -32,18 +31,13 @@ __all__ = ["UNREAD", "Unread", "load"]
 #: What :func:`load` returns for a text it leaves to the event reader.
 UNREAD: Any = object()
 
-#: Characters YAML reads as line breaks or refuses (and carriage returns): a text holding one
-#: is left to the event reader. Looked for once in the whole text (:func:`_has_special`), not
-#: in the line pattern: a character class there was checked for every character of every line
-#: (callgrind, real recorded cassettes: the line pattern 1,153M instructions with the class in
-#: it, 736M without, plus 190M for this search).
+#: Characters YAML reads as line breaks or refuses (and carriage returns): a text holding one is
+#: left to the event reader. Found by one search of the text (:func:`_has_special`): as a class
+#: in the line pattern, checked at each character, they cost a third of reading real cassettes.
 _SPECIAL = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff"
 _SPECIAL_SEARCH = re.compile(f"[{_SPECIAL}]")
-#: For an ASCII text: each byte kept as 1, each special one (``\x00-\x08\x0b-\x1f\x7f``)
-#: made 0, so that one C pass finds them (a character-class search costs five times as much).
-_ASCII_MARKS = bytes(
-    0 if (byte < 0x20 and byte not in (0x09, 0x0A)) or byte == 0x7F else 1 for byte in range(256)
-)
+#: Each ASCII special byte made 0, others 1: one C pass (a class search costs five times as much).
+_ASCII_MARKS = bytes(0 if (b < 0x20 and b not in (0x09, 0x0A)) or b == 0x7F else 1 for b in range(256))
 #: Nesting kept on Python's stack here; deeper texts go to the event reader (which has its own stack).
 _MAX_DEPTH = 200
 #: YAML's limit for a key written without ``?`` (1024), with room to spare.
@@ -53,12 +47,9 @@ _MAX_KEY = 1000
 _QUOTED = r'"([^"\\]*+(?:\\.[^"\\]*+)*+)"'
 
 #: One line of a text without special characters: its indentation, its ``- `` entries, a key
-#: (a simple plain one, or quoted with its quotes) and its colon, and the rest: the value, or
-#: what is left to libyaml. Every quantifier is possessive (``*+``, ``?+``): the value takes
-#: whatever is left of the line, so the first way each part matches is the match, and none
-#: needs the engine to keep a way back (15% fewer instructions). A quoted key is unrolled
-#: (``"[^"]*+"``), not one character per alternative: a long double-quoted value was scanned
-#: that way in case a colon followed it, at 600 instructions a character.
+#: (plain, or quoted with its quotes) and its colon, and the rest. Possessive throughout: the
+#: rest takes what is left, so the first way each part matches is the match (15% fewer
+#: instructions); a quoted key unrolled, not one alternative per character (600 a character).
 _LINE = re.compile(
     r"""^( *+)((?:- )*+)(?:([A-Za-z][A-Za-z0-9_.-]*+|"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"|"""
     r"""'[^'\n]*+(?:''[^'\n]*+)*+')(:)(?: |$))?+(.*+)$""",
@@ -68,16 +59,12 @@ _QUOTED_VALUE = re.compile(_QUOTED)
 _SINGLE_QUOTED = re.compile(r"'([^']*+(?:''[^']*+)*+)'")
 #: How a plain scalar read here starts (a sign only before a digit or a dot): never an indicator.
 _PLAIN_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.~")
-#: How plain scalars start that YAML may read as something other than text (``yes``,
-#: ``null``, numbers...): only these are resolved; any other is the text itself.
+#: How plain scalars start that YAML may read as other than text (``yes``, ``null``, numbers...).
 _RESOLVED_FIRST = frozenset(k for k in yaml.resolver.Resolver.yaml_implicit_resolvers if k)
-#: Characters read at a time (see :func:`_pieces`): the rows of a line are several times
-#: the size of its text.
+#: Characters read at a time (see :func:`_pieces`): the rows of a line are several times its size.
 _PIECE = 1 << 20
 #: Plain scalars this short are resolved once per text (keys and small values repeat).
 _KNOWN_LENGTH = 40
-#: How values start that are not plain scalars: each is read anew (a collection is not shared).
-_NOT_SHARED = frozenset("\"'|{[")
 _ESCAPE = re.compile(r'\\(?:(["\\/bfnrt])|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(.?))')
 #: Escapes decoded one by one here at most, in one scalar.
 _MAX_SLOW_ESCAPES = 1000
