@@ -62,7 +62,9 @@ with promptvcr.use_cassette(case.ours, allow_playback_repeats=True):
 LOAD = (
     COUNTING
     + """
-os.environ["PROMPTVCR_CACHE_DIR"] = {cache!r}
+import atexit, shutil, tempfile
+os.environ["PROMPTVCR_CACHE_DIR"] = cache = tempfile.mkdtemp(dir={workdir!r})  # empty: a first read
+atexit.register(shutil.rmtree, cache)
 import openai, promptvcr
 with promptvcr.use_cassette({small!r}):
     pass
@@ -120,11 +122,7 @@ def first_read(interactions: int, workdir: Path) -> dict[str, float]:
     results: dict[str, float] = {}
 
     def load(path: str) -> int:
-        cache = tempfile.mkdtemp(dir=workdir)
-        try:
-            return instructions(LOAD.format(cache=cache, small=str(small), path=path))
-        finally:
-            shutil.rmtree(cache)
+        return instructions(LOAD.format(workdir=str(workdir), small=str(small), path=path))
 
     nothing = load("")
     for suffix in ("yaml", "json"):

@@ -33,7 +33,7 @@ UNREAD: Any = object()
 
 #: Characters YAML reads as line breaks or refuses (and carriage returns): a text holding one is
 #: left to the event reader. Found by one search of the text (:func:`_has_special`): as a class
-#: in the line pattern, checked at each character, they cost a third of reading real cassettes.
+#: in the line pattern, checked at each character, they cost 13% of reading real cassettes.
 _SPECIAL = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff"
 _SPECIAL_SEARCH = re.compile(f"[{_SPECIAL}]")
 #: Each ASCII special byte made 0, others 1: one C pass (a class search costs five times as much).
