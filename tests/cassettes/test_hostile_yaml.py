@@ -30,10 +30,10 @@ from promptvcr.errors import CassetteFormatError
 #: CPU seconds of the loading thread: "well under a second". Not the clock, and not the process's
 #: CPU time: what is bounded is the work a text costs, and a shared CI machine may leave a test
 #: waiting for a core (one waited over a second), while other threads of a long-lived test process
-#: (a pytest-xdist worker's channel, servers other tests left idling) count in ``process_time``
-#: (an ordinary 3,000-interaction file took 0.07 s alone and 1.04 s so, on two workers). The
-#: collector runs first, so that a collection the whole session's objects are owed does not land
-#: inside one load.
+#: (a pytest-xdist worker's channel, servers other tests left idling) count in ``process_time``.
+#: The collector runs first, so that a collection the whole session's objects are owed does not
+#: land inside one load. (An ordinary 3,000-interaction file takes 0.07 s alone; one run on two
+#: workers counted 1.04 s for it by ``process_time``.)
 LIMIT = 1.0
 worst: dict[str, float] = {}
 
