@@ -221,9 +221,7 @@ def _read(text: str, resolve: Callable[[str], Any]) -> Any:
     pending: Any = _NONE  # a key of ``top`` written with nothing after its colon
     known: dict[str, Any] = {}  # short plain scalars already read (keys and values repeat)
     for piece in _pieces(text):
-        rows = _LINE.findall(piece)
-        if len(rows) != piece.count("\n") + 1:  # every line matches: a guard, not a check of _SPECIAL
-            raise Unread
+        rows = _LINE.findall(piece)  # a row per line: every line matches (``.*+`` takes any rest)
         lines: list[str] = []  # the piece's lines, split when a ``|`` block needs them
         numbered = enumerate(rows)
         for index, (indent, dashes, key, colon, rest) in numbered:
