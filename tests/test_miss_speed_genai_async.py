@@ -31,7 +31,7 @@ def test_a_gemini_async_miss_is_not_retried_nor_wrapped(tmp_path: Path) -> None:
     started = time.perf_counter()
     with pytest.raises(promptvcr.CassetteMiss) as miss, promptvcr.use_cassette(path) as cassette:
         asyncio.run(ask())
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < 3.0  # loose: the count below shows no retry
     assert type(miss.value) is promptvcr.CassetteMiss
     assert miss.value.cassette == path
     assert len(cassette.missed) == 1 and cassette.played == []  # one request, no retry

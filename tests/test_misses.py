@@ -54,10 +54,12 @@ def test_a_miss_is_not_retried_nor_wrapped_by_the_sdk(tmp_path: Path, sdk: str) 
     started = time.perf_counter()
     with pytest.raises(promptvcr.CassetteMiss) as miss, promptvcr.use_cassette(path) as cassette:
         _calls()[sdk]()
-    assert time.perf_counter() - started < 1.0
+    # The count shows the SDK did not retry; the time, loose enough for a loaded host, that
+    # nothing waited (a retry's backoff alone would add 0.4 s or more per retry).
+    assert time.perf_counter() - started < 3.0
     assert type(miss.value) is promptvcr.CassetteMiss
     assert miss.value.cassette == path
-    assert cassette.played == []  # the SDK did not retry: one request, one miss, nothing played
+    assert len(cassette.missed) == 1 and cassette.played == []  # one request, one miss
 
 
 def test_replay_without_a_cassette_file_says_so_and_how_to_record(tmp_path: Path) -> None:

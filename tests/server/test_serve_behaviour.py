@@ -97,14 +97,16 @@ def test_many_concurrent_clients_are_served(tmp_path: Path) -> None:
 def test_recorded_timing_paces_the_replayed_stream(tmp_path: Path) -> None:
     cassette = tmp_path / "slow.yaml"
     slow = {**STREAM, "messages": [{"role": "user", "content": "SLOW one two three four five"}]}
-    with FakeProvider() as fake:
+    # 0.1 s between events: the recorded stream lasts long enough that a replay without pacing,
+    # bounded by half of it, has room for a loaded host (0.2 s flat was too tight).
+    with FakeProvider(chunk_delay=0.1) as fake:
         with serve(cassette, record_mode="record", upstreams={"openai": fake.base_url}) as server:
             started = time.monotonic()
             _post(f"{server.url}/openai/v1/chat/completions", slow).read()
             live = time.monotonic() - started
         upstream = fake.base_url
-    assert live >= 0.3
-    for timing, at_least, at_most in (("none", 0.0, 0.2), ("recorded", 0.7 * live, 3 * live)):
+    assert live >= 0.6
+    for timing, at_least, at_most in (("none", 0.0, 0.5 * live), ("recorded", 0.7 * live, 3 * live)):
         with serve(
             cassette, record_mode="replay", upstreams={"openai": upstream}, options=["--timing", timing]
         ) as s:
