@@ -16,9 +16,14 @@ count on and off cancels:
   the difference over ``2 * COUNT``, for the fair floor of :mod:`bench_floor` (the SDK over a
   bare transport serving the same bytes) and for promptvcr; the ratio is promptvcr / floor;
 * first read: entering a cassette of ``--interactions`` interactions with an empty parse
-  cache, less entering none, YAML and JSON, per interaction.
+  cache, less entering none, YAML and JSON, per interaction;
+* per test: the suite of :mod:`bench_suite` (each test replays one openai request), counted
+  from the first test's setup to the last test's teardown, ``--tests`` and ``3 * --tests``
+  tests, the difference over ``2 * --tests``; the floor's suite and promptvcr's (its setup,
+  teardown and replay together: what promptvcr adds to a test is the difference).
 
-Run: python benchmarks/bench_instructions.py [--count N] [--interactions N]
+Run: python benchmarks/bench_instructions.py [--count N] [--interactions N] [--tests N]
+[--only replay,load,suite]
 (needs valgrind on the PATH; ``PROMPTVCR_SRC=other/src`` counts another promptvcr tree).
 """
 
@@ -77,24 +82,62 @@ counting("off")
 )
 
 
-def instructions(code: str) -> int:
-    """Instructions a fresh interpreter runs for ``code``, counted by callgrind."""
+#: Counts a pytest run from its first test's setup to its last test's teardown.
+SUITE_PLUGIN = (
+    COUNTING
+    + """
+import pytest
+
+ON = bool(os.environ.get("BENCH_COUNTING"))
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtestloop(session):
+    ON and counting("on")
+    try:
+        return (yield)
+    finally:
+        ON and counting("off")
+
+# The suite's own client fixture (an SDK client with its SSL context, built per test alike in
+# both suites) is not counted: it runs 200 times the instructions measured.
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    own = ON and fixturedef.argname == "client"
+    own and counting("off")
+    try:
+        return (yield)
+    finally:
+        own and counting("on")
+"""
+)
+
+
+def _env(extra_path: str | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    if os.environ.get("PROMPTVCR_SRC"):
-        env["PYTHONPATH"] = os.environ["PROMPTVCR_SRC"]
-    warm = code.replace('counting("on")', "").replace('counting("off")', "")
-    subprocess.run([sys.executable, "-c", warm], env=env, check=True, capture_output=True)  # bytecode written
+    paths = [p for p in (extra_path, os.environ.get("PROMPTVCR_SRC")) if p]
+    if paths:
+        env["PYTHONPATH"] = os.pathsep.join(paths)
+    return env
+
+
+def counted(args: list[str], env: dict[str, str], cwd: Path | None = None) -> int:
+    """Instructions the command ``args`` runs while it turns counting on, counted by callgrind;
+    the command is run once first, uncounted (bytecode written, caches filled)."""
+    subprocess.run(args, env=env, cwd=cwd, check=True, capture_output=True)
     valgrind = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=/dev/null"]
     done = subprocess.run(
-        [*valgrind, sys.executable, "-c", code],
-        env=env,
-        capture_output=True,
-        text=True,
+        [*valgrind, *args], env={**env, "BENCH_COUNTING": "1"}, cwd=cwd, capture_output=True, text=True
     )
     found = re.search(r"Collected : (\d+)", done.stderr)
     if done.returncode or found is None:
-        raise RuntimeError(done.stderr[-2000:])
+        raise RuntimeError(done.stdout[-2000:] + done.stderr[-2000:])
     return int(found.group(1))
+
+
+def instructions(code: str) -> int:
+    """Instructions a fresh interpreter runs for ``code``, counted by callgrind."""
+    code = code.replace('counting("', 'os.environ.get("BENCH_COUNTING") and counting("')
+    return counted([sys.executable, "-c", code], _env())
 
 
 def per_request(sdk: str, asynchronous: bool, name: str, count: int, workdir: Path) -> float:
@@ -132,6 +175,29 @@ def first_read(interactions: int, workdir: Path) -> dict[str, float]:
     return results
 
 
+def per_test(tests: int, workdir: Path) -> dict[str, float]:
+    """Instructions per test of the suite of :mod:`bench_suite`, floor and promptvcr."""
+    sys.path.insert(0, str(HERE))
+    import bench_suite
+
+    root = workdir / "suite"
+    root.mkdir()
+    bench_suite.make_suite(root, 3 * tests)
+    (root / "bench_counting_plugin.py").write_text(SUITE_PLUGIN)
+    env = _env(str(root))
+    env["PROMPTVCR_CACHE_DIR"] = str(workdir / "suite-cache")
+    common = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
+    common += ["-n", "0", "-p", "bench_counting_plugin", "--rootdir", str(root)]
+    results: dict[str, float] = {}
+    contenders = (("floor", "floor", ["-p", "no:promptvcr", "--floor"]), ("promptvcr", "pvcr", []))
+    for name, folder, extra in contenders:
+        files = [str(root / folder / f"test_{i}.py") for i in range(3 * tests)]
+        few = counted([*common, *extra, *files[:tests]], env, root)
+        many = counted([*common, *extra, *files], env, root)
+        results[name] = (many - few) / (2 * tests)
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -142,13 +208,29 @@ def main() -> None:
     parser.add_argument(
         "--interactions", type=int, default=1_000, help="interactions of the cassette first read"
     )
+    parser.add_argument(
+        "--tests", type=int, default=10, help="tests of the smaller suite (and 3 times as many)"
+    )
+    parser.add_argument(
+        "--only", default="replay,load,suite", help="which: replay, load, suite (comma-separated)"
+    )
     args = parser.parse_args()
+    only = set(args.only.split(","))
     if shutil.which("valgrind") is None:
         raise SystemExit("bench_instructions needs valgrind (apt-get install valgrind)")
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
-        print("replay, instructions per request (callgrind); ratio = promptvcr/floor")
-        for sdk in ("openai", "anthropic"):
+        if "suite" in only:
+            suite = per_test(args.tests, workdir)
+            print(
+                f"per test of a suite replaying one openai request each, instructions: floor "
+                f"{suite['floor']:,.0f}, promptvcr {suite['promptvcr']:,.0f} "
+                f"(+{suite['promptvcr'] - suite['floor']:,.0f})",
+                flush=True,
+            )
+        if "replay" in only:
+            print("replay, instructions per request (callgrind); ratio = promptvcr/floor")
+        for sdk in ("openai", "anthropic") if "replay" in only else ():
             for asynchronous in (False, True):
                 floor = per_request(sdk, asynchronous, "floor", args.count, workdir)
                 ours = per_request(sdk, asynchronous, "promptvcr", args.count, workdir)
@@ -158,6 +240,8 @@ def main() -> None:
                     f"ratio {ours / floor:.3f}  (+{ours - floor:,.0f})",
                     flush=True,
                 )
+        if "load" not in only:
+            return
         loads = first_read(args.interactions, workdir)
         print(
             f"first read of a {args.interactions:,}-interaction cassette, instructions per interaction: "
