@@ -70,11 +70,15 @@ for round_ in range(kills):
         finally:
             os._exit(1)
     os.close(write_end)
-    time.sleep(rng.uniform(0.1, 0.35))
+    # Killed at a random point of its next save or so, however long a save takes on this
+    # host: a fixed 0.1-0.35 s let a loaded machine kill every writer before its first save.
+    started = time.monotonic()
+    first = os.read(read_end, 4096)  # its first save reported (b"" if it died)
+    time.sleep(rng.uniform(0, time.monotonic() - started))
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
     with os.fdopen(read_end) as reports:
-        saved = reports.read().split()
+        saved = (first.decode() + reports.read()).split()
     print(json.dumps({name: saved.count(name) for name in names}), flush=True)
     if sys.stdin.readline().strip() != "next":
         break
