@@ -18,7 +18,9 @@ on this shared 2-core machine a ``-n 2`` run's wall clock moves by +-3% between 
 than the contenders differ, while the work each run does moves by about 1%.
 Last, what promptvcr adds to one test's setup and teardown: the median of each test's setup +
 teardown (timed by a small plugin, less the suite's own client fixture), promptvcr's run minus
-the floor's.
+the floor's; and, exact on any host, the Python and C functions called per test (setup, call
+and teardown of the second half of the tests, counted by ``sys.setprofile``), which tells
+whether a change made the path a test takes shorter when its time is lost in the noise.
 
 Run: [PYTEST_RECORDING_PATH=DIR] [PROMPTVCR_SRC=other/src] python benchmarks/bench_suite.py
      [--rounds N] [--tests N]
@@ -119,6 +121,38 @@ def pytest_unconfigure(config):
         print("SETUP+TEARDOWN", statistics.median(SPENT))
 """
 
+#: Counts the functions (Python and C) called while each test of the second half runs.
+CALLS_PLUGIN = """
+import sys
+import pytest
+
+CALLS = [0]
+TESTS = [0, 0]
+
+
+def _count(frame, event, arg):
+    if event == "call" or event == "c_call":
+        CALLS[0] += 1
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    TESTS[0] += 1
+    counted = TESTS[0] > len(item.session.items) // 2
+    if counted:
+        TESTS[1] += 1
+        sys.setprofile(_count)
+    try:
+        return (yield)
+    finally:
+        sys.setprofile(None)
+
+
+def pytest_unconfigure(config):
+    if TESTS[1]:
+        print("CALLS", CALLS[0] / TESTS[1])
+"""
+
 
 def make_suite(root: Path, tests: int) -> None:
     work = OpenAIChat(stream=False)
@@ -144,6 +178,7 @@ def make_suite(root: Path, tests: int) -> None:
                 write_vcrpy(folder / "cassettes" / f"test_{i}" / f"test_{i}.yaml", [items[i]])
     (root / "pytest.ini").write_text("[pytest]\n")
     (root / "bench_timing_plugin.py").write_text(TIMING_PLUGIN)
+    (root / "bench_calls_plugin.py").write_text(CALLS_PLUGIN)
 
 
 def _children_cpu() -> float:
@@ -200,6 +235,23 @@ def fixture_cost(root: Path, rounds: int) -> tuple[float, float]:
     return statistics.median(spent["floor"]), statistics.median(spent["promptvcr"])
 
 
+def calls_per_test(root: Path) -> tuple[float, float]:
+    """Functions called per test, serial: (floor, promptvcr). The same every run (one run each)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), os.environ.get("PROMPTVCR_SRC")) if p)
+    common = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "bench_calls_plugin"]
+    found = []
+    for args in (["-p", "no:promptvcr", str(root / "floor"), "--floor"], [str(root / "pvcr")]):
+        done = subprocess.run(
+            [*common, "--rootdir", str(root), *args], cwd=root, env=env, capture_output=True, text=True
+        )
+        line = next((line for line in done.stdout.splitlines() if line.startswith("CALLS")), None)
+        if line is None:
+            raise RuntimeError(done.stdout[-2000:] + done.stderr[-2000:])
+        found.append(float(line.split()[1]))
+    return found[0], found[1]
+
+
 def quartiles(values: list[float]) -> tuple[float, float, float]:
     q1, q2, q3 = statistics.quantiles(values, n=4, method="inclusive") if len(values) > 1 else values * 3
     return q1, q2, q3
@@ -244,6 +296,11 @@ def main() -> None:
         print(
             f"per test, setup + teardown (median): floor {floor_cost * 1e3:.3f} ms, promptvcr "
             f"{ours_cost * 1e3:.3f} ms: promptvcr adds {(ours_cost - floor_cost) * 1e3:.3f} ms"
+        )
+        floor_calls, ours_calls = calls_per_test(root)
+        print(
+            f"per test, functions called (exact): floor {floor_calls:,.0f}, promptvcr {ours_calls:,.0f} "
+            f"(+{ours_calls - floor_calls:,.0f})"
         )
 
 
