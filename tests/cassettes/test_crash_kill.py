@@ -26,7 +26,7 @@ KILLS = 100
 NAMES = ("a.yaml", "b.json", "c.yaml")
 
 WRITER = """
-import json, os, random, signal, sys, time
+import json, os, random, select, signal, sys, time
 from pathlib import Path
 import openai
 import promptvcr
@@ -73,7 +73,8 @@ for round_ in range(kills):
     # Killed at a random point of its next save or so, however long a save takes on this
     # host: a fixed 0.1-0.35 s let a loaded machine kill every writer before its first save.
     started = time.monotonic()
-    first = os.read(read_end, 4096)  # its first save reported (b"" if it died)
+    ready, _, _ = select.select([read_end], [], [], 30)  # its first save reported, or it hangs
+    first = os.read(read_end, 4096) if ready else b""  # (b"" too if it died)
     time.sleep(rng.uniform(0, time.monotonic() - started))
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
