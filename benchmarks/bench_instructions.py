@@ -42,11 +42,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
-#: Turns callgrind's count on and off in the child (it runs with ``--instr-atstart=no``).
+#: Turns callgrind's count on and off in the child (it runs with ``--instr-atstart=no``); does
+#: nothing in the run before, not under callgrind (see :func:`counted`).
 COUNTING = """
 import os, subprocess
 def counting(state):
-    subprocess.run(["callgrind_control", "-i", state, str(os.getpid())], check=True, capture_output=True)
+    if os.environ.get("BENCH_COUNTING"):
+        subprocess.run(["callgrind_control", "-i", state, str(os.getpid())], check=True, capture_output=True)
 """
 
 REPLAY = (
@@ -91,8 +93,6 @@ SUITE_PLUGIN = (
 import gc
 import pytest
 
-ON = bool(os.environ.get("BENCH_COUNTING"))
-
 @pytest.hookimpl(wrapper=True)
 def pytest_runtestloop(session):
     # The objects of the imports and the collection are moved out of the collector's way: a
@@ -100,17 +100,17 @@ def pytest_runtestloop(session):
     # in the part counted moved the figure by a million per test between runs.
     gc.collect()
     gc.freeze()
-    ON and counting("on")
+    counting("on")
     try:
         return (yield)
     finally:
-        ON and counting("off")
+        counting("off")
 
 # The suite's own client fixture (an SDK client with its SSL context, built per test alike in
 # both suites) is not counted: it runs 200 times the instructions measured.
 @pytest.hookimpl(wrapper=True)
 def pytest_fixture_setup(fixturedef, request):
-    own = ON and fixturedef.argname == "client"
+    own = fixturedef.argname == "client"
     own and counting("off")
     try:
         return (yield)
@@ -147,7 +147,6 @@ def counted(args: list[str], env: dict[str, str], cwd: Path | None = None) -> in
 
 def instructions(code: str) -> int:
     """Instructions a fresh interpreter runs for ``code``, counted by callgrind."""
-    code = code.replace('counting("', 'os.environ.get("BENCH_COUNTING") and counting("')
     return counted([sys.executable, "-c", code], _env())
 
 
@@ -220,7 +219,10 @@ def main() -> None:
         "--interactions", type=int, default=1_000, help="interactions of the cassette first read"
     )
     parser.add_argument(
-        "--tests", type=int, default=10, help="tests of the smaller suite (and 3 times as many)"
+        "--tests",
+        type=int,
+        default=10,
+        help="tests of the smaller suite (and 3 times as many); 5 or more (at 2, one-time work weighs in)",
     )
     parser.add_argument(
         "--only", default="replay,load,suite", help="which: replay, load, suite (comma-separated)"

@@ -38,20 +38,22 @@ import base64
 import contextlib
 import gzip
 import hashlib
+import itertools
 import json
 import re
 import secrets
 import socket
+import statistics
 import struct
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-__all__ = ["FakeProvider", "ReceivedRequest", "Reply"]
+__all__ = ["FakeProvider", "ReceivedRequest", "Reply", "paced_as_sent"]
 
 HOLD_TIMEOUT = 10.0
 """Longest a stream waits for ``hold_stream``, so a broken test fails instead of hanging."""
@@ -60,6 +62,15 @@ SLOW_DELAY = 0.05
 CREATED = 1_700_000_000
 """Fixed ``created`` timestamp: answers must be byte-for-byte reproducible."""
 EMBEDDING_SIZE = 8
+
+
+def paced_as_sent(offsets: Sequence[float], delay: float) -> bool:
+    """Whether recorded event times ``offsets`` keep a stream sent ``chunk_delay=delay`` apart:
+    in order, and the median gap at least ``delay`` less 10 ms. The median, since a reader a busy
+    machine holds back finds the next event already waiting (one gap short, the one before it
+    long), as any client would."""
+    gaps = [later - earlier for earlier, later in itertools.pairwise(offsets)]
+    return min(gaps) >= 0 and statistics.median(gaps) >= delay - 0.01
 
 
 # --------------------------------------------------------------------------------------------
