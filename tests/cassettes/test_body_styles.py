@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from promptvcr.cassettes import fileformat, reading
+from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.bodies import decode_body, encode_body
 from promptvcr.errors import CassetteFormatError
 
@@ -50,7 +50,7 @@ def test_sse_events_replay_byte_for_byte(data: dict[str, str], pad: str) -> None
 
 def _old(body: dict[str, Any], path: Path) -> bytes:
     data = {"request": {"method": "GET", "url": "https://x/"}, "response": {"status": 200, **body}}
-    return reading.interaction_from_data(data, path, 0).response.content
+    return fileformat.interaction_from_data(data, path, 0).response.content
 
 
 def test_old_cassettes_replay_compact_as_before(tmp_path: Path) -> None:

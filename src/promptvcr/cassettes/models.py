@@ -6,9 +6,8 @@ tested without a client and each interceptor only converts to and from them.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -18,16 +17,7 @@ from .sessions import served
 from .timing import Timing
 from .wsframes import WebSocketSession
 
-__all__ = [
-    "Interaction",
-    "LazyRequest",
-    "Outcome",
-    "Play",
-    "Request",
-    "Response",
-    "equal_values",
-    "values_of",
-]
+__all__ = ["Interaction", "LazyRequest", "Outcome", "Play", "Request", "Response"]
 
 
 @dataclass(slots=True)
@@ -101,37 +91,24 @@ class LazyRequest(Request):
         return self.raw_content_type.split(";", 1)[0].strip().lower()
 
     def __eq__(self, other: object) -> bool:
-        return equal_values(Request, self, other) if isinstance(other, Request) else NotImplemented
+        if not isinstance(other, Request):
+            return NotImplemented
+        return (self.method, self.url, self.headers, self.content) == (
+            other.method,
+            other.url,
+            other.headers,
+            other.content,
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __reduce__(self) -> tuple[type[Request], tuple[Any, ...]]:
+    def __reduce__(self) -> tuple[type[Request], tuple[str, str, dict[str, str], bytes]]:
         # Copied or pickled as the plain request it stands for (the reader may not pickle).
-        return Request, values_of(Request)(self)
+        return Request, (self.method, self.url, self.headers, self.content)
 
 
 def _items(source: Any) -> dict[str, str]:
     return dict(source.items())
-
-
-def values_of(cls: type) -> Callable[[Any], tuple[Any, ...]]:
-    """What gives the values of dataclass ``cls``'s compared fields, in order (the first
-    arguments of its ``__init__``): what a subclass standing for one is copied and compared by."""
-    getter = _getters.get(cls)
-    if getter is None:
-        names = [f.name for f in fields(cls) if f.compare]
-        getter = _getters[cls] = operator.attrgetter(*names)
-    return getter
-
-
-_getters: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
-
-
-def equal_values(cls: type, one: Any, other: Any) -> bool:
-    """Dataclass equality of two instances of ``cls`` or of subclasses that stand for one (a
-    dataclass's own ``__eq__`` wants the very same class)."""
-    get = values_of(cls)
-    return bool(get(one) == get(other))
 
 
 @dataclass(slots=True)

@@ -1,13 +1,13 @@
 """A large cassette read once: its parsed interactions kept on disk, found again by its text.
 
-Reading a 10,000-interaction YAML cassette walks 330,000 lines (or a million parser
-events): half a second or more, paid again by every test process. Files of :data:`MIN_SIZE`
-characters or more are therefore kept here after they are read, in a compact form of plain
-data (:mod:`.compactform`) written with :mod:`marshal`, which constructs no other objects
-(unlike ``pickle``). An entry is named by a hash of the file's text, its format (YAML or
-JSON), Python's marshal format and the source of the code that reads cassettes: any edit to
-the file, even one that keeps its size, or to promptvcr, finds another name, and the file is
-read as before.
+Reading a 10,000-interaction YAML cassette walks about a million parser events and writes
+every structured body back to its exact bytes: a second or more, paid again by every test
+process. Files of :data:`MIN_SIZE` characters or more are therefore kept here after they
+are read, in a compact form of plain data (tuples, lists, dicts, strings, bytes, numbers)
+written with :mod:`marshal`, which constructs no other objects (unlike ``pickle``). An entry
+is named by a hash of the file's text, its format (YAML or JSON), Python's marshal format
+and the source of the code that reads cassettes: any edit to the file, even one that keeps
+its size, or to promptvcr, finds another name, and the file is read as before.
 
 The cache is an optimisation and never a reason for a load to fail: an entry that cannot
 be written (a read-only home, a full disk) is skipped, and one that is truncated or damaged
@@ -30,6 +30,7 @@ first read the entry is written once, then its keys' part replaced when the tape
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import importlib.util
@@ -38,20 +39,25 @@ import os
 import sys
 import tempfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
-from .compactform import compact_part, interactions_from
 from .fileformat import is_json_path
-from .models import Interaction
+from .models import Interaction, Request, Response
+from .playback import ENDS, ended
+from .timing import Timing
 
 __all__ = [
     "MIN_SIZE",
     "CachedInteractions",
     "cache_dir",
     "code_fingerprint",
+    "compact_part",
     "entry_name",
     "file_entry_name",
+    "interactions_from",
     "lookup",
     "store",
 ]
@@ -63,9 +69,9 @@ __all__ = [
 MIN_SIZE = 128 << 10
 MAX_ENTRIES = 256
 MAX_BYTES = 512 << 20
-#: Bumped when the compact form (:mod:`.compactform`) or how it is hashed changes.
-_LAYOUT = b"promptvcr-parse-cache-5"
-_MAGIC = b"PVCRPC05"
+#: Bumped when the compact form (or how it is hashed) changes.
+_LAYOUT = b"promptvcr-parse-cache-4"
+_MAGIC = b"PVCRPC04"
 #: Names are SHA-256, cut to this many bytes: every file read is hashed whole, and SHA-256
 #: is the one of hashlib's hashes that CPUs compute in hardware (x86's SHA extensions,
 #: ARMv8's): 6.0 ms to name a 10,000-interaction JSON cassette (11.7 MB) where BLAKE2b took
@@ -163,6 +169,93 @@ class CachedInteractions(list[Interaction]):
     def __reduce__(self) -> tuple[type[list[Interaction]], tuple[list[Interaction]]]:
         # Copied or pickled as the plain list it is.
         return list, (list(self),)
+
+
+# The compact form of one interaction:
+# (method, url, request headers, request body, status, response headers, chunks,
+#  timing as (headers, chunks) or None, end, recorded as (y, m, d, H, M, S, us) or None)
+_Compact = tuple[Any, ...]
+
+
+def _compact(interaction: Interaction) -> _Compact | None:
+    """``None`` for an interaction the compact form cannot hold exactly."""
+    req, resp, recorded = interaction.request, interaction.response, interaction.recorded
+    if type(req) is not Request or type(resp) is not Response or resp.websocket is not None:
+        return None
+    if not _own_playback(resp):
+        return None
+    timing = None if resp.timing is None else (resp.timing.headers, resp.timing.chunks)
+    date = None
+    if recorded is not None:
+        if recorded.tzinfo is not timezone.utc or recorded.fold:
+            return None
+        date = (
+            recorded.year,
+            recorded.month,
+            recorded.day,
+            recorded.hour,
+            recorded.minute,
+            recorded.second,
+            recorded.microsecond,
+        )
+    return (
+        req.method,
+        req.url,
+        req.headers,
+        req.content,
+        resp.status,
+        resp.headers,
+        resp.chunks,
+        timing,
+        resp.end,
+        date,
+    )
+
+
+def _own_playback(resp: Response) -> bool:
+    """Whether the response's playback is the one its ``end`` gives (rebuilt when read)."""
+    expected = ended(resp.end, len(resp.chunks), "")
+    if expected is None or resp.playback is None:
+        return expected is resp.playback
+    return dataclasses.replace(resp.playback, reason=expected.reason) == expected
+
+
+def _interaction(item: _Compact, where: str) -> Interaction:
+    method, url, req_headers, content, status, resp_headers, chunks, timing, end, date = item
+    if end not in ENDS:
+        raise ValueError(end)
+    response = Response(status, resp_headers, chunks, None if timing is None else Timing(*timing))
+    if end != "complete":
+        response.end = end
+        response.playback = ended(end, len(chunks), where)
+    recorded = None
+    if date is not None:
+        year, month, day, hour, minute, second, microsecond = date
+        recorded = datetime(year, month, day, hour, minute, second, microsecond, timezone.utc)
+    return Interaction(Request(method, url, req_headers, content), response, recorded)
+
+
+def compact_part(interactions: list[Interaction]) -> bytes | None:
+    """``interactions`` in compact form, written with :mod:`marshal`; ``None`` when one of them
+    does not fit it (they are then read from their file every time)."""
+    items: list[_Compact] = []
+    for interaction in interactions:
+        item = _compact(interaction)
+        if item is None:
+            return None
+        items.append(item)
+    try:
+        return marshal.dumps(items)
+    except ValueError:
+        return None
+
+
+def interactions_from(part: bytes | memoryview, path: Path) -> Iterator[Interaction]:
+    """The interactions of a :func:`compact_part` (``path`` is their cassette, for messages), for
+    the caller's list; ``ValueError``, ``TypeError``, ``EOFError`` or ``IndexError`` for a
+    damaged one, as they are made."""
+    where = f" in {path}"
+    return (_interaction(item, where) for item in marshal.loads(part))
 
 
 def _entry_path(name: str) -> Path | None:

@@ -62,15 +62,14 @@ def load(path: Path) -> Loaded:
     with collection_paused():
         if len(text) < parsecache.MIN_SIZE:  # a small file: through the memo of small files
             return Loaded(smallcache.loads(data, text, path), exists=True, signature=signature)
-        # A large file: its headers and bodies made as a test replays them (see .reading).
         if parsecache.cache_dir() is None:
-            return Loaded(fileformat.loads(text, path, deferred=True), exists=True, signature=signature)
-        # Read once, then found again by its text (see .parsecache).
+            return Loaded(fileformat.loads(text, path), exists=True, signature=signature)
+        # A large file: read once, then found again by its text (see .parsecache).
         name = parsecache.file_entry_name(data, path)
         del data  # not held while the text is parsed
         interactions = parsecache.lookup(name, path)
         if interactions is None:
-            interactions = parsecache.store(name, fileformat.loads(text, path, deferred=True))
+            interactions = parsecache.store(name, fileformat.loads(text, path))
         return Loaded(interactions, exists=True, signature=signature)
 
 

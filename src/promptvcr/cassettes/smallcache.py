@@ -33,7 +33,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import compactform, fileformat, parsecache
+from . import fileformat, parsecache
 from .models import Interaction
 
 __all__ = ["MAX_BYTES", "flush", "loads"]
@@ -79,13 +79,13 @@ def loads(data: bytes, text: str, path: Path) -> list[Interaction]:
     if entry is not None:
         with contextlib.suppress(ValueError, TypeError, EOFError, IndexError):  # damaged: parse it
             part, usages = entry
-            interactions = list(compactform.interactions_from(part, path))
+            interactions = list(parsecache.interactions_from(part, path))
             for interaction, (input_tokens, output_tokens) in zip(interactions, usages, strict=True):
                 interaction.response.usage = (input_tokens, output_tokens)
             _use(memo, name, entry, added=False)
             return interactions
     interactions = fileformat.loads(text, path)
-    compact = compactform.compact_part(interactions)
+    compact = parsecache.compact_part(interactions)
     if compact is not None:
         from .tokens import tokens_of  # here, on a miss: a process reading the memo never needs it
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .jsonstyle import CEncoder, c_encoder
+from .jsonstyle import c_encoder
 
-__all__ = ["encodes", "json_body"]
+__all__ = ["json_body"]
 
 _SIMPLE_STYLE = frozenset({"separators", "ascii"})
 _COMPACT = [",", ":"]
@@ -34,41 +34,31 @@ def json_body(stored: dict[str, Any]) -> bytes | None:
     Raises what ``json.dumps`` raises for a value JSON cannot hold."""
     if "raw" in stored:
         return None
-    encoder = _encoder(stored.get("style"))
-    if encoder is None:
-        return None
-    return "".join(encoder(stored["json"], 0)).encode("utf-8")
-
-
-def encodes(stored: dict[str, Any]) -> bool:
-    """Whether :func:`json_body` gives the bytes of ``stored`` (not ``None``), and so without
-    fail when its document holds plain JSON values only: those a C encoder writes, and UTF-8
-    encodes unless a string holds a lone surrogate (which ``ascii`` escapes)."""
-    return "raw" not in stored and _encoder(stored.get("style")) is not None
-
-
-def _encoder(style: Any) -> CEncoder | None:
-    """The kept encoder of a simple ``style``, or ``None`` for any other."""
+    style = stored.get("style")
     # The two styles nearly every body has, without checking them field by field: none
     # (compact) and ``json.dumps``'s default separators. Only text compares equal to text.
-    if style is None:
-        return _COMPACT_ENCODER
-    if type(style) is dict and style == _SPACED:
-        return _SPACED_ENCODER
+    if style is None and _COMPACT_ENCODER is not None:
+        return "".join(_COMPACT_ENCODER(stored["json"], 0)).encode("utf-8")
+    if type(style) is dict and style == _SPACED and _SPACED_ENCODER is not None:
+        return "".join(_SPACED_ENCODER(stored["json"], 0)).encode("utf-8")
     if not style:
-        if type(style) is not dict:
+        if style is not None and type(style) is not dict:
             return None  # a stored ``style: ""`` or ``[]``: decode_body reports it
-        return _COMPACT_ENCODER
-    if type(style) is not dict or not style.keys() <= _SIMPLE_STYLE:
+        encoder = c_encoder(",", ":", False)
+    else:
+        if type(style) is not dict or not style.keys() <= _SIMPLE_STYLE:
+            return None
+        separators = style.get("separators", _COMPACT)
+        ascii_only = style.get("ascii", False)
+        if (
+            type(separators) is not list
+            or len(separators) != 2
+            or type(separators[0]) is not str
+            or type(separators[1]) is not str
+            or type(ascii_only) is not bool
+        ):
+            return None
+        encoder = c_encoder(separators[0], separators[1], ascii_only)
+    if encoder is None:  # pragma: no cover - CPython has the C encoder
         return None
-    separators = style.get("separators", _COMPACT)
-    ascii_only = style.get("ascii", False)
-    if (
-        type(separators) is not list
-        or len(separators) != 2
-        or type(separators[0]) is not str
-        or type(separators[1]) is not str
-        or type(ascii_only) is not bool
-    ):
-        return None
-    return c_encoder(separators[0], separators[1], ascii_only)
+    return "".join(encoder(stored["json"], 0)).encode("utf-8")

@@ -32,7 +32,7 @@ import yaml
 
 from . import yamllines
 
-__all__ = ["MAX_ALIAS_EXPANSION", "MAX_YAML_DEPTH", "Refused", "TooDeep", "load", "read", "resolve_plain"]
+__all__ = ["MAX_ALIAS_EXPANSION", "MAX_YAML_DEPTH", "Refused", "TooDeep", "load", "resolve_plain"]
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -306,21 +306,14 @@ def load(text: str) -> Any:
 
     The layout promptvcr writes is read line by line (:mod:`.yamllines`); any other text
     from the parser's events, and what those cannot hold by the full loader."""
-    return read(text)[0]
-
-
-def read(text: str) -> tuple[Any, bool]:
-    """:func:`load`'s document, and whether it holds plain values only (mappings, sequences,
-    text, numbers, booleans, nulls): ``False`` when the full loader read it (it may hold dates,
-    bytes or sets)."""
     try:
         document = yamllines.load(text, resolve_plain)
         if document is not yamllines.UNREAD:
-            return document, True
-        return _build(text), True
+            return document
+        return _build(text)
     except Refused:
         raise
     except (_NotPlain, yaml.YAMLError):
         pass  # the full loader gives the result, or the error with its usual message
     _check(text)
-    return yaml.load(text, Loader=_Loader), False
+    return yaml.load(text, Loader=_Loader)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..cassettes import fileformat, reading, storage
+from ..cassettes import fileformat, storage
 
 if TYPE_CHECKING:
     from ..cassette import Cassette
@@ -33,7 +33,7 @@ def drop_unplayed(active: Cassette) -> list[str]:
         for position in positions:  # the file must still hold what the cassette loaded
             if position >= len(stored):
                 return []
-            request = reading.interaction_from_data(stored[position], active.path, position).request
+            request = fileformat.interaction_from_data(stored[position], active.path, position).request
             if (request.method, request.url) != (held[position].request.method, held[position].request.url):
                 return []
         kept = [item for position, item in enumerate(stored) if position not in set(positions)]
