@@ -15,6 +15,9 @@ from promptvcr.cassettes import fileformat, persister, smallcache
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cassettes.tokens import Tokens, tokens_of
 from promptvcr.cassettes.wsframes import Frame, WebSocketSession
+from promptvcr.matching import key as keys
+from promptvcr.matching.rules import DEFAULT_RULES
+from promptvcr.matching.tape import Tape
 
 URL = "http://127.0.0.1:9/v1/chat/completions"
 
@@ -114,6 +117,44 @@ def test_the_tokens_of_each_answer_come_back_with_it(
     assert [tokens_of(i.response) for i in again][1] == Tokens(11, 4)
 
 
+def test_the_keys_of_its_requests_come_back_with_it(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Offered by the matching layer once computed, kept in the memo: a later process replays a
+    small cassette without computing the key of its requests (17 us of every test's setup)."""
+    path = _write(tmp_path / "c.json", [_chat(0), _chat(1)])
+    expected = [keys.computed_key(i.request) for i in _parsed(path)]
+    first = persister.load(path).interactions
+    assert keys.known_keys(first) is None  # not computed yet
+    Tape(first).index()  # computes every key, and offers them
+    _new_process(monkeypatch)
+    keys._memory.clear()
+
+    def computed(*args: object) -> str:
+        raise AssertionError("computed a key the memo brought")
+
+    monkeypatch.setattr(keys, "computed_key", computed)
+    again = persister.load(path).interactions
+    assert keys.known_keys(again) == expected
+    assert Tape(again).play(expected[1]) == _parsed(path)[1]
+    # A live request sent as recorded finds its key without computing it.
+    assert (
+        keys.request_key(Request("POST", URL, {"content-type": "application/json"}, again[0].request.content))
+        == expected[0]
+    )
+
+
+def test_keys_of_other_rules_are_not_kept(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _write(tmp_path / "c.yaml", [_chat(0)])
+    rules = (*DEFAULT_RULES, lambda parts: parts)
+    Tape(persister.load(path).interactions, rules=rules).index()
+    _new_process(monkeypatch)
+    assert keys.known_keys(persister.load(path).interactions) is None
+    assert [entry[2] for entry in smallcache._read(_memo_files(cache)[0]).values()] == [None]
+
+
 @pytest.mark.parametrize("damage", ["truncate", "flip", "garbage"])
 def test_a_damaged_memo_is_ignored_and_replaced(
     cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
@@ -146,7 +187,7 @@ def test_the_memo_keeps_at_most_max_bytes_the_entries_used_last_first(
         persister.load(path)
     _new_process(monkeypatch)
     (memo,) = _memo_files(cache)
-    sizes = [len(part) for part, _ in smallcache._read(memo).values()]  # all about the same
+    sizes = [len(entry[0]) for entry in smallcache._read(memo).values()]  # all about the same
     assert len(sizes) == 6 and max(sizes) < 1.1 * min(sizes)
     monkeypatch.setattr(smallcache, "MAX_BYTES", 4 * max(sizes))  # room for 4 entries, not 5
     for path in paths[3:]:

@@ -39,7 +39,7 @@ import os
 import sys
 import tempfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -152,6 +152,18 @@ class CachedInteractions(list[Interaction]):
 
     _keys: tuple[bytes, list[str]] | None = None
     _remember: Callable[[bytes, list[str]], None] | None = None
+
+    @classmethod
+    def holding(
+        cls,
+        interactions: Iterable[Interaction],
+        keys: tuple[bytes, list[str]] | None,
+        remember: Callable[[bytes, list[str]], None] | None,
+    ) -> CachedInteractions:
+        """``interactions`` with the ``(token, keys)`` kept for them, and what keeps keys offered."""
+        held = cls(interactions)
+        held._keys, held._remember = keys, remember
+        return held
 
     def keys(self, token: bytes) -> list[str] | None:
         if self._keys is not None and self._keys[0] == token and len(self._keys[1]) == len(self):
@@ -281,12 +293,11 @@ def lookup(name: str, path: Path) -> CachedInteractions | None:
     if _checksum(zlib.crc32(view[_HEADER + size :], part_check)) != data[len(_MAGIC) : len(_MAGIC) + _CHECK]:
         return None
     try:
-        loaded = CachedInteractions(interactions_from(view[_HEADER : _HEADER + size], path))
         keys = marshal.loads(view[_HEADER + size :])
+        interactions = interactions_from(view[_HEADER : _HEADER + size], path)
+        loaded = CachedInteractions.holding(interactions, keys, _keeper(name, size, part_check))
     except (ValueError, TypeError, EOFError, IndexError):
         return None
-    loaded._keys = keys
-    loaded._remember = _keeper(name, size, part_check)
     with contextlib.suppress(OSError):
         os.utime(entry)  # recently used: pruned last
     return loaded
@@ -309,14 +320,12 @@ def _keeper(name: str, size: int, part_check: int) -> Callable[[bytes, list[str]
 def store(name: str, interactions: list[Interaction]) -> CachedInteractions:
     """Keep ``interactions`` under ``name`` when they fit the compact form and the cache
     can be written; what to hand on either way (offering keys keeps them too)."""
-    loaded = CachedInteractions(interactions)
     part = compact_part(interactions)
     if part is None:
-        return loaded
+        return CachedInteractions(interactions)
     part_check = zlib.crc32(part)
-    if _write(name, part, part_check):
-        loaded._remember = _keeper(name, len(part), part_check)
-    return loaded
+    remember = _keeper(name, len(part), part_check) if _write(name, part, part_check) else None
+    return CachedInteractions.holding(interactions, None, remember)
 
 
 def _write(name: str, part: bytes, part_check: int) -> bool:

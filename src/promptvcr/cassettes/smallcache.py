@@ -11,7 +11,9 @@ what it added when it exits (:mod:`atexit`: pytest-xdist's workers too).
 Entries are the parse cache's: the compact form of a file's interactions, named by a hash of
 its text, its format and promptvcr's code (:func:`.parsecache.entry_name`), so an edited file,
 even one that keeps its size, is parsed again. Each also keeps the tokens its answers report,
-which the pytest plugin's summary counts for every test (``Response.usage``).
+which the pytest plugin's summary counts for every test (``Response.usage``), and its requests'
+keys once the matching layer offers them (see :class:`.parsecache.CachedInteractions`):
+computing the key of a test's one request was 17 us of every test's setup (issue 22).
 
 The same rules hold as for the parse cache: the memo is never a reason for a load to fail
 (a damaged memo is ignored and replaced, an unwritable one skipped); it holds exactly what
@@ -30,6 +32,7 @@ import os
 import tempfile
 import threading
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,13 +46,15 @@ __all__ = ["MAX_BYTES", "flush", "loads"]
 MAX_BYTES = 8 << 20
 #: Memo files of other versions of promptvcr's code kept beside the current one.
 _KEPT_VERSIONS = 3
-_MAGIC = b"PVCRSM02"
+_MAGIC = b"PVCRSM03"
 _CHECK = 4
 
 
-#: An entry: the interactions' compact form, and the tokens each response reports (the pytest
-#: plugin's summary counts them for every test: 0.05 ms a test, when its answer is parsed again).
-_Entry = tuple[bytes, tuple[tuple[int, int], ...]]
+#: An entry: the interactions' compact form, the tokens each response reports (the pytest
+#: plugin's summary counts them for every test: 0.05 ms a test, when its answer is parsed again),
+#: and the requests' keys with the token of the code that computed them, once known.
+_Keys = tuple[bytes, list[str]]
+_Entry = tuple[bytes, tuple[tuple[int, int], ...], _Keys | None]
 
 
 @dataclass
@@ -78,26 +83,40 @@ def loads(data: bytes, text: str, path: Path) -> list[Interaction]:
     entry = memo.used.get(name) or memo.found.get(name)
     if entry is not None:
         with contextlib.suppress(ValueError, TypeError, EOFError, IndexError):  # damaged: parse it
-            part, usages = entry
+            part, usages, keys = entry
             interactions = list(parsecache.interactions_from(part, path))
             for interaction, (input_tokens, output_tokens) in zip(interactions, usages, strict=True):
                 interaction.response.usage = (input_tokens, output_tokens)
             _use(memo, name, entry, added=False)
-            return interactions
+            return parsecache.CachedInteractions.holding(interactions, keys, _keeper(memo, name))
     interactions = fileformat.loads(text, path)
     compact = parsecache.compact_part(interactions)
-    if compact is not None:
-        from .tokens import tokens_of  # here, on a miss: a process reading the memo never needs it
+    if compact is None:
+        return interactions
+    from .tokens import tokens_of  # here, on a miss: a process reading the memo never needs it
 
-        usages = tuple((t.input, t.output) for t in map(tokens_of, (i.response for i in interactions)))
-        for interaction, usage in zip(interactions, usages, strict=True):
-            interaction.response.usage = usage  # counted once: the plugin's summary asks next
-        _use(memo, name, (compact, usages), added=True)
-    return interactions
+    usages = tuple((t.input, t.output) for t in map(tokens_of, (i.response for i in interactions)))
+    for interaction, usage in zip(interactions, usages, strict=True):
+        interaction.response.usage = usage  # counted once: the plugin's summary asks next
+    _use(memo, name, (compact, usages, None), added=True)
+    return parsecache.CachedInteractions.holding(interactions, None, _keeper(memo, name))
+
+
+def _keeper(memo: _Memo, name: str) -> Callable[[bytes, list[str]], None]:
+    """What keeps the keys offered for the entry ``name`` (written with the memo at exit)."""
+
+    def remember(token: bytes, keys: list[str]) -> None:
+        with _lock:
+            entry = memo.used.get(name)
+            if entry is None or entry[2] == (token, keys):  # not kept (the memo was full), or known
+                return
+            memo.used[name] = (entry[0], entry[1], (token, keys))
+            _added(memo)
+
+    return remember
 
 
 def _use(memo: _Memo, name: str, entry: _Entry, *, added: bool) -> None:
-    global _flush_registered
     size = len(entry[0])
     with _lock:
         if name in memo.used or memo.used_bytes + size > MAX_BYTES:
@@ -105,10 +124,16 @@ def _use(memo: _Memo, name: str, entry: _Entry, *, added: bool) -> None:
         memo.used[name] = entry
         memo.used_bytes += size
         if added:
-            memo.added = True
-            if not _flush_registered:
-                _flush_registered = True
-                atexit.register(flush)
+            _added(memo)
+
+
+def _added(memo: _Memo) -> None:
+    """``memo`` holds what its file does not: written at exit. Called under ``_lock``."""
+    global _flush_registered
+    memo.added = True
+    if not _flush_registered:
+        _flush_registered = True
+        atexit.register(flush)
 
 
 def _current() -> _Memo | None:
@@ -150,10 +175,21 @@ def _read(file: Path) -> dict[str, _Entry]:
         for name, entry in entries.items()
         if isinstance(name, str)
         and isinstance(entry, tuple)
-        and len(entry) == 2
+        and len(entry) == 3
         and isinstance(entry[0], bytes)
         and isinstance(entry[1], tuple)
+        and (entry[2] is None or _is_keys(entry[2]))
     }
+
+
+def _is_keys(value: object) -> bool:
+    return (
+        isinstance(value, tuple)
+        and len(value) == 2
+        and isinstance(value[0], bytes)
+        and isinstance(value[1], list)
+        and all(isinstance(key, str) for key in value[1])
+    )
 
 
 def flush() -> None:
