@@ -13,6 +13,7 @@ once in the summary, with ``promptvcr migrate`` as the way out.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -61,12 +62,21 @@ _STATE = pytest.StashKey[_Compat]()
 
 
 def applies(item: pytest.Item) -> bool:
-    """A test pytest-recording would have run: ``@pytest.mark.vcr`` and no promptvcr marker."""
-    return (
-        _STATE in item.config.stash
-        and item.get_closest_marker(VCR_MARKER) is not None
-        and item.get_closest_marker("promptvcr") is None
-    )
+    """A test pytest-recording would have run: ``@pytest.mark.vcr`` and no promptvcr marker.
+
+    Asked on entering a test's cassette and again after the test: the answer is kept with the
+    test, since looking for a marker that is not there walks every node above it (issue 22)."""
+    found = item.stash.get(_APPLIES, None)
+    if found is None:
+        found = item.stash[_APPLIES] = (
+            _STATE in item.config.stash
+            and item.get_closest_marker(VCR_MARKER) is not None
+            and item.get_closest_marker("promptvcr") is None
+        )
+    return found
+
+
+_APPLIES = pytest.StashKey[bool]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -125,10 +135,27 @@ def after_test(item: pytest.Item, active: Cassette) -> None:
         return
     if applies(item):
         state.tests.add(item.nodeid)
-    elif not any(getattr(rule, _VCR_RULE, False) for rule in active.rules):
+    elif not _matches_like_vcr(active.rules):
         return
     if _would_miss_with_bodies(active):
         state.body_misses.add(item.nodeid)
+
+
+def _matches_like_vcr(rules: Sequence[Rule]) -> bool:
+    """Whether ``rules`` hold a rule made from vcrpy's ``match_on`` that leaves bodies out. A
+    suite's tests share their rules (the defaults, or a ``promptvcr_config``'s), so a tuple of
+    them is looked through once."""
+    if type(rules) is tuple:
+        try:
+            return _tuple_matches_like_vcr(rules)
+        except TypeError:  # a rule that cannot be hashed
+            pass
+    return any(getattr(rule, _VCR_RULE, False) for rule in rules)
+
+
+@functools.lru_cache(maxsize=64)
+def _tuple_matches_like_vcr(rules: tuple[Rule, ...]) -> bool:
+    return any(getattr(rule, _VCR_RULE, False) for rule in rules)
 
 
 # The settings of one test -------------------------------------------------------------------
