@@ -150,12 +150,14 @@ def _matches_like_vcr(rules: Sequence[Rule]) -> bool:
             return _tuple_matches_like_vcr(rules)
         except TypeError:  # a rule that cannot be hashed
             pass
+    return _has_vcr_rule(rules)
+
+
+def _has_vcr_rule(rules: Sequence[Rule]) -> bool:
     return any(getattr(rule, _VCR_RULE, False) for rule in rules)
 
 
-@functools.lru_cache(maxsize=64)
-def _tuple_matches_like_vcr(rules: tuple[Rule, ...]) -> bool:
-    return any(getattr(rule, _VCR_RULE, False) for rule in rules)
+_tuple_matches_like_vcr = functools.lru_cache(maxsize=64)(_has_vcr_rule)
 
 
 # The settings of one test -------------------------------------------------------------------
