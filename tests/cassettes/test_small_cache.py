@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from fake_provider import FakeProvider
 
 from promptvcr.cassettes import fileformat, persister, smallcache
 from promptvcr.cassettes.models import Interaction, Request, Response
@@ -291,3 +292,45 @@ def test_processes_that_end_together_merge_what_they_added(cache: Path, tmp_path
     assert [run.wait(timeout=60) for run in runs] == [0, 0, 0, 0]
     (memo,) = _memo_files(cache)
     assert len(smallcache._read(memo)) == 8
+
+
+REPLAY_IN_A_NEW_PROCESS = """
+import sys
+import openai
+import promptvcr
+from promptvcr.matching import key
+
+path, mode, base_url = sys.argv[1:4]
+if mode == "no keys computed":
+    def refuse(*args, **kwargs):
+        raise AssertionError("computed a request's key")
+    key.computed_key = refuse
+client = openai.OpenAI(api_key="k", base_url=base_url, max_retries=0)
+with promptvcr.use_cassette(path, record_mode="record" if mode == "record" else "none"):
+    reply = client.chat.completions.create(
+        model="gpt-4o", messages=[{"role": "user", "content": "question 1"}]
+    )
+print(reply.choices[0].message.content)
+"""
+
+
+def test_a_replay_in_a_later_process_computes_no_key(cache: Path, tmp_path: Path) -> None:
+    """The openai SDK, each step in a new process: a request recorded from a server on
+    127.0.0.1; replayed, its key computed and kept in the memo; replayed again where computing a
+    key fails, from the memo."""
+    path = tmp_path / "c.yaml"
+    env = {**os.environ, "PROMPTVCR_CACHE_DIR": str(cache)}
+    answers = []
+    with FakeProvider() as server:
+        for mode in ("record", "keys computed", "no keys computed"):
+            run = subprocess.run(
+                [sys.executable, "-c", REPLAY_IN_A_NEW_PROCESS, str(path), mode, server.openai_base_url],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert run.returncode == 0, f"{mode}: {run.stderr[-3000:]}"
+            answers.append(run.stdout.strip())
+        assert len(server.requests) == 1  # recorded once, then replayed
+    assert answers[0] and answers == [answers[0]] * 3
