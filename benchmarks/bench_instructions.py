@@ -243,23 +243,22 @@ def main() -> None:
             )
         if "replay" in only:
             print("replay, instructions per request (callgrind); ratio = promptvcr/floor")
-        for sdk in ("openai", "anthropic") if "replay" in only else ():
-            for asynchronous in (False, True):
-                floor = per_request(sdk, asynchronous, "floor", args.count, workdir)
-                ours = per_request(sdk, asynchronous, "promptvcr", args.count, workdir)
-                kind = "async" if asynchronous else "sync"
-                print(
-                    f"{sdk} {kind:<6} floor {floor:>10,.0f}  promptvcr {ours:>10,.0f}  "
-                    f"ratio {ours / floor:.3f}  (+{ours - floor:,.0f})",
-                    flush=True,
-                )
-        if "load" not in only:
-            return
-        loads = first_read(args.interactions, workdir)
-        print(
-            f"first read of a {args.interactions:,}-interaction cassette, instructions per interaction: "
-            f"YAML {loads['yaml']:,.0f}, JSON {loads['json']:,.0f}"
-        )
+            for sdk in ("openai", "anthropic"):
+                for asynchronous in (False, True):
+                    floor = per_request(sdk, asynchronous, "floor", args.count, workdir)
+                    ours = per_request(sdk, asynchronous, "promptvcr", args.count, workdir)
+                    kind = "async" if asynchronous else "sync"
+                    print(
+                        f"{sdk} {kind:<6} floor {floor:>10,.0f}  promptvcr {ours:>10,.0f}  "
+                        f"ratio {ours / floor:.3f}  (+{ours - floor:,.0f})",
+                        flush=True,
+                    )
+        if "load" in only:
+            loads = first_read(args.interactions, workdir)
+            print(
+                f"first read of a {args.interactions:,}-interaction cassette, instructions per "
+                f"interaction: YAML {loads['yaml']:,.0f}, JSON {loads['json']:,.0f}"
+            )
 
 
 if __name__ == "__main__":

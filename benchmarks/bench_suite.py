@@ -195,10 +195,8 @@ def run(root: Path, name: str, workers: bool, cpu: list[float] | None = None) ->
     args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(root)]
     if workers:
         args += ["-n", "2"]
-    if name == "floor":
-        args += ["-p", "no:promptvcr", str(root / "floor"), "--floor"]
-    elif name == "promptvcr":
-        args += [str(root / "pvcr")]
+    if name in ("floor", "promptvcr"):
+        args += _suite_args(root, name)
     else:
         env["PYTHONPATH"] = os.pathsep.join(
             p for p in (os.environ["PYTEST_RECORDING_PATH"], os.environ.get("PROMPTVCR_SRC")) if p
@@ -214,42 +212,53 @@ def run(root: Path, name: str, workers: bool, cpu: list[float] | None = None) ->
     return took
 
 
-def fixture_cost(root: Path, rounds: int) -> tuple[float, float]:
-    """Median setup + teardown of one test, serial: (floor, promptvcr), medians over rounds."""
+def _suite_args(root: Path, name: str) -> list[str]:
+    """pytest's arguments for the suite of ``name``: the floor's or promptvcr's."""
+    if name == "floor":
+        return ["-p", "no:promptvcr", str(root / "floor"), "--floor"]
+    return [str(root / "pvcr")]
+
+
+def _plugin_figure(root: Path, name: str, plugin: str, label: str) -> float:
+    """One serial run of ``name``'s suite with ``plugin``: the figure it prints after ``label``."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), os.environ.get("PROMPTVCR_SRC")) if p)
-    common = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "bench_timing_plugin"]
+    args = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        plugin,
+        "--rootdir",
+        str(root),
+    ]
+    done = subprocess.run(
+        [*args, *_suite_args(root, name)], cwd=root, env=env, capture_output=True, text=True
+    )
+    line = next((line for line in done.stdout.splitlines() if line.startswith(label)), None)
+    if line is None:
+        raise RuntimeError(done.stdout[-2000:] + done.stderr[-2000:])
+    return float(line.split()[1])
+
+
+def fixture_cost(root: Path, rounds: int) -> tuple[float, float]:
+    """Median setup + teardown of one test, serial: (floor, promptvcr), medians over rounds."""
     spent: dict[str, list[float]] = {"floor": [], "promptvcr": []}
     for r in range(rounds):
         for name in ("floor", "promptvcr") if r % 2 == 0 else ("promptvcr", "floor"):
-            args = (
-                ["-p", "no:promptvcr", str(root / "floor"), "--floor"]
-                if name == "floor"
-                else [str(root / "pvcr")]
-            )
-            done = subprocess.run(
-                [*common, "--rootdir", str(root), *args], cwd=root, env=env, capture_output=True, text=True
-            )
-            line = next(line for line in done.stdout.splitlines() if line.startswith("SETUP+TEARDOWN"))
-            spent[name].append(float(line.split()[1]))
+            spent[name].append(_plugin_figure(root, name, "bench_timing_plugin", "SETUP+TEARDOWN"))
     return statistics.median(spent["floor"]), statistics.median(spent["promptvcr"])
 
 
 def calls_per_test(root: Path) -> tuple[float, float]:
     """Functions called per test, serial: (floor, promptvcr). The same every run (one run each)."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), os.environ.get("PROMPTVCR_SRC")) if p)
-    common = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "bench_calls_plugin"]
-    found = []
-    for args in (["-p", "no:promptvcr", str(root / "floor"), "--floor"], [str(root / "pvcr")]):
-        done = subprocess.run(
-            [*common, "--rootdir", str(root), *args], cwd=root, env=env, capture_output=True, text=True
-        )
-        line = next((line for line in done.stdout.splitlines() if line.startswith("CALLS")), None)
-        if line is None:
-            raise RuntimeError(done.stdout[-2000:] + done.stderr[-2000:])
-        found.append(float(line.split()[1]))
-    return found[0], found[1]
+    return (
+        _plugin_figure(root, "floor", "bench_calls_plugin", "CALLS"),
+        _plugin_figure(root, "promptvcr", "bench_calls_plugin", "CALLS"),
+    )
 
 
 def quartiles(values: list[float]) -> tuple[float, float, float]:
