@@ -11,6 +11,7 @@ import pytest
 
 import promptvcr
 from promptvcr.cassettes import fileformat, parsecache, persister, smallcache
+from promptvcr.cassettes.compactform import Compact
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cassettes.timing import Timing
 from promptvcr.cassettes.wsframes import Frame, WebSocketSession
@@ -73,10 +74,10 @@ def _entries(folder: Path) -> list[Path]:
 
 
 def _no_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(text: str, path: Path) -> list[Interaction]:
+    def refuse(text: str, path: Path) -> tuple[list[Interaction], list[Compact] | None]:
         raise AssertionError("parsed instead of read from the cache")
 
-    monkeypatch.setattr(fileformat, "loads", refuse)
+    monkeypatch.setattr(fileformat, "read", refuse)  # what a load parses a file with
 
 
 @pytest.mark.parametrize("suffix", ["yaml", "json"])

@@ -1,4 +1,4 @@
-"""Cassette files: YAML (default) or JSON, read with a safe loader, written for review.
+"""Cassette files: YAML (default) or JSON, written for review (read by :mod:`.reading`).
 
 Layout::
 
@@ -19,19 +19,16 @@ as such instead of silently replaying fewer interactions. Bodies use the keys of
 
 from __future__ import annotations
 
-import functools
-import json
 import re
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..errors import CassetteFormatError
 from . import jsonwriter
-from .bodies import BODY_KEYS, decode_body, drop_stale_raw, encode_chunks, stored_chunk_count
-from .models import Interaction, Request, Response
-from .playback import ENDS, ended
+from .bodies import drop_stale_raw, encode_chunks, stored_chunk_count
+from .models import Interaction
+from .reading import FORMAT_VERSION, interaction_from_data, is_json_path, load_document, loads, read
 from .redact import (
     REQUEST_HEADERS,
     RESPONSE_HEADERS,
@@ -43,9 +40,8 @@ from .redact import (
     redact_url,
 )
 from .scantext import json_text, scan_text
-from .storedjson import json_body
-from .timing import timing_from_data, timing_to_data
-from .wsframes import session_from_data, session_to_data, with_session
+from .timing import timing_to_data
+from .wsframes import session_to_data
 
 __all__ = [
     "FORMAT_VERSION",
@@ -58,14 +54,9 @@ __all__ = [
     "is_json_path",
     "load_document",
     "loads",
+    "read",
     "stored_with_text",
 ]
-
-FORMAT_VERSION = 1
-
-
-def is_json_path(path: Path) -> bool:
-    return path.suffix.lower() == ".json"
 
 
 def _redact_body(data: dict[str, Any], content_type: str) -> None:
@@ -99,27 +90,6 @@ def date_text(moment: datetime) -> str:
 
 
 _last_date: tuple[tuple[int, ...], str] = ((), "")
-
-
-def _date(value: Any, path: Path, index: int) -> datetime:
-    """A stored date (text; a hand-written YAML timestamp is read as one too), in UTC."""
-    if isinstance(value, datetime):
-        moment = value
-    else:
-        try:
-            return _utc_date(str(value))
-        except ValueError:
-            raise _fail(
-                path,
-                f"interactions[{index}].recorded is {value!r}, expected a date like 2026-11-24T06:00:00Z.",
-            ) from None
-    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
-
-
-@functools.lru_cache(maxsize=1024)  # interactions recorded in the same second share their date
-def _utc_date(text: str) -> datetime:
-    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
 
 
 def interaction_to_data(
@@ -193,151 +163,6 @@ def _to_data(
             resp.timing, resp.chunks, body_key=next(iter(body), ""), stored_chunks=stored_chunk_count(body)
         )
     return {"request": request, "response": response, **dated}
-
-
-def _fail(path: Path, what: str) -> CassetteFormatError:
-    return CassetteFormatError(
-        f"Cassette {path} cannot be read: {what}\n"
-        f"It was left untouched. Fix or delete it, then record it again "
-        f"(PROMPTVCR_RECORD_MODE=rewrite).",
-        path=path,
-    )
-
-
-def _headers(value: Any, path: Path, index: int, part: str) -> dict[str, str]:
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        where = f"interactions[{index}].{part}"
-        raise _fail(path, f"{where}.headers is a {type(value).__name__}, expected a mapping.")
-    return {str(k).lower(): str(v) for k, v in value.items()}
-
-
-def _body(data: dict[str, Any], path: Path, index: int, part: str) -> list[bytes]:
-    if "json" in data and not ("events" in data or "frames" in data or "text" in data or "base64" in data):
-        try:  # the common case, checked without building the list of body keys
-            content = json_body(data)  # the common styles, by a kept encoder (see .storedjson)
-        except (ValueError, TypeError):
-            content = None  # decode_body reports it
-        if content is not None:
-            return [content]
-    present = [key for key in BODY_KEYS if key in data]
-    if len(present) > 1:
-        where = f"interactions[{index}].{part}"
-        raise _fail(path, f"{where} has more than one body ({', '.join(present)}); keep one.")
-    try:
-        return decode_body(data)
-    except (ValueError, TypeError) as error:
-        where = f"interactions[{index}].{part}"
-        raise _fail(path, f"{where}.{present[0]} is not a valid body ({error}).") from None
-
-
-def interaction_from_data(data: Any, path: Path, index: int) -> Interaction:
-    # Messages name the item (``interactions[3].response``); built only for an error.
-    if not isinstance(data, dict) or not isinstance(data.get("request"), dict):
-        raise _fail(path, f"interactions[{index}] has no request mapping.")
-    if not isinstance(data.get("response"), dict):
-        raise _fail(path, f"interactions[{index}] has no response mapping.")
-    req, resp = data["request"], data["response"]
-    if "uri" in req or isinstance(resp.get("status"), dict):
-        raise _fail(path, f"it is a vcrpy cassette. Convert it with: promptvcr import-vcr {path} --out DIR")
-    method, url = req.get("method"), req.get("url")
-    if not isinstance(method, str) or not isinstance(url, str):
-        raise _fail(path, f"interactions[{index}].request needs a method and a url.")
-    status = resp.get("status")
-    if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 599:
-        raise _fail(
-            path, f"interactions[{index}].response.status is {status!r}, expected an HTTP status code."
-        )
-    request = Request(
-        method.upper(),
-        url,
-        _headers(req.get("headers"), path, index, "request"),
-        b"".join(_body(req, path, index, "request")),
-    )
-    response = Response(
-        status, _headers(resp.get("headers"), path, index, "response"), _body(resp, path, index, "response")
-    )
-    if "websocket" in resp:
-        try:
-            response = with_session(response, session_from_data(resp["websocket"]))
-        except ValueError as error:
-            raise _fail(path, f"interactions[{index}].response.{error}.") from None
-    if "timing" in resp:
-        try:
-            response.timing = timing_from_data(resp["timing"], len(response.chunks))
-        except ValueError as error:
-            raise _fail(path, f"interactions[{index}].response.{error}.") from None
-    if "end" in resp:
-        end = resp["end"]
-        if end not in ENDS:
-            raise _fail(
-                path, f"interactions[{index}].response.end is {end!r}, expected one of {', '.join(ENDS)}."
-            )
-        response.end = end
-        response.playback = ended(end, len(response.chunks), f" in {path}")
-    recorded = data.get("recorded")
-    return Interaction(request, response, None if recorded is None else _date(recorded, path, index))
-
-
-def load_document(text: str, path: Path) -> list[dict[str, Any]]:
-    """The stored interactions of a cassette file's text, checked for version and shape."""
-    if is_json_path(path):
-        try:
-            document = json.loads(text)
-        except (ValueError, RecursionError) as error:
-            raise _fail(path, f"it is not valid JSON: {error}.") from None
-    else:
-        document = _yaml_document(text, path)
-    if not isinstance(document, dict):
-        raise _fail(path, "the top level is not a mapping with 'interactions' and 'version'.")
-    version = document.get("version")
-    if version is None:
-        raise _fail(
-            path,
-            "it has no 'version' field, which a promptvcr cassette ends with: the file was cut short, "
-            "or it is not a promptvcr cassette.",
-        )
-    if type(version) is not int:  # ``true`` equals 1 in Python, and ``1.0`` is no format version
-        raise _fail(path, f"'version' is {version!r}, not a format version number (this promptvcr writes 1).")
-    if version != FORMAT_VERSION:
-        raise _fail(
-            path,
-            f"format version {version!r} is unknown; this promptvcr reads version {FORMAT_VERSION}. "
-            f"A newer promptvcr may have written it: upgrade promptvcr.",
-        )
-    interactions = document.get("interactions") or []
-    if not isinstance(interactions, list):
-        raise _fail(path, "'interactions' is not a list.")
-    return interactions
-
-
-def _yaml_document(text: str, path: Path) -> Any:
-    """The YAML text's document. PyYAML (and the readers built on it) is imported here, at
-    the first YAML text parsed: a process that replays from the parse cache, or only JSON,
-    never pays its import (~15 ms, a quarter of what entering a first cassette costs)."""
-    import yaml
-
-    from . import yamlreader
-
-    try:
-        return yamlreader.load(text)
-    except yamlreader.TooDeep:
-        depth = yamlreader.MAX_YAML_DEPTH
-        raise _fail(path, f"it is nested more than {depth} levels deep; no recording is.") from None
-    except yamlreader.Refused as error:
-        raise _fail(path, f"{error}.") from None
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise _fail(path, f"it is not valid YAML{at}: {error.problem}.") from None
-    except (yaml.YAMLError, ValueError, RecursionError) as error:
-        raise _fail(path, f"it is not valid YAML: {error}.") from None
-
-
-def loads(text: str, path: Path) -> list[Interaction]:
-    """The interactions of a cassette file's text; ``CassetteFormatError`` for anything else."""
-    return [interaction_from_data(item, path, index) for index, item in enumerate(load_document(text, path))]
 
 
 def _yaml_items(data: list[dict[str, Any]]) -> Iterator[str]:

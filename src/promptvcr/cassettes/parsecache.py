@@ -3,8 +3,8 @@
 Reading a 10,000-interaction YAML cassette walks about a million parser events and writes
 every structured body back to its exact bytes: a second or more, paid again by every test
 process. Files of :data:`MIN_SIZE` characters or more are therefore kept here after they
-are read, in a compact form of plain data (tuples, lists, dicts, strings, bytes, numbers)
-written with :mod:`marshal`, which constructs no other objects (unlike ``pickle``). An entry
+are read, in the compact form they were read into (:mod:`.compactform`: plain data, written
+with :mod:`marshal`, which constructs no other objects, unlike ``pickle``). An entry
 is named by a hash of the file's text, its format (YAML or JSON), Python's marshal format
 and the source of the code that reads cassettes: any edit to the file, even one that keeps
 its size, or to promptvcr, finds another name, and the file is read as before.
@@ -30,7 +30,6 @@ first read the entry is written once, then its keys' part replaced when the tape
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import hashlib
 import importlib.util
@@ -39,25 +38,21 @@ import os
 import sys
 import tempfile
 import zlib
-from collections.abc import Callable, Iterable, Iterator
-from datetime import datetime, timezone
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
 
-from .fileformat import is_json_path
-from .models import Interaction, Request, Response
-from .playback import ENDS, ended
-from .timing import Timing
+from . import compactform
+from .compactform import Compact
+from .models import Interaction
+from .reading import is_json_path
 
 __all__ = [
     "MIN_SIZE",
     "CachedInteractions",
     "cache_dir",
     "code_fingerprint",
-    "compact_part",
     "entry_name",
     "file_entry_name",
-    "interactions_from",
     "lookup",
     "store",
 ]
@@ -183,93 +178,6 @@ class CachedInteractions(list[Interaction]):
         return list, (list(self),)
 
 
-# The compact form of one interaction:
-# (method, url, request headers, request body, status, response headers, chunks,
-#  timing as (headers, chunks) or None, end, recorded as (y, m, d, H, M, S, us) or None)
-_Compact = tuple[Any, ...]
-
-
-def _compact(interaction: Interaction) -> _Compact | None:
-    """``None`` for an interaction the compact form cannot hold exactly."""
-    req, resp, recorded = interaction.request, interaction.response, interaction.recorded
-    if type(req) is not Request or type(resp) is not Response or resp.websocket is not None:
-        return None
-    if not _own_playback(resp):
-        return None
-    timing = None if resp.timing is None else (resp.timing.headers, resp.timing.chunks)
-    date = None
-    if recorded is not None:
-        if recorded.tzinfo is not timezone.utc or recorded.fold:
-            return None
-        date = (
-            recorded.year,
-            recorded.month,
-            recorded.day,
-            recorded.hour,
-            recorded.minute,
-            recorded.second,
-            recorded.microsecond,
-        )
-    return (
-        req.method,
-        req.url,
-        req.headers,
-        req.content,
-        resp.status,
-        resp.headers,
-        resp.chunks,
-        timing,
-        resp.end,
-        date,
-    )
-
-
-def _own_playback(resp: Response) -> bool:
-    """Whether the response's playback is the one its ``end`` gives (rebuilt when read)."""
-    expected = ended(resp.end, len(resp.chunks), "")
-    if expected is None or resp.playback is None:
-        return expected is resp.playback
-    return dataclasses.replace(resp.playback, reason=expected.reason) == expected
-
-
-def _interaction(item: _Compact, where: str) -> Interaction:
-    method, url, req_headers, content, status, resp_headers, chunks, timing, end, date = item
-    if end not in ENDS:
-        raise ValueError(end)
-    response = Response(status, resp_headers, chunks, None if timing is None else Timing(*timing))
-    if end != "complete":
-        response.end = end
-        response.playback = ended(end, len(chunks), where)
-    recorded = None
-    if date is not None:
-        year, month, day, hour, minute, second, microsecond = date
-        recorded = datetime(year, month, day, hour, minute, second, microsecond, timezone.utc)
-    return Interaction(Request(method, url, req_headers, content), response, recorded)
-
-
-def compact_part(interactions: list[Interaction]) -> bytes | None:
-    """``interactions`` in compact form, written with :mod:`marshal`; ``None`` when one of them
-    does not fit it (they are then read from their file every time)."""
-    items: list[_Compact] = []
-    for interaction in interactions:
-        item = _compact(interaction)
-        if item is None:
-            return None
-        items.append(item)
-    try:
-        return marshal.dumps(items)
-    except ValueError:
-        return None
-
-
-def interactions_from(part: bytes | memoryview, path: Path) -> Iterator[Interaction]:
-    """The interactions of a :func:`compact_part` (``path`` is their cassette, for messages), for
-    the caller's list; ``ValueError``, ``TypeError``, ``EOFError`` or ``IndexError`` for a
-    damaged one, as they are made."""
-    where = f" in {path}"
-    return (_interaction(item, where) for item in marshal.loads(part))
-
-
 def _entry_path(name: str) -> Path | None:
     folder = cache_dir()
     return None if folder is None else folder / name
@@ -294,7 +202,7 @@ def lookup(name: str, path: Path) -> CachedInteractions | None:
         return None
     try:
         keys = marshal.loads(view[_HEADER + size :])
-        interactions = interactions_from(view[_HEADER : _HEADER + size], path)
+        interactions = compactform.interactions_from(view[_HEADER : _HEADER + size], path)
         loaded = CachedInteractions.holding(interactions, keys, _keeper(name, size, part_check))
     except (ValueError, TypeError, EOFError, IndexError):
         return None
@@ -317,10 +225,11 @@ def _keeper(name: str, size: int, part_check: int) -> Callable[[bytes, list[str]
     return remember
 
 
-def store(name: str, interactions: list[Interaction]) -> CachedInteractions:
-    """Keep ``interactions`` under ``name`` when they fit the compact form and the cache
-    can be written; what to hand on either way (offering keys keeps them too)."""
-    part = compact_part(interactions)
+def store(name: str, interactions: list[Interaction], compact: list[Compact] | None) -> CachedInteractions:
+    """Keep ``interactions`` under ``name`` as ``compact``, their compact form (``None``: they do
+    not fit it), when the cache can be written; what to hand on either way (offering keys keeps
+    them too). See :func:`.reading.read`, which gives both."""
+    part = None if compact is None else compactform.dumps(compact)
     if part is None:
         return CachedInteractions(interactions)
     part_check = zlib.crc32(part)

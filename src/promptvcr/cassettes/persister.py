@@ -63,13 +63,13 @@ def load(path: Path) -> Loaded:
         if len(text) < parsecache.MIN_SIZE:  # a small file: through the memo of small files
             return Loaded(smallcache.loads(data, text, path), exists=True, signature=signature)
         if parsecache.cache_dir() is None:
-            return Loaded(fileformat.loads(text, path), exists=True, signature=signature)
+            return Loaded(fileformat.read(text, path)[0], exists=True, signature=signature)
         # A large file: read once, then found again by its text (see .parsecache).
         name = parsecache.file_entry_name(data, path)
         del data  # not held while the text is parsed
         interactions = parsecache.lookup(name, path)
         if interactions is None:
-            interactions = parsecache.store(name, fileformat.loads(text, path))
+            interactions = parsecache.store(name, *fileformat.read(text, path))
         return Loaded(interactions, exists=True, signature=signature)
 
 

@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import fileformat, parsecache
+from . import compactform, fileformat, parsecache
 from .models import Interaction
 
 __all__ = ["MAX_BYTES", "flush", "loads"]
@@ -78,19 +78,19 @@ def loads(data: bytes, text: str, path: Path) -> list[Interaction]:
     """:func:`.fileformat.loads` for a small file read as ``data`` (its ``text``), through the memo."""
     memo = _current()
     if memo is None:
-        return fileformat.loads(text, path)
+        return fileformat.read(text, path)[0]
     name = parsecache.file_entry_name(data, path)
     entry = memo.used.get(name) or memo.found.get(name)
     if entry is not None:
         with contextlib.suppress(ValueError, TypeError, EOFError, IndexError):  # damaged: parse it
             part, usages, keys = entry
-            interactions = list(parsecache.interactions_from(part, path))
+            interactions = list(compactform.interactions_from(part, path))
             for interaction, (input_tokens, output_tokens) in zip(interactions, usages, strict=True):
                 interaction.response.usage = (input_tokens, output_tokens)
             _use(memo, name, entry, added=False)
             return parsecache.CachedInteractions.holding(interactions, keys, _keeper(memo, name))
-    interactions = fileformat.loads(text, path)
-    compact = parsecache.compact_part(interactions)
+    interactions, items = fileformat.read(text, path)
+    compact = None if items is None else compactform.dumps(items)
     if compact is None:
         return interactions
     from .tokens import tokens_of  # here, on a miss: a process reading the memo never needs it

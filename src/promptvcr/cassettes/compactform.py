@@ -1,0 +1,115 @@
+"""A cassette's interactions as plain data: what a file is read into, and what both caches keep.
+
+One interaction is one tuple::
+
+    (method, url, request headers, request body, status, response headers, chunks,
+     timing as (headers, chunks) or None, end, recorded as (y, m, d, H, M, S, us) or None)
+
+of strings, bytes, numbers, dicts, lists and tuples only, so that :mod:`marshal` writes and
+reads it (it constructs no other objects, unlike ``pickle``). A file's items are checked
+straight into this form (:func:`.reading.read`), and its interactions made from it, the same
+way on a first read as from the parse cache (:mod:`.parsecache`) or the memo of small files
+(:mod:`.smallcache`): making an :class:`Interaction` from a tuple is a fraction of a
+microsecond, where building one field by field from the parsed document, then walking it
+again into this form for the cache, was most of a first read after the parse (issue 22).
+
+Only a websocket session does not fit: its file is read every time, its items built whole.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import marshal
+from collections.abc import Iterable, Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .models import Interaction, Request, Response
+from .playback import ENDS, ended
+from .timing import Timing
+
+__all__ = ["Compact", "date_of", "dumps", "interaction", "interactions_from", "of"]
+
+Compact = tuple[Any, ...]
+
+
+def of(interaction: Interaction) -> Compact | None:
+    """``interaction`` in compact form; ``None`` when the form cannot hold it exactly."""
+    req, resp, recorded = interaction.request, interaction.response, interaction.recorded
+    if type(req) is not Request or type(resp) is not Response or resp.websocket is not None:
+        return None
+    if not _own_playback(resp):
+        return None
+    timing = None if resp.timing is None else (resp.timing.headers, resp.timing.chunks)
+    date = None
+    if recorded is not None:
+        if recorded.tzinfo is not timezone.utc or recorded.fold:
+            return None
+        date = date_of(recorded)
+    return (
+        req.method,
+        req.url,
+        req.headers,
+        req.content,
+        resp.status,
+        resp.headers,
+        resp.chunks,
+        timing,
+        resp.end,
+        date,
+    )
+
+
+def date_of(moment: datetime) -> tuple[int, ...]:
+    """A recorded date (in UTC) as the compact form holds it."""
+    return (
+        moment.year,
+        moment.month,
+        moment.day,
+        moment.hour,
+        moment.minute,
+        moment.second,
+        moment.microsecond,
+    )
+
+
+def _own_playback(resp: Response) -> bool:
+    """Whether the response's playback is the one its ``end`` gives (rebuilt when read)."""
+    expected = ended(resp.end, len(resp.chunks), "")
+    if expected is None or resp.playback is None:
+        return expected is resp.playback
+    return dataclasses.replace(resp.playback, reason=expected.reason) == expected
+
+
+def interaction(item: Compact, where: str) -> Interaction:
+    """The interaction ``item`` holds (``where`` names its cassette in a cut body's messages:
+    ``" in PATH"``); ``ValueError``, ``TypeError`` or ``IndexError`` for a damaged one."""
+    method, url, req_headers, content, status, resp_headers, chunks, timing, end, date = item
+    if end not in ENDS:
+        raise ValueError(end)
+    response = Response(status, resp_headers, chunks, None if timing is None else Timing(*timing))
+    if end != "complete":
+        response.end = end
+        response.playback = ended(end, len(chunks), where)
+    recorded = None
+    if date is not None:
+        year, month, day, hour, minute, second, microsecond = date
+        recorded = datetime(year, month, day, hour, minute, second, microsecond, timezone.utc)
+    return Interaction(Request(method, url, req_headers, content), response, recorded)
+
+
+def dumps(items: Iterable[Compact]) -> bytes | None:
+    """``items`` written with :mod:`marshal`; ``None`` when they cannot be."""
+    try:
+        return marshal.dumps(items if isinstance(items, list) else list(items))
+    except ValueError:
+        return None
+
+
+def interactions_from(part: bytes | memoryview, path: Path) -> Iterator[Interaction]:
+    """The interactions of a :func:`dumps` (``path`` is their cassette, for messages), for the
+    caller's list; ``ValueError``, ``TypeError``, ``EOFError`` or ``IndexError`` for a damaged
+    one, as they are made."""
+    where = f" in {path}"
+    return (interaction(item, where) for item in marshal.loads(part))
