@@ -18,26 +18,23 @@ WHEN = datetime(2026, 11, 24, 6, 0, 0, tzinfo=timezone.utc)
 
 
 def _varied() -> list[Interaction]:
-    chat = Interaction(
-        Request("POST", URL, {"content-type": "application/json"}, b'{"model":"m","messages":[]}'),
-        Response(200, {"content-type": "application/json"}, [b'{"id": "c", "n": 1}']),
-        WHEN,
-    )
-    stream = Response(
-        200,
-        {"content-type": "text/event-stream"},
-        [b'data: {"a": 1}\n\n', b"data: [DONE]\n\n"],
-        timing=Timing(0.1, (0.2, 0.3)),
-    )
-    closed = Response(200, {"content-type": "text/event-stream"}, [b'data: {"b":2}\n\n'], end="closed")
-    cut = Response(200, {"content-type": "text/plain"}, [b"half an ans"], end="disconnect")
+    """Each kind of item a file holds: a chat, a timed stream, bodies ended early, binary, none."""
+    sse = {"content-type": "text/event-stream"}
+    events = [b'data: {"delta": "%d"}\n\n' % n for n in range(3)]
+    sent = {"content-type": "application/json"}
     return [
-        chat,
         Interaction(
-            Request("POST", URL, {"content-type": "application/json"}, b'{"stream":true}'), stream, WHEN
+            Request("POST", URL, sent, b'{"model":"m","messages":[]}'),
+            Response(200, dict(sent), [b'{"id": "c", "n": 1}']),
+            WHEN,
         ),
-        Interaction(Request("POST", URL, {}, b"x=1&y=2"), closed),
-        Interaction(Request("GET", URL + "?page=2"), cut),
+        Interaction(
+            Request("POST", URL, sent, b'{"stream":true}'),
+            Response(200, sse, events, timing=Timing(0.1, (0.2, 0.3, 0.5))),
+            WHEN,
+        ),
+        Interaction(Request("POST", URL, {}, b"x=1&y=2"), Response(200, sse, events[:1], end="closed")),
+        Interaction(Request("GET", f"{URL}?page=2"), Response(200, {}, [b"half"], end="read_timeout")),
         Interaction(Request("GET", "http://127.0.0.1:9/img"), Response(200, {}, [bytes(range(256))])),
         Interaction(Request("GET", "http://127.0.0.1:9/empty"), Response(204)),
     ]
@@ -76,10 +73,12 @@ def test_hand_written_headers_are_lower_cased_and_made_text_and_never_shared(tmp
         "  response: {status: 200, headers: *h, text: ok}\n"
         "  recorded: 2026-11-24 06:00:00\n"
         "- request: {method: GET, url: 'http://127.0.0.1:9/b', headers: {'123': x}}\n"
-        "  response: {status: 200, headers: {x-a: b}, text: ok}\n"
+        "  response: {status: 200, headers: &w {x-a: b}, text: ok}\n"
+        "- request: {method: GET, url: 'http://127.0.0.1:9/c', headers: *w}\n"
+        "  response: {status: 200, headers: *w, text: ok}\n"
         "version: 1\n"
     )
-    (first, second), compact = fileformat.read(path.read_text(), path)
+    (first, second, third), compact = fileformat.read(path.read_text(), path)
     assert first.request.method == "POST"
     assert first.request.headers == {"content-type": "application/json", "x-count": "3"}
     assert first.response.headers == first.request.headers
@@ -88,6 +87,8 @@ def test_hand_written_headers_are_lower_cased_and_made_text_and_never_shared(tmp
     assert first.recorded == WHEN
     assert second.request.headers == {"123": "x"}
     assert compact is not None and compact[1][2] == {"123": "x"}
+    third.request.headers["x-changed"] = "1"  # headers as promptvcr writes them, shared by an alias
+    assert second.response.headers == third.response.headers == {"x-a": "b"}
 
 
 def test_a_websocket_session_is_built_whole_and_leaves_no_compact_form(tmp_path: Path) -> None:
