@@ -18,7 +18,6 @@ Only a websocket session does not fit: its file is read every time, its items bu
 
 from __future__ import annotations
 
-import dataclasses
 import marshal
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
@@ -29,36 +28,9 @@ from .models import Interaction, Request, Response
 from .playback import ENDS, ended
 from .timing import Timing
 
-__all__ = ["Compact", "date_of", "dumps", "interaction", "interactions_from", "of"]
+__all__ = ["Compact", "date_of", "dumps", "interaction", "interactions_from"]
 
 Compact = tuple[Any, ...]
-
-
-def of(interaction: Interaction) -> Compact | None:
-    """``interaction`` in compact form; ``None`` when the form cannot hold it exactly."""
-    req, resp, recorded = interaction.request, interaction.response, interaction.recorded
-    if type(req) is not Request or type(resp) is not Response or resp.websocket is not None:
-        return None
-    if not _own_playback(resp):
-        return None
-    timing = None if resp.timing is None else (resp.timing.headers, resp.timing.chunks)
-    date = None
-    if recorded is not None:
-        if recorded.tzinfo is not timezone.utc or recorded.fold:
-            return None
-        date = date_of(recorded)
-    return (
-        req.method,
-        req.url,
-        req.headers,
-        req.content,
-        resp.status,
-        resp.headers,
-        resp.chunks,
-        timing,
-        resp.end,
-        date,
-    )
 
 
 def date_of(moment: datetime) -> tuple[int, ...]:
@@ -72,14 +44,6 @@ def date_of(moment: datetime) -> tuple[int, ...]:
         moment.second,
         moment.microsecond,
     )
-
-
-def _own_playback(resp: Response) -> bool:
-    """Whether the response's playback is the one its ``end`` gives (rebuilt when read)."""
-    expected = ended(resp.end, len(resp.chunks), "")
-    if expected is None or resp.playback is None:
-        return expected is resp.playback
-    return dataclasses.replace(resp.playback, reason=expected.reason) == expected
 
 
 def interaction(item: Compact, where: str) -> Interaction:
