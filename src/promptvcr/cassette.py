@@ -292,7 +292,7 @@ class Cassette:
             self._fault_plan = FaultPlan(self.faults, self.played, self.faults_fired)
         if self.record_mode.reads_cassette or self.record_mode is RecordMode.REWRITE:
             # rewrite reads too: a corrupt file must stop the run rather than be replaced silently.
-            self._loaded = persister.load(self.path)
+            self._loaded = persister.load(self.path, appending=self.record_mode is RecordMode.RECORD)
         if self.record_mode.reads_cassette and staleness.rewrite(
             self.path, self._loaded, self.max_age, self.on_stale
         ):
