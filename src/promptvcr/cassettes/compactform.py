@@ -9,9 +9,8 @@ of strings, bytes, numbers, dicts, lists and tuples only, so that :mod:`marshal`
 reads it (it constructs no other objects, unlike ``pickle``). A file's items are checked
 straight into this form (:func:`.reading.read`), and its interactions made from it, the same
 way on a first read as from the parse cache (:mod:`.parsecache`) or the memo of small files
-(:mod:`.smallcache`): making an :class:`Interaction` from a tuple is a fraction of a
-microsecond, where building one field by field from the parsed document, then walking it
-again into this form for the cache, was most of a first read after the parse (issue 22).
+(:mod:`.smallcache`), about 0.6 us each: a first read no longer builds each interaction field by
+field and then walks it back into this form for the cache (issue 22).
 
 Only a websocket session does not fit: its file is read every time, its items built whole.
 """
@@ -19,7 +18,7 @@ Only a websocket session does not fit: its file is read every time, its items bu
 from __future__ import annotations
 
 import marshal
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -63,10 +62,10 @@ def interaction(item: Compact, where: str) -> Interaction:
     return Interaction(Request(method, url, req_headers, content), response, recorded)
 
 
-def dumps(items: Iterable[Compact]) -> bytes | None:
+def dumps(items: list[Compact]) -> bytes | None:
     """``items`` written with :mod:`marshal`; ``None`` when they cannot be."""
     try:
-        return marshal.dumps(items if isinstance(items, list) else list(items))
+        return marshal.dumps(items)
     except ValueError:
         return None
 
