@@ -20,6 +20,7 @@ from ..cassettes import fileformat, redaction, storage
 from ..cassettes.models import Interaction
 from ..cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS, SECRET_QUERY_PARAMS, is_secret_header
 from ..errors import CassetteWriteError
+from .targets import collisions, holds_more
 from .vcr_convert import ConversionError, to_interaction
 from .vcr_read import VcrReadError, read_vcr_file
 
@@ -190,6 +191,9 @@ def _import_one(
         )
         return file_report
     data = redacted.data
+    if not _same_file(source, target) and (reason := holds_more(target, data)) is not None:
+        file_report.error = reason
+        return file_report
     try:
         # Atomic per file; no fsync per file: a fresh output folder, rerun if the machine dies.
         storage.write_atomic(target, fileformat.dump_pieces(data, target), durable=False)
@@ -213,6 +217,9 @@ def _keep(file_report: FileReport, target: Path) -> FileReport:
     if not _same_file(source, target):
         data = source.read_text(encoding="utf-8")
         if not target.exists() or target.read_text(encoding="utf-8") != data:
+            if (reason := holds_more(target, fileformat.load_document(data, source))) is not None:
+                file_report.error = reason
+                return file_report
             try:
                 storage.write_atomic(target, data, durable=False)
             except CassetteWriteError as error:
@@ -233,13 +240,19 @@ def import_vcr(
 
     A folder's structure is kept under ``out``. Returns a report per file, in source
     order; a file that cannot be read is reported, not raised, so one bad cassette does not
-    stop the rest.
+    stop the rest. Every output name is planned first: sources that would share one are all
+    reported and none is written, and a file in ``out`` holding interactions the import would
+    not write is left as it is (see :mod:`.targets`).
     """
     out_dir = Path(out)
     request_allowed = frozenset(h.lower() for h in request_headers)
     response_allowed = frozenset(h.lower() for h in response_headers)
+    planned = [(source, out_dir / relative) for source, relative in _sources(Path(p) for p in sources)]
+    shared = collisions(planned)
     results = [
-        _import_one(source, out_dir / relative, request_allowed, response_allowed)
-        for source, relative in _sources(Path(p) for p in sources)
+        FileReport(source, error=shared[source])
+        if source in shared
+        else _import_one(source, target, request_allowed, response_allowed)
+        for source, target in planned
     ]
     return ImportReport(results)
