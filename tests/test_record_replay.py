@@ -142,7 +142,6 @@ def test_rewrite_replaces_what_it_re_recorded_but_not_when_the_body_failed(
     with promptvcr.use_cassette(path) as replay:
         asked = [json.loads(i.request.content)["messages"][0]["content"] for i in replay.interactions]
     assert asked == ["old one", "old two", "new"]
-    assert replay.interactions[1].recorded > fileformat.loads(before, path)[1].recorded
 
 
 def test_passthrough_sends_everything_and_writes_nothing(tmp_path: Path, provider: FakeProvider) -> None:
