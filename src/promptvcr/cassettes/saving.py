@@ -154,6 +154,8 @@ class Saver:
             self._write_error = None
             self._write(retry, hooked=True)
         saved = Saved(self._written)
+        if self._rewrite and self._aside is None and not failed and not self._path.exists():
+            persister.replace(self._path, [])  # a rewrite that sent nothing: an empty cassette, as ever
         if self._rewrite and self._aside is not None:
             saved = Saved(0, self._aside, self._written)
             if not failed and self._write_error is None:

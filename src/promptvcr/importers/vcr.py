@@ -114,6 +114,12 @@ def convert_vcr_file(source: Path) -> FileReport:
         report.error = str(error)
         return report
     report.layout, report.total = raw.layout, len(raw.pairs)
+    if raw.extra:
+        report.error = (
+            f"it also holds {', '.join(raw.extra)}, which promptvcr does not convert; left as it is, "
+            f"as a conversion of its interactions alone would drop them."
+        )
+        return report
     if raw.layout == "promptvcr":
         report.kept = True
         return report
