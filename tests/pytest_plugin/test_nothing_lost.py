@@ -164,6 +164,10 @@ def test_through_a_subprocess():
 @pytest.mark.promptvcr
 def test_hello():
     assert ask("hello") == "Hi!"
+
+def test_through_promptvcr_serve(promptvcr_serve):
+    server = promptvcr_serve("data/served.yaml")
+    assert ask("served", server.url + "/openai/v1") == "Yes"
 """
 
 
@@ -176,13 +180,15 @@ def test_prune_keeps_what_a_subprocess_or_a_script_uses(
     child = write_cassette(root / "data/child.yaml", chat("child", "Yes"), chat("unused", "No"))
     hello = write_cassette(root / "cassettes/test_child/test_hello.yaml", chat("hello", "Hi!"))
     script = write_cassette(root / "cassettes/hello.yaml", chat("from a script", "Yes"))
-    for path in (child, hello, script):
+    served = write_cassette(root / "data/served.yaml", chat("served", "Yes"), chat("not served", "No"))
+    for path in (child, hello, script, served):
         os.utime(path, (time.time() - 60, time.time() - 60))
-    run(pytester, "--cassette-unused=ignore").assert_outcomes(passed=2)
+    run(pytester, "--cassette-unused=ignore").assert_outcomes(passed=3)
     capsys.readouterr()
     assert main(["prune"]) == 0
     out = capsys.readouterr().out
     assert "removed interactions[1] from data/child.yaml (no test played them)" in out
+    assert "removed interactions[1] from data/served.yaml (no test played them)" in out
     assert "kept cassettes/hello.yaml: no test of the run used it" in out
-    assert _count(child) == 1 and _count(hello) == 1 and _count(script) == 1
-    run(pytester).assert_outcomes(passed=2)  # the pruned suite still replays, the child too
+    assert _count(child) == 1 and _count(hello) == 1 and _count(script) == 1 and _count(served) == 1
+    run(pytester).assert_outcomes(passed=3)  # the pruned suite still replays, the child and the server too
