@@ -303,5 +303,3 @@ def test_a_stream_left_open_is_recorded_as_far_as_it_arrived(tmp_path: Path, pro
     assert [play.outcome for play in cassette.played] == ["recorded"]
     (written,) = fileformat.loads(path.read_text(), path)
     assert written.response.end == "closed" and written.response.chunks
-
-

@@ -312,7 +312,9 @@ class Cassette:
         )
         if self.record_mode.writes_cassette:
             rewrite = self.record_mode is RecordMode.REWRITE
-            self._saver = saving.Saver(self.path, self.writing, self._loaded, rewrite=rewrite, rules=self.rules)
+            self._saver = saving.Saver(
+                self.path, self.writing, self._loaded, rewrite=rewrite, rules=self.rules
+            )
         if self._pace is not None and any(i.response.timing is None for i in interactions):
             warnings.warn(untimed_message(self.path, self.timing), RuntimeWarning, stacklevel=3)
         activation.activate(self)

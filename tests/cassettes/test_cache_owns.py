@@ -24,7 +24,9 @@ def _large_cassette(path: Path, seed: int) -> None:
     filler = "x" * 2000
     interactions = [
         Interaction(
-            Request("POST", URL, {"content-type": "application/json"}, json.dumps({"q": f"{seed}-{i}"}).encode()),
+            Request(
+                "POST", URL, {"content-type": "application/json"}, json.dumps({"q": f"{seed}-{i}"}).encode()
+            ),
             Response(200, {"content-type": "application/json"}, [json.dumps({"a": filler, "i": i}).encode()]),
         )
         for i in range(parsecache.MIN_SIZE // 2000 + 10)
@@ -34,7 +36,8 @@ def _large_cassette(path: Path, seed: int) -> None:
 
 def _read_in_child(cache: Path, cassettes: list[Path], max_entries: int) -> None:
     code = (
-        "import sys\nfrom pathlib import Path\nfrom promptvcr.cassettes import parsecache, persister, smallcache\n"
+        "import sys\nfrom pathlib import Path\n"
+        "from promptvcr.cassettes import parsecache, persister, smallcache\n"
         f"parsecache.MAX_ENTRIES = {max_entries}\n"
         "for name in sys.argv[1:]:\n    persister.load(Path(name))\nsmallcache.flush()\n"
     )

@@ -69,7 +69,8 @@ def _count(path: Path) -> int:
 DRY_RUN = (
     "would remove interactions[1] from cassettes/test_app/test_hello.yaml (no test played them)\n"
     "kept cassettes/test_app/test_gone.yaml: no test of the run used it (a script's?); name it to remove it\n"
-    "kept cassettes/test_later/test_skipped.yaml: no test of the run used it (a script's?); name it to remove it\n"
+    "kept cassettes/test_later/test_skipped.yaml: no test of the run used it (a script's?); "
+    "name it to remove it\n"
     "0 cassette(s) and 1 interaction(s) would be removed; 2 cassette(s) no test used kept (listed above); "
     "run without --dry-run to remove them.\n"
 )
@@ -92,7 +93,9 @@ def test_prune_removes_only_what_the_whole_run_did_not_use(
         "; run without --dry-run to remove them", ""
     )
     # A whole cassette no test used goes only when named (issue 42: a script may be its user).
-    assert (suite / "cassettes/test_app/test_gone.yaml").read_bytes() == before[suite / "cassettes/test_app/test_gone.yaml"]
+    assert (suite / "cassettes/test_app/test_gone.yaml").read_bytes() == before[
+        suite / "cassettes/test_app/test_gone.yaml"
+    ]
     assert _count(suite / "cassettes/test_app/test_hello.yaml") == 1
     # Used directly, owned by a skipped test, or not a cassette: all kept as they were.
     for kept in ("data/direct.yaml", "cassettes/test_later/test_skipped.yaml", "data/notes.yaml"):
@@ -192,7 +195,8 @@ def test_prune_keeps_cassettes_outside_the_folders_whose_tests_ran(
     assert "kept fixtures/orphan.yaml: no test of the run used it" in out
     assert "kept tests/cassettes/test_app/test_gone.yaml: no test of the run used it" in out
     assert out.endswith(
-        "0 cassette(s) and 1 interaction(s) would be removed; 3 cassette(s) no test used kept (listed above); "
+        "0 cassette(s) and 1 interaction(s) would be removed; "
+        "3 cassette(s) no test used kept (listed above); "
         "run without --dry-run to remove them.\n"
     )
 
@@ -237,7 +241,8 @@ def test_prune_keeps_what_tests_that_did_not_pass_may_need(
     code, out = prune(capsys)
     assert code == 0
     assert out == (
-        "kept recordings/test_mod/test_later.yaml: no test of the run used it (a script's?); name it to remove it\n"
+        "kept recordings/test_mod/test_later.yaml: no test of the run used it (a script's?); "
+        "name it to remove it\n"
         "0 cassette(s) and 0 interaction(s) removed; 1 cassette(s) no test used kept (listed above).\n"
     )
     assert _count(three) == 3
@@ -248,7 +253,6 @@ def test_prune_wants_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     code, out = prune(capsys, str(tmp_path / "nowhere"))
     assert code == 1
     assert (
-        out
-        == f"promptvcr prune: no such file or folder: {tmp_path / 'nowhere'}; give the folder of your "
+        out == f"promptvcr prune: no such file or folder: {tmp_path / 'nowhere'}; give the folder of your "
         "cassettes, or cassette files.\n"
     )

@@ -5,8 +5,6 @@ CRLF became LF; symlinks out of the tree were followed; ``ws_interactions`` were
 
 from __future__ import annotations
 
-import os
-import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -42,7 +40,9 @@ def _tree(tmp_path: Path) -> dict[str, bytes]:
             "# -*- coding: latin-1 -*-\nimport pytest\n# caf\u00e9\n\f\n" + MARKED.format(name="latin")
         ).encode("latin-1"),
         # U+2028 in a string above the marker, CRLF line endings
-        "test_crlf.py": ('import pytest\r\nNOTE = "a\u2028b"\r\n' + MARKED.format(name="crlf").replace("\n", "\r\n")).encode(),
+        "test_crlf.py": (
+            'import pytest\r\nNOTE = "a\u2028b"\r\n' + MARKED.format(name="crlf").replace("\n", "\r\n")
+        ).encode(),
         "test_readonly.py": ("import pytest\n" + MARKED.format(name="ro")).encode(),
     }
     for name, data in files.items():
@@ -77,8 +77,13 @@ def test_migrate_changes_only_its_bytes_and_skips_what_it_must_not_touch(tmp_pat
     for untouched in ("suite/test_readonly.py", "elsewhere.py", "suite/cassettes/ws.yaml"):
         assert after[untouched] == before[untouched], untouched
     assert f"skipped {root / 'test_readonly.py'}: read-only; not rewritten" in done.stdout
-    assert f"skipped {root / 'test_link.py'}: a symlink to {tmp_path / 'elsewhere.py'}, outside" in done.stdout
-    assert f"{root / 'cassettes/ws.yaml'}: cassette not converted, left as it is: it also holds ws_interactions" in done.stdout
+    assert (
+        f"skipped {root / 'test_link.py'}: a symlink to {tmp_path / 'elsewhere.py'}, outside" in done.stdout
+    )
+    assert (
+        f"{root / 'cassettes/ws.yaml'}: cassette not converted, left as it is: it also holds ws_interactions"
+        in done.stdout
+    )
     assert read_vcr_file(root / "cassettes/plain.yaml").layout == "promptvcr"
 
     again = _migrate(str(root))

@@ -125,8 +125,11 @@ def refuse_one(request):
     return request
 
 def test_hook_raises_on_one():
-    with pytest.raises(promptvcr.CassetteWriteError, match="ValueError: this hook cannot handle it") as raised:
-        with promptvcr.use_cassette("data/hooked.yaml", record_mode="record", before_record_request=refuse_one):
+    hooked = promptvcr.use_cassette(
+        "data/hooked.yaml", record_mode="record", before_record_request=refuse_one
+    )
+    with pytest.raises(promptvcr.CassetteWriteError, match="ValueError: this hook cannot") as raised:
+        with hooked:
             for text in ("good one", "bad one", "good two"):
                 client().chat.completions.create(model="m", messages=[{"role": "user", "content": text}])
     assert isinstance(raised.value.__cause__, ValueError)
@@ -140,7 +143,9 @@ def test_an_abandoned_stream_and_a_raising_hook_lose_only_what_they_must(
     result = run(pytester, "--record-mode=record")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["requests: 0 replayed, 1 recorded, 0 missed"])
-    (stream,) = fileformat.loads((pytester.path / "data/stream.yaml").read_text(), pytester.path / "data/stream.yaml")
+    (stream,) = fileformat.loads(
+        (pytester.path / "data/stream.yaml").read_text(), pytester.path / "data/stream.yaml"
+    )
     assert stream.response.end == "closed" and stream.response.chunks
     hooked = pytester.path / "data/hooked.yaml"
     asked = [i.request.content for i in fileformat.loads(hooked.read_text(), hooked)]

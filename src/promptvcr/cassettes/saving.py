@@ -170,13 +170,13 @@ class Saver:
         if self._refusals:
             raise CassetteSecretError(" ".join(self._refusals), path=self._path)
         if self._hook_errors:
-            interaction, error = self._hook_errors[0]
+            interaction, hook_error = self._hook_errors[0]
             request = interaction.request
             raise HookError(
-                f"A before_record hook raised {type(error).__name__}: {error} on {request.method} "
+                f"A before_record hook raised {type(hook_error).__name__}: {hook_error} on {request.method} "
                 f"{request.url} while writing {self._path}; that interaction was not written "
                 f"({len(self._hook_errors)} left out so, {self._written} written). Fix the hook and "
                 f"record again.",
                 path=self._path,
-            ) from error
+            ) from hook_error
         return saved

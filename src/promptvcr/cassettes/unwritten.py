@@ -75,9 +75,7 @@ def unfinished_message(path: Path, requests: Iterable[Request]) -> str:
     return (
         f"promptvcr: {len(listed)} response(s) recorded into {path} were neither read "
         f"to the end nor closed when the cassette exited, and could not be recorded as far as they "
-        f"arrived, so they were not written:\n"
-        + "\n".join(listed)
-        + "\n"
+        f"arrived, so they were not written:\n" + "\n".join(listed) + "\n"
         "Read each response to the end or close it (use the SDK's stream as a context manager) "
         "inside the cassette; what was read is then recorded."
     )

@@ -32,7 +32,9 @@ _CASSETTES = (".yaml", ".yml", ".json")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", nargs="?", type=Path, default=Path("."), help="folder (default: here)")
-    parser.add_argument("--dry-run", action="store_true", help="print the diff of what would change, change nothing")
+    parser.add_argument(
+        "--dry-run", action="store_true", help="print the diff of what would change, change nothing"
+    )
 
 
 def _files(root: Path) -> Iterator[Path]:

@@ -101,7 +101,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="*",
         type=Path,
         metavar="PATH",
-        help="folders to prune (default: .), or cassettes: a cassette named here that no test used is deleted",
+        help="folders to prune (default: .), or cassettes: one named here that no test used is deleted",
     )
     parser.add_argument("--dry-run", action="store_true", help="print what would be removed, remove nothing")
     parser.add_argument(
@@ -143,8 +143,11 @@ def run(args: argparse.Namespace) -> int:
     paths: list[Path] = args.paths or [Path(".")]
     missing = [str(path) for path in paths if not path.exists()]
     if missing:
-        out.print(f"promptvcr prune: no such file or folder: {', '.join(missing)}; give the folder of your "
-                  "cassettes, or cassette files.", markup=False)
+        out.print(
+            f"promptvcr prune: no such file or folder: {', '.join(missing)}; give the folder of your "
+            "cassettes, or cassette files.",
+            markup=False,
+        )
         return 1
     try:
         record = _records(args.record)
@@ -175,7 +178,9 @@ def run(args: argparse.Namespace) -> int:
         shown = ", ".join(f"interactions[{p}]" for p in positions)
         out.print(f"{verb} {shown} from {path} (no test played them)", markup=False)
     for path in todo.unowned:
-        out.print(f"kept {path}: no test of the run used it (a script's?); name it to remove it", markup=False)
+        out.print(
+            f"kept {path}: no test of the run used it (a script's?); name it to remove it", markup=False
+        )
     for line in failed:
         out.print(f"skipped {line}", markup=False)
     done = "would be removed" if args.dry_run else "removed"

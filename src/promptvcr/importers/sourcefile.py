@@ -70,7 +70,8 @@ def read_source(path: Path) -> Source:
 def refusal(path: Path, root: Path) -> str | None:
     """Why ``path`` must not be rewritten (one line), or ``None``."""
     if path.is_symlink() and not path.resolve().is_relative_to(root.resolve()):
-        return f"{path}: a symlink to {path.resolve()}, outside {root}; not rewritten (migrate that file where it is)"
+        where = path.resolve()
+        return f"{path}: a symlink to {where}, outside {root}; not rewritten (migrate that file where it is)"
     try:
         mode = path.stat().st_mode
     except OSError as error:

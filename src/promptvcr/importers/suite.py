@@ -207,9 +207,7 @@ def _config(
     report.changes.append(f"{where}{node.lineno}: vcr_config -> promptvcr_config")
 
 
-def _keep_vcr_matching(
-    mapping: ast.Dict, lines: Lines, kept: list[ast.expr]
-) -> list[tuple[int, int, str]]:
+def _keep_vcr_matching(mapping: ast.Dict, lines: Lines, kept: list[ast.expr]) -> list[tuple[int, int, str]]:
     """The edits that add vcrpy's default matching as the first entry of ``mapping``.
 
     Inserted just after the ``{``, so it never overlaps an entry that is being removed;
