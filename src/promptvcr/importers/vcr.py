@@ -84,7 +84,7 @@ class ImportReport:
 
     @property
     def interaction_count(self) -> int:
-        return sum(len(f.interactions) for f in self.files)
+        return sum(len(f.interactions) for f in self.files if f.error is None)  # written ones only
 
     def summary(self) -> str:
         converted = [f for f in self.files if not f.kept]
