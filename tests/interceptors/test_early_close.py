@@ -192,8 +192,8 @@ def test_a_response_neither_read_nor_closed_is_recorded_as_far_as_it_arrived(tmp
         url = server.add("open", SLOW)
         with warnings.catch_warnings():
             warnings.simplefilter("error", RuntimeWarning)
-            with promptvcr.use_cassette(path, record_mode="record") as cassette:  # requests: urllib3 underneath
-                response = requests.post(url + "/chat/completions", json={}, stream=True)
+            with promptvcr.use_cassette(path, record_mode="record") as cassette:
+                response = requests.post(url + "/chat/completions", json={}, stream=True)  # urllib3
                 assert response.status_code == 200
         response.close()
     assert [play.outcome for play in cassette.played] == ["recorded"]
