@@ -69,8 +69,7 @@ def _count(path: Path) -> int:
 DRY_RUN = (
     "would remove interactions[1] from cassettes/test_app/test_hello.yaml (no test played them)\n"
     "kept cassettes/test_app/test_gone.yaml: no test of the run used it (a script's?); name it to remove it\n"
-    "kept cassettes/test_later/test_skipped.yaml: no test of the run used it (a script's?); "
-    "name it to remove it\n"
+    "kept cassettes/test_later/test_skipped.yaml: a skipped test's, which may need it\n"
     "0 cassette(s) and 1 interaction(s) would be removed; 2 cassette(s) no test used kept (listed above); "
     "run without --dry-run to remove them.\n"
 )
@@ -241,8 +240,7 @@ def test_prune_keeps_what_tests_that_did_not_pass_may_need(
     code, out = prune(capsys)
     assert code == 0
     assert out == (
-        "kept recordings/test_mod/test_later.yaml: no test of the run used it (a script's?); "
-        "name it to remove it\n"
+        "kept recordings/test_mod/test_later.yaml: a skipped test's, which may need it\n"
         "0 cassette(s) and 0 interaction(s) removed; 1 cassette(s) no test used kept (listed above).\n"
     )
     assert _count(three) == 3

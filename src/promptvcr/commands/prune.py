@@ -39,6 +39,8 @@ class Plan:
     interactions: dict[Path, list[int]] = field(default_factory=dict)
     unowned: list[Path] = field(default_factory=list)
     """Cassettes no test opened, found in a folder: kept (a script may use them), and listed."""
+    skipped_tests: list[Path] = field(default_factory=list)
+    """Cassettes of skipped tests: kept, named or not."""
 
 
 class Refusal(Exception):
@@ -71,7 +73,9 @@ def plan(root: Path, record: UsageRecord, named: frozenset[Path] = frozenset()) 
         # Owned by a test that was skipped: it may need any interaction, whoever else opened the file.
         protected = _under(resolved, record.protected) or resolved.parent.name in record.protected_modules
         if usage is None:
-            if resolved in named and not protected:
+            if protected:
+                result.skipped_tests.append(path)
+            elif resolved in named:
                 result.files.append(path)
             else:
                 result.unowned.append(path)
@@ -131,10 +135,13 @@ def _plan_all(paths: list[Path], record: UsageRecord) -> Plan:
         part = plan(path, record, named)
         total.files.extend(p for p in part.files if p.resolve() not in seen)
         total.unowned.extend(p for p in part.unowned if p.resolve() not in seen)
+        total.skipped_tests.extend(p for p in part.skipped_tests if p.resolve() not in seen)
         for cassette, positions in part.interactions.items():
             if cassette.resolve() not in seen:
                 total.interactions[cassette] = positions
-        seen.update(p.resolve() for p in (*part.files, *part.unowned, *part.interactions))
+        seen.update(
+            p.resolve() for p in (*part.files, *part.unowned, *part.skipped_tests, *part.interactions)
+        )
     return total
 
 
@@ -181,12 +188,15 @@ def run(args: argparse.Namespace) -> int:
         out.print(
             f"kept {path}: no test of the run used it (a script's?); name it to remove it", markup=False
         )
+    for path in todo.skipped_tests:
+        out.print(f"kept {path}: a skipped test's, which may need it", markup=False)
     for line in failed:
         out.print(f"skipped {line}", markup=False)
     done = "would be removed" if args.dry_run else "removed"
     summary = f"{removed_files} cassette(s) and {removed} interaction(s) {done}"
-    if todo.unowned:
-        summary += f"; {len(todo.unowned)} cassette(s) no test used kept (listed above)"
+    if todo.unowned or todo.skipped_tests:
+        count = len(todo.unowned) + len(todo.skipped_tests)
+        summary += f"; {count} cassette(s) no test used kept (listed above)"
     if failed:
         summary += f"; {len(failed)} skipped (listed above)"
     out.print(
