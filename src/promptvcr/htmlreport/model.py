@@ -1,0 +1,171 @@
+"""What the HTML report shows, as plain values: tests, their exchanges, misses and drift.
+
+Everything here is already safe to show (masked as a cassette is, see :mod:`.exchanges`)
+and JSON-shaped, so that pytest-xdist workers send their part to the controller, which
+writes one report; the template (:mod:`.render`) only lays these values out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = ["DriftLine", "Exchange", "FieldDiff", "Miss", "Report", "TestEntry", "TurnView"]
+
+#: The outcomes an exchange or a test is filtered by, in the order the filter lists them.
+OUTCOMES = ("replayed", "recorded", "missed", "drifted", "verified", "passthrough", "fault", "ignored")
+
+
+@dataclass(frozen=True)
+class TurnView:
+    role: str
+    text: str
+    image: str = ""
+
+    @property
+    def css(self) -> str:
+        """The turn's colour class: its role's first word (``tool call`` -> ``tool``)."""
+        return self.role.split(" ", 1)[0].split("(", 1)[0] or "body"
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request and its answer, as sent and received (masked)."""
+
+    outcome: str
+    method: str
+    url: str
+    provider: str
+    model: str
+    status: int | None
+    streamed: bool
+    request: list[TurnView]
+    answer: list[TurnView]
+    tokens_in: int = 0
+    tokens_out: int = 0
+    price: float | None = None
+    """What the tokens cost at the provider's list price (genai-prices), when known."""
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class FieldDiff:
+    """One field of a miss: the recorded and the sent value, each as ``(changed, text)`` pieces."""
+
+    path: str
+    recorded: list[tuple[bool, str]]
+    sent: list[tuple[bool, str]]
+
+
+@dataclass(frozen=True)
+class Miss:
+    method: str
+    url: str
+    nearest: str
+    """``interactions[i] METHOD url`` of the nearest recorded request, ``""`` when none."""
+    diffs: list[FieldDiff]
+    request: list[TurnView]
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class DriftLine:
+    where: str
+    severity: str
+    """``breaking`` (a field gone, a type or status changed), ``changed`` or ``added``."""
+    text: str
+
+
+@dataclass
+class TestEntry:
+    """One test (or, in ``promptvcr report``, one cassette) and what its LLM calls said."""
+
+    name: str
+    status: str = ""
+    """``passed``, ``failed``, ``skipped``; ``""`` for a cassette read outside a run."""
+    cassettes: list[str] = field(default_factory=list)
+    exchanges: list[Exchange] = field(default_factory=list)
+    misses: list[Miss] = field(default_factory=list)
+    drift: list[DriftLine] = field(default_factory=list)
+
+    @property
+    def outcomes(self) -> list[str]:
+        found = {e.outcome for e in self.exchanges}
+        found.update(["missed"] * bool(self.misses) + ["drifted"] * bool(self.drift))
+        return [o for o in OUTCOMES if o in found] + sorted(found - set(OUTCOMES))
+
+    @property
+    def providers(self) -> list[str]:
+        return sorted({e.provider for e in self.exchanges} | {"-"} * (not self.exchanges))
+
+    @property
+    def models(self) -> list[str]:
+        return sorted({e.model or "-" for e in self.exchanges})
+
+    def to_data(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> TestEntry:
+        def turns(items: list[dict[str, Any]]) -> list[TurnView]:
+            return [TurnView(**t) for t in items]
+
+        exchanges = [
+            Exchange(**{**e, "request": turns(e["request"]), "answer": turns(e["answer"])})
+            for e in data["exchanges"]
+        ]
+        misses = [
+            Miss(
+                **{
+                    **m,
+                    "request": turns(m["request"]),
+                    "diffs": [
+                        FieldDiff(
+                            d["path"], [(a, b) for a, b in d["recorded"]], [(a, b) for a, b in d["sent"]]
+                        )
+                        for d in m["diffs"]
+                    ],
+                }
+            )
+            for m in data["misses"]
+        ]
+        return cls(
+            name=data["name"],
+            status=data["status"],
+            cassettes=list(data["cassettes"]),
+            exchanges=exchanges,
+            misses=misses,
+            drift=[DriftLine(**d) for d in data["drift"]],
+        )
+
+
+@dataclass
+class Report:
+    title: str
+    tests: list[TestEntry]
+    priced: bool
+    """Whether prices were looked up (genai-prices installed): without it the report shows tokens only."""
+
+    def total(self, outcome: str) -> tuple[int, int, float | None]:
+        """Tokens in and out, and their price when every priced exchange had one, for ``outcome``."""
+        chosen = [e for t in self.tests for e in t.exchanges if e.outcome == outcome]
+        prices = [e.price for e in chosen if e.tokens_in + e.tokens_out]
+        price = sum(p for p in prices if p is not None) if prices and self.priced else None
+        return sum(e.tokens_in for e in chosen), sum(e.tokens_out for e in chosen), price
+
+    @property
+    def all_outcomes(self) -> list[str]:
+        found = {o for t in self.tests for o in t.outcomes}
+        return [o for o in OUTCOMES if o in found] + sorted(found - set(OUTCOMES))
+
+    @property
+    def all_providers(self) -> list[str]:
+        return sorted({p for t in self.tests for p in t.providers})
+
+    @property
+    def all_models(self) -> list[str]:
+        return sorted({m for t in self.tests for m in t.models})
+
+    @property
+    def exchange_count(self) -> int:
+        return sum(len(t.exchanges) for t in self.tests)
