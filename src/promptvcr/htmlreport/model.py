@@ -8,9 +8,9 @@ writes one report; the template (:mod:`.render`) only lays these values out.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["DriftLine", "Exchange", "FieldDiff", "Miss", "Report", "TestEntry", "TurnView"]
+__all__ = ["DriftLine", "Exchange", "FieldDiff", "Miss", "Report", "TestEntry", "Total", "TurnView"]
 
 #: The outcomes an exchange or a test is filtered by, in the order the filter lists them.
 OUTCOMES = ("replayed", "recorded", "missed", "drifted", "verified", "passthrough", "fault", "ignored")
@@ -91,16 +91,19 @@ class TestEntry:
     @property
     def outcomes(self) -> list[str]:
         found = {e.outcome for e in self.exchanges}
-        found.update(["missed"] * bool(self.misses) + ["drifted"] * bool(self.drift))
+        if self.misses:
+            found.add("missed")
+        if self.drift:
+            found.add("drifted")
         return [o for o in OUTCOMES if o in found] + sorted(found - set(OUTCOMES))
 
     @property
     def providers(self) -> list[str]:
-        return sorted({e.provider for e in self.exchanges} | {"-"} * (not self.exchanges))
+        return sorted({e.provider for e in self.exchanges}) or ["-"]
 
     @property
     def models(self) -> list[str]:
-        return sorted({e.model or "-" for e in self.exchanges})
+        return sorted({e.model or "-" for e in self.exchanges}) or ["-"]
 
     def to_data(self) -> dict[str, Any]:
         return asdict(self)
@@ -139,6 +142,14 @@ class TestEntry:
         )
 
 
+class Total(NamedTuple):
+    count: int
+    tokens_in: int
+    tokens_out: int
+    price: float | None
+    unpriced: int
+
+
 @dataclass
 class Report:
     title: str
@@ -146,12 +157,27 @@ class Report:
     priced: bool
     """Whether prices were looked up (genai-prices installed): without it the report shows tokens only."""
 
-    def total(self, outcome: str) -> tuple[int, int, float | None]:
-        """Tokens in and out, and their price when every priced exchange had one, for ``outcome``."""
+    def total(self, outcome: str) -> Total:
+        """The exchanges that met ``outcome``: how many, their tokens, and the price of those
+        whose model genai-prices knows (``unpriced`` counts the others that used tokens)."""
         chosen = [e for t in self.tests for e in t.exchanges if e.outcome == outcome]
-        prices = [e.price for e in chosen if e.tokens_in + e.tokens_out]
-        price = sum(p for p in prices if p is not None) if prices and self.priced else None
-        return sum(e.tokens_in for e in chosen), sum(e.tokens_out for e in chosen), price
+        used = [e for e in chosen if e.tokens_in + e.tokens_out]
+        prices = [e.price for e in used if e.price is not None]
+        return Total(
+            count=len(chosen),
+            tokens_in=sum(e.tokens_in for e in chosen),
+            tokens_out=sum(e.tokens_out for e in chosen),
+            price=sum(prices) if prices else None,
+            unpriced=len(used) - len(prices),
+        )
+
+    @property
+    def missed_count(self) -> int:
+        return sum(len(t.misses) for t in self.tests)
+
+    @property
+    def drift_count(self) -> int:
+        return sum(len(t.drift) for t in self.tests)
 
     @property
     def all_outcomes(self) -> list[str]:
