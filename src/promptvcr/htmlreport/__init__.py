@@ -6,7 +6,7 @@ for cassette files as they are. The pieces, each one job:
 
 - :mod:`.model`: the values the report shows, plain data (sent by pytest-xdist workers);
 - :mod:`.exchanges`: a request and its answer masked as a cassette is, as turns, with tokens;
-- :mod:`.sessions`: realtime websocket sessions and MCP calls as turns;
+- :mod:`.sessionturns`: realtime websocket sessions and MCP calls as turns;
 - :mod:`.pricing`: prices from genai-prices, when installed;
 - :mod:`.collect`: the entries, from a run's cassettes or from files;
 - :mod:`.render`: the one self-contained HTML file, laid out by the Jinja2 templates in ``templates/``.

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ..cassettes import fileformat, storage
 from ..errors import CassetteError
 from ..matching.key import request_key
-from .exchanges import drift_line, exchange, miss
+from .exchanges import drift_line, exchanges, miss
 from .model import TestEntry
 from .pricing import Prices
 
@@ -37,8 +37,8 @@ def add_cassette(entry: TestEntry, cassette: Cassette, shown: str, prices: Price
     """Add to ``entry`` what its test did with ``cassette`` (named ``shown``), as it exits."""
     if shown not in entry.cassettes:
         entry.cassettes.append(shown)
-    for play in cassette.played:
-        entry.exchanges.append(exchange(play.request, play.response, play.outcome, prices))
+    plays = cassette.played
+    entry.exchanges.extend(exchanges([(p.request, p.response) for p in plays], [p.outcome for p in plays], prices))
     if cassette.missed:
         interactions, rules = cassette.interactions, cassette.rules
         keys = [request_key(i.request, rules) for i in interactions]
@@ -76,6 +76,7 @@ def entries_of_files(paths: Iterable[Path], prices: Prices) -> tuple[list[TestEn
             problems.append(str(error))
             continue
         entry = TestEntry(name=str(path), cassettes=[str(path)])
-        entry.exchanges.extend(exchange(i.request, i.response, "recorded", prices) for i in interactions)
+        pairs = [(i.request, i.response) for i in interactions]
+        entry.exchanges.extend(exchanges(pairs, ["recorded"] * len(pairs), prices))
         entries.append(entry)
     return entries, problems

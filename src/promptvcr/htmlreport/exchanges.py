@@ -25,9 +25,9 @@ from ..commands.transcript import Turn, answer_turns, request_turns
 from ..matching.diffs import MISSING, candidates
 from .model import DriftLine, Exchange, FieldDiff, Miss, TurnView
 from .pricing import Prices
-from .sessions import jsonrpc_answer, jsonrpc_request, session_turns
+from .sessionturns import jsonrpc_answer, jsonrpc_request, session_turns
 
-__all__ = ["drift_line", "exchange", "masked", "miss"]
+__all__ = ["drift_line", "exchanges", "masked", "miss"]
 
 #: Paths of the OpenAI wire format that many providers and gateways serve on their own hosts.
 _OPENAI_PATHS = ("/chat/completions", "/responses", "/embeddings", "/completions")
@@ -37,20 +37,25 @@ _NO_RESPONSE = Response(status=204)
 _REFUSED = "promptvcr left this request out: it holds a value shaped like a credential."
 
 
-def masked(request: Request, response: Response | None, allowed: Sequence[str] = ()) -> Interaction | None:
-    """``request`` and ``response`` as a cassette would store them; ``None`` when redaction
-    refuses the request (a credential in a place it cannot mask without changing the request)."""
+def masked(pairs: Sequence[tuple[Request, Response | None]]) -> list[Interaction | None]:
+    """Each ``(request, response)`` as a cassette would store it; ``None`` for one whose request
+    redaction refuses (a credential in a place it cannot mask without changing the request).
+
+    One redaction for all: what it sets up (the environment's credentials) is done once."""
     from ..cassettes import reading, redaction
 
+    label = "report"
     redacted = redaction.redact(
-        [Interaction(request, response or _NO_RESPONSE)],
-        allowed=allowed,
+        [Interaction(request, response or _NO_RESPONSE) for request, response in pairs],
         environ=os.environ,
-        label="report",
+        label=label,
     )
-    if not redacted.data:
-        return None
-    return reading.interaction_from_data(redacted.data[0], Path("report"), 0)
+    refused = {int(where[len(label) + 1 : -1]) for where, _, _ in redacted.refused}
+    kept = iter(redacted.data)
+    return [
+        None if index in refused else reading.interaction_from_data(next(kept), Path(label), index)
+        for index in range(len(pairs))
+    ]
 
 
 def provider_name(request: Request) -> str:
@@ -79,16 +84,26 @@ def _answer_views(response: Response) -> list[TurnView]:
     return _views(jsonrpc_answer(response) or answer_turns(response))
 
 
-def exchange(request: Request, response: Response | None, outcome: str, prices: Prices) -> Exchange:
-    """One exchange, masked; ``response`` is ``None`` for a request nothing answered."""
+def exchanges(
+    pairs: Sequence[tuple[Request, Response | None]], outcomes: Sequence[str], prices: Prices
+) -> list[Exchange]:
+    """The exchanges of ``pairs`` (a ``None`` response: a request nothing answered), masked."""
+    shown = masked(pairs)
+    return [
+        _exchange(request, masked_pair, response is not None, outcome, prices)
+        for (request, response), masked_pair, outcome in zip(pairs, shown, outcomes, strict=True)
+    ]
+
+
+def _exchange(
+    request: Request, shown: Interaction | None, answered: bool, outcome: str, prices: Prices
+) -> Exchange:
     provider = provider_name(request)
-    shown = masked(request, response)
     if shown is None:
         view = TurnView("refused", _REFUSED)
         return Exchange(outcome, request.method, "(not shown)", provider, "", None, False, [view], [])
     summary = summarize_interaction(shown)
     tokens = summary.tokens
-    answered = response is not None
     return Exchange(
         outcome=outcome,
         method=shown.request.method,
@@ -133,7 +148,7 @@ def miss(request: Request, interactions: Sequence[Interaction], rules: Sequence[
     """A request no recording matched, with the fields in which the nearest one differs.
 
     The diff is taken on the masked request, so a credential sent in the body never shows."""
-    shown = masked(request, None)
+    shown = masked([(request, None)])[0]
     if shown is None:
         return Miss(request.method, "(not shown)", "", [], [TurnView("refused", _REFUSED)], why)
     sent = shown.request
