@@ -149,8 +149,9 @@ def miss(request: Request, interactions: Sequence[Interaction], rules: Sequence[
 
     The diff is taken on the masked request, so a credential sent in the body never shows."""
     shown = masked([(request, None)])[0]
+    provider = provider_name(request)
     if shown is None:
-        return Miss(request.method, "(not shown)", "", [], [TurnView("refused", _REFUSED)], why)
+        return Miss(request.method, "(not shown)", "", [], [TurnView("refused", _REFUSED)], why, provider)
     sent = shown.request
     found = candidates(sent, interactions, rules)
     nearest, diffs = "", []
@@ -161,7 +162,8 @@ def miss(request: Request, interactions: Sequence[Interaction], rules: Sequence[
         for difference in best.diffs:
             old, new = _pieces(_text(difference.recorded), _text(difference.sent))
             diffs.append(FieldDiff(difference.path, old, new))
-    return Miss(sent.method, sent.url, nearest, diffs, _request_views(sent), why)
+    model = summarize_interaction(shown).model
+    return Miss(sent.method, sent.url, nearest, diffs, _request_views(sent), why, provider, model)
 
 
 def drift_line(where: str, text: str) -> DriftLine:

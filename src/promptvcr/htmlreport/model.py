@@ -66,6 +66,8 @@ class Miss:
     diffs: list[FieldDiff]
     request: list[TurnView]
     why: str = ""
+    provider: str = ""
+    model: str = ""
 
 
 @dataclass(frozen=True)
@@ -99,11 +101,12 @@ class TestEntry:
 
     @property
     def providers(self) -> list[str]:
-        return sorted({e.provider for e in self.exchanges}) or ["-"]
+        return sorted({e.provider for e in self.exchanges} | {m.provider for m in self.misses}) or ["-"]
 
     @property
     def models(self) -> list[str]:
-        return sorted({e.model or "-" for e in self.exchanges}) or ["-"]
+        found = {e.model or "-" for e in self.exchanges} | {m.model or "-" for m in self.misses}
+        return sorted(found) or ["-"]
 
     def to_data(self) -> dict[str, Any]:
         return asdict(self)

@@ -24,9 +24,12 @@ OPEN_TESTS = 30
 
 
 def _dollars(value: float | None) -> str:
+    """A price as people read one: cents for dollars, six decimals for a fraction of a cent."""
     if value is None:
         return ""
-    return f"${value:,.4f}" if value < 1 else f"${value:,.2f}"
+    if value >= 1:
+        return f"${value:,.2f}"
+    return f"${value:.4f}" if value >= 0.01 else f"${value:.6f}"
 
 
 def _environment() -> Any:
