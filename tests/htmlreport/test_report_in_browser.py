@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import anthropic  # noqa: F401  (imported before pytester, which would import it again in every run)
 import pytest
 import yaml
 from fake_provider import FakeProvider

@@ -15,7 +15,7 @@ from ..cassettes import fileformat, storage
 from ..errors import CassetteError
 from ..matching.key import request_key
 from .exchanges import drift_line, exchanges, miss
-from .model import TestEntry
+from .model import Entry
 from .pricing import Prices
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ def _why(cassette: Cassette, key: str, keys: list[str]) -> str:
     return "no recorded request matches it"
 
 
-def add_cassette(entry: TestEntry, cassette: Cassette, shown: str, prices: Prices) -> None:
+def add_cassette(entry: Entry, cassette: Cassette, shown: str, prices: Prices) -> None:
     """Add to ``entry`` what its test did with ``cassette`` (named ``shown``), as it exits."""
     if shown not in entry.cassettes:
         entry.cassettes.append(shown)
@@ -61,10 +61,10 @@ def _cassette_files(paths: Iterable[Path]) -> list[Path]:
     return found
 
 
-def entries_of_files(paths: Iterable[Path], prices: Prices) -> tuple[list[TestEntry], list[str]]:
+def entries_of_files(paths: Iterable[Path], prices: Prices) -> tuple[list[Entry], list[str]]:
     """One entry per cassette file under ``paths`` (files, or folders searched for cassettes),
     and one message per file that could not be read (the report is made of the others)."""
-    entries: list[TestEntry] = []
+    entries: list[Entry] = []
     problems: list[str] = []
     for path in _cassette_files(paths):
         try:
@@ -75,7 +75,7 @@ def entries_of_files(paths: Iterable[Path], prices: Prices) -> tuple[list[TestEn
         except CassetteError as error:
             problems.append(str(error))
             continue
-        entry = TestEntry(name=str(path), cassettes=[str(path)])
+        entry = Entry(name=str(path), cassettes=[str(path)])
         pairs = [(i.request, i.response) for i in interactions]
         entry.exchanges.extend(exchanges(pairs, ["recorded"] * len(pairs), prices))
         entries.append(entry)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
-__all__ = ["DriftLine", "Exchange", "FieldDiff", "Miss", "Report", "TestEntry", "Total", "TurnView"]
+__all__ = ["DriftLine", "Exchange", "FieldDiff", "Miss", "Report", "Entry", "Total", "TurnView"]
 
 #: The outcomes an exchange or a test is filtered by, in the order the filter lists them.
 OUTCOMES = ("replayed", "recorded", "missed", "drifted", "verified", "passthrough", "fault", "ignored")
@@ -79,7 +79,7 @@ class DriftLine:
 
 
 @dataclass
-class TestEntry:
+class Entry:
     """One test (or, in ``promptvcr report``, one cassette) and what its LLM calls said."""
 
     name: str
@@ -112,7 +112,7 @@ class TestEntry:
         return asdict(self)
 
     @classmethod
-    def from_data(cls, data: dict[str, Any]) -> TestEntry:
+    def from_data(cls, data: dict[str, Any]) -> Entry:
         def turns(items: list[dict[str, Any]]) -> list[TurnView]:
             return [TurnView(**t) for t in items]
 
@@ -156,7 +156,7 @@ class Total(NamedTuple):
 @dataclass
 class Report:
     title: str
-    tests: list[TestEntry]
+    tests: list[Entry]
     priced: bool
     """Whether prices were looked up (genai-prices installed): without it the report shows tokens only."""
 

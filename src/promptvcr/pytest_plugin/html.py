@@ -17,7 +17,7 @@ import pytest
 
 if TYPE_CHECKING:
     from ..cassette import Cassette
-    from ..htmlreport.model import TestEntry
+    from ..htmlreport.model import Entry
 
 __all__ = ["HtmlReport", "add_options", "configure"]
 
@@ -61,7 +61,7 @@ class HtmlReport:
 
         self.config = config
         self.path = path
-        self.entries: dict[str, TestEntry] = {}
+        self.entries: dict[str, Entry] = {}
         self.prices = Prices()
         self._item: pytest.Item | None = None
         self._status = ""
@@ -69,11 +69,11 @@ class HtmlReport:
 
     def _seen(self, cassette: Cassette) -> None:
         from ..htmlreport.collect import add_cassette
-        from ..htmlreport.model import TestEntry
+        from ..htmlreport.model import Entry
         from .drift import _shown
 
         name = self._item.nodeid if self._item is not None else _OUTSIDE
-        entry = self.entries.setdefault(name, TestEntry(name))
+        entry = self.entries.setdefault(name, Entry(name))
         add_cassette(entry, cassette, _shown(cassette.path, self.config.rootpath), self.prices)
 
     @pytest.hookimpl(wrapper=True)
@@ -106,10 +106,10 @@ class HtmlReport:
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         """pytest-xdist, on the controller: a worker finished; keep its entries."""
-        from ..htmlreport.model import TestEntry
+        from ..htmlreport.model import Entry
 
         for data in getattr(node, "workeroutput", {}).get(_WORKER_OUTPUT, []):
-            entry = TestEntry.from_data(data)
+            entry = Entry.from_data(data)
             self.entries[entry.name] = entry
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
