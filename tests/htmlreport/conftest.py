@@ -63,7 +63,9 @@ def chromium() -> Iterator[Any]:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        pytest.skip("Playwright for Python is not installed (it is in the test extra: pip install -e '.[test]')")
+        pytest.skip(
+            "Playwright for Python is not installed (it is in the test extra: pip install -e '.[test]')"
+        )
     path, reason = _installed()
     if path is None:
         pytest.skip(f"no Chromium to run the HTML report in: {reason}")

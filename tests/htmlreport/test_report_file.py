@@ -21,7 +21,7 @@ from realtime_server import RealtimeServer
 from promptvcr import use_cassette
 from promptvcr.cli import main
 from promptvcr.htmlreport import collect, render
-from promptvcr.htmlreport.model import Report, Entry
+from promptvcr.htmlreport.model import Entry, Report
 from promptvcr.htmlreport.pricing import Prices
 
 
@@ -30,7 +30,9 @@ def _text(page: str) -> str:
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
 
 
-def test_report_command_shows_the_corpus_conversations_with_prices(converted_corpus: Path, tmp_path: Path) -> None:
+def test_report_command_shows_the_corpus_conversations_with_prices(
+    converted_corpus: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "corpus.html"
     assert main(["report", str(converted_corpus), "--html", str(out)]) == 0
     page = out.read_text(encoding="utf-8")
@@ -52,7 +54,9 @@ def test_report_command_says_what_it_cannot_read(tmp_path: Path) -> None:
 
 
 def _talk(url: str) -> None:
-    client = openai.OpenAI(api_key="sk-test", base_url="http://127.0.0.1:9/v1", websocket_base_url=f"{url}/v1")
+    client = openai.OpenAI(
+        api_key="sk-test", base_url="http://127.0.0.1:9/v1", websocket_base_url=f"{url}/v1"
+    )
     with client.realtime.connect(model="gpt-realtime") as conn:
         conn.session.update(session={"type": "realtime", "instructions": "Be brief."})
         conn.input_audio_buffer.append(audio="AAAA" * 200)
@@ -72,6 +76,7 @@ def test_a_realtime_session_and_an_mcp_session_read_as_transcripts(tmp_path: Pat
     with RealtimeServer() as server, use_cassette(tmp_path / "c/realtime.yaml", record_mode="rewrite"):
         _talk(server.url)
     with McpServer() as mcp_server:
+
         async def record() -> None:
             async with use_cassette(tmp_path / "c/mcp.yaml", record_mode="rewrite"):
                 await asyncio.wait_for(_mcp(mcp_server.url), 30)
@@ -94,7 +99,8 @@ TOKEN = "local-proxy-token-1234567890"
 @pytest.mark.promptvcr
 def test_says_its_token(fake_url):
     client = openai.OpenAI(api_key=TOKEN, base_url=fake_url, max_retries=0)
-    client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "I use " + TOKEN}])
+    said = [{"role": "user", "content": "I use " + TOKEN}]
+    client.chat.completions.create(model="gpt-4o-mini", messages=said)
 
 @pytest.mark.promptvcr
 def test_replays(fake_url):
@@ -143,4 +149,6 @@ def test_two_thousand_interactions_render_in_under_two_seconds(tmp_path: Path) -
     took = time.perf_counter() - start
     assert took < 2.0, f"rendering 2,000 interactions took {took:.2f} s"
     assert page.count('class="exchange') == 2000
-    assert page.count('<template class="body">') == 200  # folded: the browser lays out a test when it is opened
+    assert (
+        page.count('<template class="body">') == 200
+    )  # folded: the browser lays out a test when it is opened

@@ -17,7 +17,7 @@ import yaml
 from fake_provider import FakeProvider
 from plugin_suites import make_suite, run
 
-SUITE = '''
+SUITE = """
 import os
 
 import anthropic
@@ -86,7 +86,7 @@ def test_greeting_verified():
     openai_client().chat.completions.create(
         model="gpt-4o-mini", messages=[{"role": "user", "content": "Say hello"}]
     )
-'''
+"""
 
 
 def _edit_answer(path: Path) -> None:
@@ -120,7 +120,7 @@ def test_the_report_shows_turns_filters_a_miss_and_drift(
 ) -> None:
     html = report.read_text(encoding="utf-8")
     assert "sk-report-test-key" not in html and "sk-ant-report" not in html  # credentials never appear
-    assert "<link" not in html and "src=\"http" not in html  # self-contained: nothing fetched at view time
+    assert "<link" not in html and 'src="http' not in html  # self-contained: nothing fetched at view time
     page = chromium.new_page(viewport={"width": 1280, "height": 900})
     page.goto(report.as_uri())
 

@@ -17,7 +17,11 @@ HELP = "write an HTML page of the conversations cassettes hold: turns, tools, to
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "paths", type=Path, nargs="+", metavar="CASSETTE", help="cassette files, or folders to search for them"
+        "paths",
+        type=Path,
+        nargs="+",
+        metavar="CASSETTE",
+        help="cassette files, or folders to search for them",
     )
     parser.add_argument("--html", type=Path, required=True, metavar="FILE", help="the HTML file to write")
     parser.add_argument("--title", default="promptvcr report", help="the page's title")
@@ -41,7 +45,9 @@ def run(args: argparse.Namespace) -> int:
     for problem in problems:
         out.print(f"skipped: {' '.join(problem.split())}", markup=False)
     if not entries:
-        out.print(f"promptvcr report: no cassette found in {', '.join(map(str, args.paths))}. Nothing was written.")
+        out.print(
+            f"promptvcr report: no cassette found in {', '.join(map(str, args.paths))}. Nothing was written."
+        )
         return 1
     report = Report(args.title, entries, prices.available)
     try:
@@ -49,8 +55,6 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as error:
         out.print(f"promptvcr report: {error}", markup=False)
         return 1
-    out.print(
-        f"promptvcr report: {len(entries)} cassette(s), {report.exchange_count} interaction(s) -> {args.html}",
-        markup=False,
-    )
+    count = f"{len(entries)} cassette(s), {report.exchange_count} interaction(s)"
+    out.print(f"promptvcr report: {count} -> {args.html}", markup=False)
     return 1 if problems else 0

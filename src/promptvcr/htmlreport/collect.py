@@ -38,7 +38,9 @@ def add_cassette(entry: Entry, cassette: Cassette, shown: str, prices: Prices) -
     if shown not in entry.cassettes:
         entry.cassettes.append(shown)
     plays = cassette.played
-    entry.exchanges.extend(exchanges([(p.request, p.response) for p in plays], [p.outcome for p in plays], prices))
+    entry.exchanges.extend(
+        exchanges([(p.request, p.response) for p in plays], [p.outcome for p in plays], prices)
+    )
     if cassette.missed:
         interactions, rules = cassette.interactions, cassette.rules
         keys = [request_key(i.request, rules) for i in interactions]

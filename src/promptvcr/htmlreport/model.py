@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
-__all__ = ["DriftLine", "Exchange", "FieldDiff", "Miss", "Report", "Entry", "Total", "TurnView"]
+__all__ = ["DriftLine", "Entry", "Exchange", "FieldDiff", "Miss", "Report", "Total", "TurnView"]
 
 #: The outcomes an exchange or a test is filtered by, in the order the filter lists them.
 OUTCOMES = ("replayed", "recorded", "missed", "drifted", "verified", "passthrough", "fault", "ignored")
@@ -108,6 +108,13 @@ class Entry:
         found = {e.model or "-" for e in self.exchanges} | {m.model or "-" for m in self.misses}
         return sorted(found) or ["-"]
 
+    def merge(self, other: Entry) -> None:
+        """Add what ``other`` saw under the same name (cassettes used outside a test, per worker)."""
+        self.cassettes.extend(path for path in other.cassettes if path not in self.cassettes)
+        self.exchanges.extend(other.exchanges)
+        self.misses.extend(other.misses)
+        self.drift.extend(other.drift)
+
     def to_data(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -146,7 +153,7 @@ class Entry:
 
 
 class Total(NamedTuple):
-    count: int
+    requests: int
     tokens_in: int
     tokens_out: int
     price: float | None
@@ -167,7 +174,7 @@ class Report:
         used = [e for e in chosen if e.tokens_in + e.tokens_out]
         prices = [e.price for e in used if e.price is not None]
         return Total(
-            count=len(chosen),
+            requests=len(chosen),
             tokens_in=sum(e.tokens_in for e in chosen),
             tokens_out=sum(e.tokens_out for e in chosen),
             price=sum(prices) if prices else None,

@@ -63,7 +63,9 @@ def _server_turns(event: dict[str, Any]) -> list[Turn]:
     if kind == "conversation.item.input_audio_transcription.completed":
         return [Turn("user", f"(spoken) {event.get('transcript', '')}")]
     if kind == "response.function_call_arguments.done":
-        return [Turn("tool call", f"{event.get('name')}({event.get('arguments', '')}) [{event.get('call_id')}]")]
+        return [
+            Turn("tool call", f"{event.get('name')}({event.get('arguments', '')}) [{event.get('call_id')}]")
+        ]
     if kind == "error":
         return [Turn("error", _json(event.get("error", event)))]
     content = event.get("serverContent")
@@ -72,7 +74,11 @@ def _server_turns(event: dict[str, Any]) -> list[Turn]:
     calls = event.get("toolCall")
     if isinstance(calls, dict):
         found = calls.get("functionCalls") or []
-        return [Turn("tool call", f"{c.get('name')}({_json(c.get('args'))})") for c in found if isinstance(c, dict)]
+        return [
+            Turn("tool call", f"{c.get('name')}({_json(c.get('args'))})")
+            for c in found
+            if isinstance(c, dict)
+        ]
     return []
 
 
@@ -148,12 +154,12 @@ def jsonrpc_answer(response: Response) -> list[Turn] | None:
     """An MCP answer (JSON, or JSON-RPC messages as SSE events); ``None`` when it holds none."""
     if b'"jsonrpc"' not in response.content:
         return None
+    messages: list[dict[str, Any]]
     if response.is_event_stream:
         events = parse_events(response.content.decode("utf-8", "replace"))
-        messages = [e.get("data") for e in events if isinstance(e.get("data"), dict)]
+        messages = [data for e in events if isinstance(data := e.get("data"), dict)]
     else:
         messages = _messages(response.content)
     turns = [_result_turn(m) for m in messages if m.get("jsonrpc") and ("result" in m or "error" in m)]
     notes = [Turn("mcp", str(m.get("method"))) for m in messages if "method" in m]
     return [*turns, *notes] or None
-

@@ -65,6 +65,7 @@ class HtmlReport:
         self.prices = Prices()
         self._item: pytest.Item | None = None
         self._status = ""
+        self.failure = ""
         self._stop_watching = watch_exits(self._seen)
 
     def _seen(self, cassette: Cassette) -> None:
@@ -101,7 +102,10 @@ class HtmlReport:
         from ..htmlreport.model import Report
 
         title = f"promptvcr report: {self.config.rootpath.name}"
-        render.write(self.path, Report(title, list(self.entries.values()), self.prices.available))
+        try:
+            render.write(self.path, Report(title, list(self.entries.values()), self.prices.available))
+        except OSError as error:  # the run's outcome stands; the summary says why there is no file
+            self.failure = f"{error} (check that --promptvcr-html names a file in a folder you can write)"
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -110,16 +114,21 @@ class HtmlReport:
 
         for data in getattr(node, "workeroutput", {}).get(_WORKER_OUTPUT, []):
             entry = Entry.from_data(data)
-            self.entries[entry.name] = entry
+            if entry.name in self.entries:  # cassettes used outside a test, on several workers
+                self.entries[entry.name].merge(entry)
+            else:
+                self.entries[entry.name] = entry
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if hasattr(self.config, "workerinput"):
             return
         requests = sum(len(entry.exchanges) for entry in self.entries.values())
+        missed = sum(len(entry.misses) for entry in self.entries.values())
         shown = os.path.relpath(self.path, self.config.invocation_params.dir)
-        terminalreporter.write_line(
-            f"promptvcr html report: {len(self.entries)} test(s), {requests} request(s) in {shown}"
+        counts = f"{len(self.entries)} test(s), {requests:,} request(s)" + (
+            f", {missed} missed" if missed else ""
         )
+        terminalreporter.write_line(f"promptvcr html report: {counts} in {shown}")
 
     def pytest_unconfigure(self) -> None:
         self._stop_watching()
