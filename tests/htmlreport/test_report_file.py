@@ -5,6 +5,7 @@ interactions take. The browser's view of it is tested in test_report_in_browser.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import html
 import re
 import time
@@ -135,20 +136,18 @@ def test_an_entry_survives_the_trip_from_an_xdist_worker(converted_corpus: Path)
 
 
 def test_two_thousand_interactions_render_in_under_two_seconds(tmp_path: Path) -> None:
-    for number in range(200):
-        write_cassette(
-            tmp_path / f"c/test_{number:03}.yaml",
-            *(chat(f"question {number}.{i}: " + "words " * 40, "answer " + "text " * 60) for i in range(10)),
-        )
+    """Rendering is timed; the entries are one cassette's, read once and repeated (reading and
+    masking 2,000 interactions is measured in docs/report.md, not in every CI run)."""
+    questions = (chat(f"question {i}: " + "words " * 40, "answer " + "text " * 60) for i in range(10))
+    write_cassette(tmp_path / "c/test_one.yaml", *questions)
     prices = Prices()
-    entries, problems = collect.entries_of_files([tmp_path / "c"], prices)
+    (entry,), _ = collect.entries_of_files([tmp_path / "c"], prices)
+    entries = [dataclasses.replace(entry, name=f"test_{number:03}") for number in range(200)]
     report = Report("2,000 interactions", entries, prices.available)
-    assert report.exchange_count == 2000 and not problems
+    assert report.exchange_count == 2000
     start = time.perf_counter()
     page = render.render(report)
     took = time.perf_counter() - start
     assert took < 2.0, f"rendering 2,000 interactions took {took:.2f} s"
     assert page.count('class="exchange') == 2000
-    assert (
-        page.count('<template class="body">') == 200
-    )  # folded: the browser lays out a test when it is opened
+    assert page.count('<template class="body">') == 200  # folded: laid out when opened

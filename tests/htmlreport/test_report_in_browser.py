@@ -8,6 +8,7 @@ writes the report, replays three tests, misses one and verifies one live (drift)
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,11 @@ import anthropic  # noqa: F401  (imported before pytester, which would import it
 import pytest
 import yaml
 from fake_provider import FakeProvider
-from plugin_suites import make_suite, run
+from plugin_suites import chat, make_suite, run, write_cassette
+
+from promptvcr.htmlreport import collect, render
+from promptvcr.htmlreport.model import Report
+from promptvcr.htmlreport.pricing import Prices
 
 SUITE = """
 import os
@@ -173,4 +178,28 @@ def test_the_report_shows_turns_filters_a_miss_and_drift(
     assert page.locator("details.test:visible").count() == 1
     page.screenshot(path=tmp_path / "report-filtered.png")
     keep(tmp_path / "report-filtered.png")
+    page.close()
+
+
+def test_a_two_thousand_interaction_report_opens_in_under_two_seconds(
+    chromium: Any, tmp_path: Path, keep: Any
+) -> None:
+    questions = (chat(f"question {i}: " + "words " * 40, "answer " + "text " * 60) for i in range(10))
+    write_cassette(tmp_path / "c/test_one.yaml", *questions)
+    prices = Prices()
+    (entry,), _ = collect.entries_of_files([tmp_path / "c"], prices)
+    entries = [dataclasses.replace(entry, name=f"test_{number:03}") for number in range(200)]
+    page_file = tmp_path / "large.html"
+    render.write(page_file, Report("2,000 interactions", entries, prices.available))
+    page = chromium.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(page_file.as_uri(), wait_until="load")
+    loaded = page.evaluate("() => performance.getEntriesByType('navigation')[0].loadEventEnd") / 1000
+    assert loaded < 2.0, f"the 2,000-interaction report took {loaded:.2f} s to load"
+    assert page.inner_text("#shown") == "200 of 200 shown"
+    page.fill("#f-name", "test_042")  # a folded test opens with its conversation
+    test = _test(page, "test_042")
+    test.locator("summary").click()
+    assert test.locator(".turn.r-user .text", has_text="question 3:").is_visible()
+    page.screenshot(path=tmp_path / "report-large.png")
+    keep(tmp_path / "report-large.png")
     page.close()
