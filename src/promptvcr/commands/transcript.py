@@ -28,7 +28,8 @@ class Turn:
     """``system``, ``user``, ``assistant``, ``thinking``, ``tool call``, ``tool result``, ``tools``..."""
     text: str
     image: str = ""
-    """An image part's ``data:`` URI (or its ``https`` URL), for views that can show it; ``""`` else."""
+    """An image part's ``data:`` URI, for views that can show it; ``""`` else (an image given by
+    URL too: a report opened offline must not fetch anything)."""
 
 
 def _json(value: Any) -> str:
@@ -104,11 +105,11 @@ def _block_turns(role: str, block: Any) -> list[Turn]:
 
 
 def _image(block: dict[str, Any]) -> str:
-    """The image a block holds, as a URI: OpenAI ``image_url``/``input_image``, Anthropic
-    ``image`` (base64 source), Gemini ``inlineData``; ``""`` for any other block."""
+    """The image a block holds, as a ``data:`` URI: OpenAI ``image_url``/``input_image``,
+    Anthropic ``image`` (base64 source), Gemini ``inlineData``; ``""`` for any other block."""
     url = block.get("image_url")
     url = url.get("url") if isinstance(url, dict) else url
-    if isinstance(url, str) and url.startswith(("data:image/", "https://", "http://")):
+    if isinstance(url, str) and url.startswith("data:image/"):
         return url
     source, inline = block.get("source"), block.get("inlineData") or block.get("inline_data")
     if isinstance(source, dict) and source.get("type") == "base64":

@@ -45,7 +45,6 @@ class Exchange:
     tokens_out: int = 0
     price: float | None = None
     """What the tokens cost at the provider's list price (genai-prices), when known."""
-    note: str = ""
 
 
 @dataclass(frozen=True)
