@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
             f"promptvcr report: no cassette found in {', '.join(map(str, args.paths))}. Nothing was written."
         )
         return 1
-    report = Report(args.title, entries, prices.available)
+    report = Report(args.title, entries, prices.available, of_run=False)
     try:
         render.write(args.html, report)
     except ImportError as error:

@@ -165,6 +165,9 @@ class Report:
     tests: list[Entry]
     priced: bool
     """Whether prices were looked up (genai-prices installed): without it the report shows tokens only."""
+    of_run: bool = True
+    """A run's report (``--promptvcr-html``); ``False`` for cassette files read as they are, whose
+    recorded tokens were spent when they were recorded, not now."""
 
     def total(self, outcome: str) -> Total:
         """The exchanges that met ``outcome``: how many, their tokens, and the price of those
