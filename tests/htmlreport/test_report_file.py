@@ -39,6 +39,7 @@ def test_report_command_shows_the_corpus_conversations_with_prices(
     page = out.read_text(encoding="utf-8")
     text = _text(page)
     assert "You are a helpful assistant." in text  # a system turn of an Anthropic cassette
+    assert "spent when they were recorded" in text  # files, not a run: nothing was spent now
     assert re.search(r"tokens [\d,]+ in, [\d,]+ out · \$\d", text)  # priced by genai-prices
     assert "<link" not in page and not re.search(r"<script[^>]+src=", page)  # nothing fetched to view it
 
