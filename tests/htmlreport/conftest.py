@@ -51,9 +51,11 @@ def _installed() -> tuple[str | None, str]:
     with filelock.FileLock(Path(tempfile.gettempdir()) / "promptvcr-chromium-install.lock"):
         if found := _found():  # another worker installed it meanwhile
             return found, ""
-        reason = _apt("update", deadline=_INSTALL_SECONDS / 2) or _apt(
-            "install", "-y", "--no-install-recommends", "chromium", deadline=_INSTALL_SECONDS / 2
-        )
+        install = ("install", "-y", "--no-install-recommends", "chromium")
+        reason = _apt(*install, deadline=_INSTALL_SECONDS / 2)
+        if reason:  # no package lists yet (a fresh image has none), or stale ones: update, then again
+            half = _INSTALL_SECONDS / 4
+            reason = _apt("update", deadline=half) or _apt(*install, deadline=half)
     return _found(), reason or "apt-get installed chromium but no browser is on the PATH"
 
 
