@@ -54,8 +54,8 @@ def _installed() -> tuple[str | None, str]:
         install = ("install", "-y", "--no-install-recommends", "chromium")
         reason = _apt(*install, deadline=_INSTALL_SECONDS / 2)
         if reason:  # no package lists yet (a fresh image has none), or stale ones: update, then again
-            half = _INSTALL_SECONDS / 4
-            reason = _apt("update", deadline=half) or _apt(*install, deadline=half)
+            each = _INSTALL_SECONDS / 4
+            reason = _apt("update", deadline=each) or _apt(*install, deadline=each)
     return _found(), reason or "apt-get installed chromium but no browser is on the PATH"
 
 
