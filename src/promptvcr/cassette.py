@@ -308,6 +308,8 @@ class Cassette:
         )
         if self._pace is not None and any(i.response.timing is None for i in interactions):
             warnings.warn(untimed_message(self.path, self.timing), RuntimeWarning, stacklevel=3)
+        if self.record_mode.writes_cassette:
+            persister.prepare_to_write(self.path)
         activation.activate(self)
         self._active = True
 

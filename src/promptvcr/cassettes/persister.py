@@ -33,6 +33,7 @@ __all__ = [
     "collection_paused",
     "header_names",
     "load",
+    "prepare_to_write",
     "replace",
     "stored_form",
 ]
@@ -119,6 +120,24 @@ class Stored(list[dict[str, Any]]):
     """Recorded interactions in stored form, safe to write; ``refusal`` says which were left out."""
 
     refusal: str | None = None
+
+
+def prepare_to_write(path: Path) -> None:
+    """Import now, at the entry of a cassette that may write ``path``, every module its save
+    loads lazily (a process that only replays never loads them): secret redaction, the
+    file lock and, for YAML, PyYAML's writer and reader (an append re-reads what is on disk).
+    By the time the block ends, the code under test may have changed what this process can
+    import: dropped privileges in a checkout under a 0700 folder, or had the package
+    upgraded under it. A recording must not be lost then. tests/cassettes/test_save_imports.py
+    checks that a save imports nothing this did not."""
+    import filelock  # noqa: F401  (storage.cassette_lock)
+
+    from . import redaction  # noqa: F401  (stored_form; with masking, secrets, multipart)
+
+    if not fileformat.is_json_path(path):
+        import yaml  # noqa: F401
+
+        from . import yamlreader, yamlwriter  # noqa: F401  (reading, fileformat)
 
 
 def stored_form(
