@@ -1,6 +1,6 @@
 """``use_cassette``: one object that is a context manager (sync and async) and a decorator.
 
-Entering loads the cassette file (:mod:`.cassettes.persister`) and routes every HTTP
+Entering loads the cassette file (:mod:`.files.persister`) and routes every HTTP
 request of the supported clients to it (:mod:`.activation`); each request is then decided
 here, by the record mode: replayed from the :class:`~.matching.tape.Tape`, recorded, or let
 through. Exiting restores the clients and, in the recording modes, writes the file once,
@@ -21,11 +21,12 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar, overload
 
 from . import activation
-from .cassettes import persister, staleness, unwritten, verifying
+from .cassettes import staleness, unwritten, verifying
 from .cassettes.models import Interaction, Play, Request, Response
 from .cassettes.playback import Pace, pace_factor, untimed_message
 from .cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS
 from .errors import CassetteMiss, CassetteWriteError
+from .files import persister
 from .interceptors.decision import PASS_THROUGH, Decision, Record, Replay
 from .matching.background import DEFAULT_IGNORE_HOSTS, DEFAULT_PASSTHROUGH_HOSTS, BackgroundHosts
 from .matching.key import request_key
@@ -77,7 +78,7 @@ class Cassette:
     ``allowed_secrets`` are values shaped like a secret that this cassette may hold as they
     are (a documented example a test checks for): they are neither masked nor refused.
     ``before_record_request`` / ``before_record_response`` edit or drop what is written (vcrpy's
-    hooks, on promptvcr's values: see :class:`.cassettes.persister.Writing`).
+    hooks, on promptvcr's values: see :class:`.files.persister.Writing`).
 
     Keeping cassettes honest (README: "Stale cassettes and verify"): ``drift`` lists what
     ``RecordMode.verify`` found (:mod:`.cassettes.verifying`); ``max_age`` (``"30d"``, a timedelta)
@@ -324,9 +325,8 @@ class Cassette:
             message = unwritten.unfinished_message(self.path, self._unfinished.values())
             warnings.warn(message, RuntimeWarning, stacklevel=3)
         if self.drift and not body_raised:
-            warnings.warn(
-                verifying.DriftWarning(verifying.drift_warning(self.path, self.drift)), stacklevel=3
-            )
+            drift = verifying.drift_warning(self.path, self.drift)
+            warnings.warn(verifying.DriftWarning(drift), stacklevel=3)
         failed = body_raised or bool(self._misses)  # a caught miss fails the block too
         try:
             self._save(failed)

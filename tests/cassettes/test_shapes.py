@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from promptvcr.cassettes import persister
 from promptvcr.cassettes.models import Response
 from promptvcr.cassettes.shapes import differences, json_shape, shape_of
+from promptvcr.files import persister
 
 
 def json_response(value: Any, status: int = 200) -> Response:

@@ -27,8 +27,8 @@ from ..errors import StaleCassetteError
 from ..modes import ENV_MAX_AGE, ENV_ON_STALE, ON_STALE, record_flag
 
 if TYPE_CHECKING:
+    from ..files.persister import Loaded
     from .models import Interaction
-    from .persister import Loaded
 
 __all__ = [
     "ENV_MAX_AGE",

@@ -122,6 +122,6 @@ def report_text(entries: list[DriftEntry]) -> str:
 
 
 def write_report(path: Path, entries: list[DriftEntry]) -> None:
-    from ..cassettes.storage import write_atomic
+    from ..files.storage import write_atomic
 
     write_atomic(path, report_text(entries))

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..cassettes.models import Interaction, Request, Response
 from ..errors import CassetteSecretError
 from . import fileformat, parsecache, smallcache, storage
-from .models import Interaction, Request, Response
 
 __all__ = [
     "Loaded",
@@ -133,7 +133,7 @@ def stored_form(
     response are masked (with a warning); an interaction whose request holds one is left
     out, and :func:`append`/:func:`replace` raise after writing the others. Redaction is
     imported here, at the first save: a process that only replays never loads it."""
-    from . import redaction
+    from ..cassettes import redaction
 
     redacted = redaction.redact(
         interactions,
