@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 # This suite records against loopback servers, on CI too (where CI=true): it allows what a user's
-# CI refuses (see promptvcr.modes.check_ci), for this process and the pytest runs it starts. The
+# CI refuses (see promptvcr.policies.modes.check_ci), for this process and the pytest runs it starts. The
 # guard itself is tested with the variable removed (tests/pytest_plugin/test_ci_guard.py).
 os.environ.setdefault("PROMPTVCR_ALLOW_RECORD_IN_CI", "1")
 # Large cassettes read in tests are kept in a parse cache of the suite's own, never the user's

@@ -21,7 +21,6 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar, overload
 
 from . import activation
-from .cassettes import staleness, unwritten, verifying
 from .cassettes.models import Interaction, Play, Request, Response
 from .cassettes.playback import Pace, pace_factor, untimed_message
 from .cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS
@@ -33,7 +32,8 @@ from .matching.key import request_key
 from .matching.parts import Rule
 from .matching.rules import default_rules
 from .matching.tape import Tape, fuzzy_threshold
-from .modes import RecordMode, check_ci, resolve_record_mode
+from .policies import staleness, unwritten, verifying
+from .policies.modes import RecordMode, check_ci, resolve_record_mode
 
 if TYPE_CHECKING:
     from .faults.plan import FaultFired, FaultPlan
@@ -81,10 +81,10 @@ class Cassette:
     hooks, on promptvcr's values: see :class:`.files.persister.Writing`).
 
     Keeping cassettes honest (README: "Stale cassettes and verify"): ``drift`` lists what
-    ``RecordMode.verify`` found (:mod:`.cassettes.verifying`); ``max_age`` (``"30d"``, a timedelta)
-    and ``on_stale`` (``warn``, ``fail``, ``rewrite``) act on old recordings (:mod:`.cassettes.staleness`);
+    ``RecordMode.verify`` found (:mod:`.policies.verifying`); ``max_age`` (``"30d"``, a timedelta)
+    and ``on_stale`` (``warn``, ``fail``, ``rewrite``) act on old recordings (:mod:`.policies.staleness`);
     ``on_record_error="keep"`` writes a 429, 5xx or timeout received while recording, which the
-    default ``"skip"`` leaves out (:mod:`.cassettes.unwritten`). On CI, see :func:`.modes.check_ci`.
+    default ``"skip"`` leaves out (:mod:`.policies.unwritten`). On CI, see :func:`.policies.modes.check_ci`.
     """
 
     def __init__(

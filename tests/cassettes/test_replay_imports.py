@@ -25,7 +25,7 @@ HEAVY = (
     "promptvcr.cassettes.secrets",
     "promptvcr.cassettes.multipart",
     "promptvcr.cassettes.tokens",
-    "promptvcr.cassettes.shapes",
+    "promptvcr.policies.shapes",
     "promptvcr.faults",
     "promptvcr.matching.diagnose",
 )

@@ -13,7 +13,7 @@ MACHINERY = (
     "promptvcr.cassettes.models",
     "promptvcr.files.persister",
     "promptvcr.files.fileformat",
-    "promptvcr.cassettes.staleness",
+    "promptvcr.policies.staleness",
     "promptvcr.matching.key",
     "promptvcr.server.launch",
     "yaml",

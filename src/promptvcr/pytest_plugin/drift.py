@@ -6,7 +6,7 @@ request, then the one command that re-records exactly those tests (``--record-mo
 records only what missed and keeps everything else as it is).
 
 A ``--record-mode=verify`` run adds a second section: each live answer whose structure
-differs from its recording (see :mod:`promptvcr.cassettes.verifying`), per test, with the
+differs from its recording (see :mod:`promptvcr.policies.verifying`), per test, with the
 command that re-records those tests (``--record-mode=rewrite``: the answers changed, so the
 cassettes are recorded anew).
 """
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..matching.diagnose import miss_message
 from ..matching.key import request_key
-from ..modes import record_flag
+from ..policies.modes import record_flag
 
 if TYPE_CHECKING:
     from ..cassette import Cassette

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..modes import resolve_record_mode, vcr_mode_note
+from ..policies.modes import resolve_record_mode, vcr_mode_note
 from .record_hooks import HOOKS, vcr_style
 from .settings import Options, Settings, cassette_arguments
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from .models import Request, Response
+from ..cassettes.models import Request, Response
 
 __all__ = [
     "ON_RECORD_ERROR",

@@ -2,7 +2,7 @@
 
 A cassette replays what the provider answered on the day it was recorded; models are
 deprecated and answers change shape while a replayed suite stays green. Each interaction
-keeps the date it was recorded (``recorded`` in the file, see :mod:`.fileformat`), so a
+keeps the date it was recorded (``recorded`` in the file, see :mod:`~promptvcr.files.fileformat`), so a
 cassette whose oldest interaction is older than ``max_age`` is stale, and ``on_stale``
 says what happens: ``warn`` (a :class:`StaleCassetteWarning`, the default), ``fail``
 (:class:`~promptvcr.errors.StaleCassetteError` as the cassette is entered) or ``rewrite``
@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import StaleCassetteError
-from ..modes import ENV_MAX_AGE, ENV_ON_STALE, ON_STALE, record_flag
+from .modes import ENV_MAX_AGE, ENV_ON_STALE, ON_STALE, record_flag
 
 if TYPE_CHECKING:
+    from ..cassettes.models import Interaction
     from ..files.persister import Loaded
-    from .models import Interaction
 
 __all__ = [
     "ENV_MAX_AGE",

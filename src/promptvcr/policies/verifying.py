@@ -15,9 +15,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..modes import record_flag
-from .models import Interaction, Request, Response
-from .redact import redact_url
+from ..cassettes.models import Interaction, Request, Response
+from ..cassettes.redact import redact_url
+from .modes import record_flag
 
 __all__ = ["NOT_RECORDED", "Drift", "DriftWarning", "Verifier", "drift_of", "drift_warning", "not_recorded"]
 
