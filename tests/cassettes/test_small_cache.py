@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from fake_provider import FakeProvider
 
-from promptvcr.cassettes import fileformat, persister, smallcache
-from promptvcr.cassettes.compactform import Compact
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cassettes.tokens import Tokens, tokens_of
 from promptvcr.cassettes.wsframes import Frame, WebSocketSession
+from promptvcr.files import fileformat, persister, smallcache
+from promptvcr.files.compactform import Compact
 from promptvcr.matching import key as keys
 from promptvcr.matching.rules import DEFAULT_RULES
 from promptvcr.matching.tape import Tape

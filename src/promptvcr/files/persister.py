@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..cassettes.models import Interaction, Request, Response
 from ..errors import CassetteSecretError
 from . import fileformat, parsecache, smallcache, storage
-from .models import Interaction, Request, Response
 
 __all__ = [
     "Loaded",
@@ -132,7 +132,7 @@ def prepare_to_write(path: Path) -> None:
     checks that a save imports nothing this did not."""
     import filelock  # noqa: F401  (storage.cassette_lock)
 
-    from . import redaction  # noqa: F401  (stored_form; with masking, secrets, multipart)
+    from ..cassettes import redaction  # noqa: F401  (stored_form; with masking, secrets, multipart)
 
     if not fileformat.is_json_path(path):
         import yaml  # noqa: F401
@@ -152,7 +152,7 @@ def stored_form(
     response are masked (with a warning); an interaction whose request holds one is left
     out, and :func:`append`/:func:`replace` raise after writing the others. Redaction is
     imported here, at the first save: a process that only replays never loads it."""
-    from . import redaction
+    from ..cassettes import redaction
 
     redacted = redaction.redact(
         interactions,
