@@ -566,7 +566,7 @@ question = [{{"role": "user", "content": "question number 0"}}]
 if {floor!r}:
     sys.path.insert(0, {here!r})
     from bench_floor import FloorTransport, OpenAIChat, _BareClient
-    from promptvcr.cassettes import fileformat
+    from promptvcr.files import fileformat
     from pathlib import Path
     served = fileformat.loads(Path({path!r}).read_text(), Path({path!r}))
     client = openai.OpenAI(api_key="k", base_url={base!r}, max_retries=0,

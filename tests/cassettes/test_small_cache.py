@@ -262,7 +262,7 @@ def test_memos_of_other_versions_of_the_code_are_dropped_but_the_last_few(
 LOAD_AND_EXIT = """
 import sys, time
 from pathlib import Path
-from promptvcr.cassettes import persister
+from promptvcr.files import persister
 ready, go, *names = sys.argv[1:]
 for name in names:
     persister.load(Path(name))
