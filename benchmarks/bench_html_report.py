@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from promptvcr.cassettes import fileformat
+from promptvcr.files import fileformat
 from promptvcr.htmlreport import collect, render
 from promptvcr.htmlreport.model import Report
 from promptvcr.htmlreport.pricing import Prices

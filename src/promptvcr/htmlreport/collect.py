@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..cassettes import fileformat, storage
+from ..files import fileformat, storage
 from ..errors import CassetteError
 from ..matching.key import request_key
 from .exchanges import drift_line, exchanges, miss

@@ -42,7 +42,8 @@ def masked(pairs: Sequence[tuple[Request, Response | None]]) -> list[Interaction
     redaction refuses (a credential in a place it cannot mask without changing the request).
 
     One redaction for all: what it sets up (the environment's credentials) is done once."""
-    from ..cassettes import reading, redaction
+    from ..cassettes import redaction
+    from ..files import reading
 
     label = "report"
     redacted = redaction.redact(

@@ -60,7 +60,7 @@ def render(report: Report) -> str:
 
 def write(path: Path, report: Report) -> None:
     """Write the report to ``path`` atomically (a reader never sees half a file)."""
-    from ..cassettes.storage import write_atomic
+    from ..files.storage import write_atomic
 
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, render(report))

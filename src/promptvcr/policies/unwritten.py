@@ -15,18 +15,21 @@ exits: it is not written either, and :func:`unfinished_message` says which and w
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
-from .models import Request, Response
+from ..cassettes.models import Request, Response
 
 __all__ = [
     "ON_RECORD_ERROR",
     "RecordErrorWarning",
     "check_on_record_error",
     "is_transient",
+    "skipped",
     "skipped_message",
     "unfinished_message",
+    "warn_unfinished",
 ]
 
 ON_RECORD_ERROR = ("skip", "keep")
@@ -45,6 +48,15 @@ def check_on_record_error(value: str) -> str:
 def is_transient(response: Response) -> bool:
     """A rate limit (429), a server error (5xx) or a body cut by a read timeout."""
     return response.status == 429 or response.status >= 500 or response.end == "read_timeout"
+
+
+def skipped(path: Path, request: Request, response: Response) -> bool:
+    """Whether ``response`` is left out of the file (:func:`is_transient`), with a
+    :class:`RecordErrorWarning` saying so when it is."""
+    if not is_transient(response):
+        return False
+    warnings.warn(skipped_message(path, request, response), RecordErrorWarning, stacklevel=3)
+    return True
 
 
 def skipped_message(path: Path, request: Request, response: Response) -> str:
@@ -70,3 +82,9 @@ def unfinished_message(path: Path, requests: Iterable[Request]) -> str:
         "Read each response to the end or close it (use the SDK's stream as a context manager) "
         "inside the cassette; what was read is then recorded."
     )
+
+
+def warn_unfinished(path: Path, requests: Iterable[Request]) -> None:
+    """A ``RuntimeWarning`` listing the responses :func:`unfinished_message` names, if any."""
+    if requests := list(requests):
+        warnings.warn(unfinished_message(path, requests), RuntimeWarning, stacklevel=3)

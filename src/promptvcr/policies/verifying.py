@@ -10,16 +10,26 @@ check of the provider, not of the code) and reported as "not recorded".
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..modes import record_flag
-from .models import Interaction, Request, Response
-from .redact import redact_url
+from ..cassettes.models import Interaction, Request, Response
+from ..cassettes.redact import redact_url
+from .modes import record_flag
 
-__all__ = ["NOT_RECORDED", "Drift", "DriftWarning", "Verifier", "drift_of", "drift_warning", "not_recorded"]
+__all__ = [
+    "NOT_RECORDED",
+    "Drift",
+    "DriftWarning",
+    "Verifier",
+    "drift_of",
+    "drift_warning",
+    "not_recorded",
+    "warn_drift",
+]
 
 NOT_RECORDED = "not recorded: no interaction of the cassette matches it; it went to the network, unchecked"
 _SHOWN = 5
@@ -78,6 +88,12 @@ def drift_warning(path: Path, drifts: Sequence[Drift]) -> str:
         lines.append(f"  and {len(drifts) - _SHOWN} more (Cassette.drift lists them all)")
     lines.append(f"Re-record it to replay what the provider sends now: {record_flag()}=rewrite.")
     return "\n".join(lines)
+
+
+def warn_drift(path: Path, drifts: Sequence[Drift]) -> None:
+    """A :class:`DriftWarning` as a verified cassette exits, when an answer drifted."""
+    if drifts:
+        warnings.warn(DriftWarning(drift_warning(path, drifts)), stacklevel=3)
 
 
 class Verifier:

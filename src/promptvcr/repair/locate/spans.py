@@ -12,7 +12,7 @@ import json
 import re
 from typing import NamedTuple
 
-from .remembered import last_answer
+from ..remembered import last_answer
 
 _DECODER = json.JSONDecoder()
 _OPENERS = re.compile(r"[{\[]")

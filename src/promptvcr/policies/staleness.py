@@ -2,7 +2,7 @@
 
 A cassette replays what the provider answered on the day it was recorded; models are
 deprecated and answers change shape while a replayed suite stays green. Each interaction
-keeps the date it was recorded (``recorded`` in the file, see :mod:`.fileformat`), so a
+keeps the date it was recorded (``recorded`` in the file, see :mod:`~promptvcr.files.fileformat`), so a
 cassette whose oldest interaction is older than ``max_age`` is stale, and ``on_stale``
 says what happens: ``warn`` (a :class:`StaleCassetteWarning`, the default), ``fail``
 (:class:`~promptvcr.errors.StaleCassetteError` as the cassette is entered) or ``rewrite``
@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import StaleCassetteError
-from ..modes import ENV_MAX_AGE, ENV_ON_STALE, ON_STALE, record_flag
+from .modes import ENV_MAX_AGE, ENV_ON_STALE, ON_STALE, RecordMode, check_ci, record_flag
 
 if TYPE_CHECKING:
-    from .models import Interaction
-    from .persister import Loaded
+    from ..cassettes.models import Interaction
+    from ..files.persister import Loaded
 
 __all__ = [
     "ENV_MAX_AGE",
@@ -36,6 +36,7 @@ __all__ = [
     "ON_STALE",
     "StaleCassetteWarning",
     "Staleness",
+    "mode_after",
     "parse_max_age",
     "resolve_on_stale",
     "rewrite",
@@ -140,3 +141,15 @@ def rewrite(path: Path, loaded: Loaded, max_age: timedelta | None, on_stale: str
     if action == "warn":
         warnings.warn(StaleCassetteWarning(stale.message("")), stacklevel=4)
     return action == "rewrite"
+
+
+def mode_after(
+    mode: RecordMode, path: Path, loaded: Loaded, max_age: timedelta | None, on_stale: str | None
+) -> RecordMode:
+    """The record mode of a cassette just loaded: ``mode``, or ``RecordMode.REWRITE`` when its
+    stale recordings are to be recorded anew (:func:`rewrite`; refused on CI like any recording).
+    The old file stays until the block succeeds."""
+    if mode.reads_cassette and rewrite(path, loaded, max_age, on_stale):
+        check_ci(RecordMode.REWRITE, path, because=", from max_age with on_stale=rewrite")
+        return RecordMode.REWRITE
+    return mode

@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .largebody import ChunkedBody
+from ..cassettes.largebody import ChunkedBody
 
 __all__ = ["document_pieces"]
 

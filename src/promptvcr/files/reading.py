@@ -14,15 +14,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..cassettes.bodies import BODY_KEYS, decode_body
+from ..cassettes.models import Interaction, Request, Response
+from ..cassettes.playback import ENDS, ended
+from ..cassettes.timing import timing_from_data
+from ..cassettes.wsframes import session_from_data, with_session
 from ..errors import CassetteFormatError
 from . import compactform
-from .bodies import BODY_KEYS, decode_body
 from .compactform import Compact
-from .models import Interaction, Request, Response
-from .playback import ENDS, ended
 from .storedjson import json_body
-from .timing import timing_from_data
-from .wsframes import session_from_data, with_session
 
 __all__ = ["FORMAT_VERSION", "interaction_from_data", "is_json_path", "load_document", "loads", "read"]
 

@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from .job import JSONValue, Schema
+from ..job import JSONValue, Schema
 from .schema import declared_types, is_type, subschema_for
 
 _INTEGER = re.compile(r"\s*[-+]?\d+\s*\Z")

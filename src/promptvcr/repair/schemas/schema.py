@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .job import JSONValue, Schema
+from ..job import JSONValue, Schema
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .job import JSONValue
+from ..job import JSONValue
 
 # Inputs that contain these characters themselves get no placeholders.
 MARK_OPEN = "\ue000"

@@ -23,9 +23,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .models import Interaction, Request, Response
-from .playback import ENDS, ended
-from .timing import Timing
+from ..cassettes.models import Interaction, Request, Response
+from ..cassettes.playback import ENDS, ended
+from ..cassettes.timing import Timing
 
 __all__ = ["Compact", "date_of", "dumps", "interaction", "interactions_from"]
 

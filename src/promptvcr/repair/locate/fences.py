@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
+from ..remembered import last_answer
 from .closers import inside_string, pick_closer
-from .remembered import last_answer
 from .tags import Region
 
 _OPENING = re.compile(r"(`{3,}|~{3,})[ \t]*([A-Za-z][\w+.-]*)?")

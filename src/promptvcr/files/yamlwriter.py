@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from .largebody import ChunkedBody
+from ..cassettes.largebody import ChunkedBody
 
 __all__ = ["Flow", "sequence_items"]
 

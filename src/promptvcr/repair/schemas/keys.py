@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .job import JSONValue, Schema
+from ..job import JSONValue, Schema
 from .schema import subschema_for
 
 _NOT_ALNUM = re.compile(r"[\W_]+")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ..job import Job
 from .coerce import coerce
-from .job import Job
 from .keys import fix_keys
 
 

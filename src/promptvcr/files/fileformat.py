@@ -25,11 +25,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import jsonwriter
-from .bodies import drop_stale_raw, encode_chunks, stored_chunk_count
-from .models import Interaction
-from .reading import FORMAT_VERSION, interaction_from_data, is_json_path, load_document, loads, read
-from .redact import (
+from ..cassettes.bodies import drop_stale_raw, encode_chunks, stored_chunk_count
+from ..cassettes.models import Interaction
+from ..cassettes.redact import (
     REQUEST_HEADERS,
     RESPONSE_HEADERS,
     keep_headers,
@@ -39,9 +37,11 @@ from .redact import (
     redact_query_values,
     redact_url,
 )
-from .scantext import json_text, scan_text
-from .timing import timing_to_data
-from .wsframes import session_to_data
+from ..cassettes.scantext import json_text, scan_text
+from ..cassettes.timing import timing_to_data
+from ..cassettes.wsframes import session_to_data
+from . import jsonwriter
+from .reading import FORMAT_VERSION, interaction_from_data, is_json_path, load_document, loads, read
 
 __all__ = [
     "FORMAT_VERSION",
@@ -149,7 +149,7 @@ def _to_data(
     if resp.websocket is not None:  # its frames, each with its own time (see .wsframes)
         return {
             "request": request,
-            "response": {**response, "websocket": session_to_data(resp.websocket)},
+            "response": {**response, "websocket": session_to_data(resp.websocket, redact_json_fields)},
             **dated,
         }
     body = encode_chunks(resp.chunks, resp_type, streamed_events=resp.is_event_stream)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
 
-from .errors import RecordInCIError
+from ..errors import RecordInCIError
 
 __all__ = [
     "ENV_ALLOW_IN_CI",
@@ -28,7 +28,7 @@ __all__ = [
 ENV_RECORD_MODE = "PROMPTVCR_RECORD_MODE"
 #: Set to 1 to let ``record``, ``rewrite`` and ``verify`` run where ``$CI`` is set.
 ENV_ALLOW_IN_CI = "PROMPTVCR_ALLOW_RECORD_IN_CI"
-#: ``max_age`` and ``on_stale`` for every cassette of a run (see :mod:`.cassettes.staleness`): here,
+#: ``max_age`` and ``on_stale`` for every cassette of a run (see :mod:`.staleness`): here,
 #: with the other settings a run exports, so that the pytest plugin names them without loading
 #: the cassette machinery.
 ENV_MAX_AGE = "PROMPTVCR_MAX_AGE"
@@ -68,7 +68,7 @@ class RecordMode(str, Enum):
 
     ``verify`` sends each request that matches a recorded interaction to the network (the
     live answer reaches the code) and compares the live answer's structure with the
-    recording (see :mod:`promptvcr.cassettes.shapes`), listing the differences in
+    recording (see :mod:`promptvcr.policies.shapes`), listing the differences in
     ``Cassette.drift``; a request with no recording goes to the network too, reported as
     "not recorded". It finds the provider changes a replayed suite cannot see.
     """

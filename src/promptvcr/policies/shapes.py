@@ -18,8 +18,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .models import Response
-from .sse import parse_events
+from ..cassettes.models import Response
+from ..cassettes.sse import parse_events
 
 __all__ = ["Shape", "differences", "json_shape", "shape_of"]
 

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..cassettes.models import Interaction, Request, Response
 from ..errors import CassetteSecretError
 from . import fileformat, parsecache, smallcache, storage
-from .models import Interaction, Request, Response
 
 __all__ = [
     "Loaded",
@@ -33,6 +33,7 @@ __all__ = [
     "collection_paused",
     "header_names",
     "load",
+    "prepare_to_write",
     "replace",
     "stored_form",
 ]
@@ -121,6 +122,24 @@ class Stored(list[dict[str, Any]]):
     refusal: str | None = None
 
 
+def prepare_to_write(path: Path) -> None:
+    """Import now, at the entry of a cassette that may write ``path``, every module its save
+    loads lazily (a process that only replays never loads them): secret redaction, the
+    file lock and, for YAML, PyYAML's writer and reader (an append re-reads what is on disk).
+    By the time the block ends, the code under test may have changed what this process can
+    import: dropped privileges in a checkout under a 0700 folder, or had the package
+    upgraded under it. A recording must not be lost then. tests/cassettes/test_save_imports.py
+    checks that a save imports nothing this did not."""
+    import filelock  # noqa: F401  (storage.cassette_lock)
+
+    from ..cassettes import redaction  # noqa: F401  (stored_form; with masking, secrets, multipart)
+
+    if not fileformat.is_json_path(path):
+        import yaml  # noqa: F401
+
+        from . import yamlreader, yamlwriter  # noqa: F401  (reading, fileformat)
+
+
 def stored_form(
     path: Path,
     interactions: Sequence[Interaction],
@@ -133,7 +152,7 @@ def stored_form(
     response are masked (with a warning); an interaction whose request holds one is left
     out, and :func:`append`/:func:`replace` raise after writing the others. Redaction is
     imported here, at the first save: a process that only replays never loads it."""
-    from . import redaction
+    from ..cassettes import redaction
 
     redacted = redaction.redact(
         interactions,

@@ -41,9 +41,9 @@ import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from ..cassettes.models import Interaction
 from . import compactform
 from .compactform import Compact
-from .models import Interaction
 from .reading import is_json_path
 
 __all__ = [

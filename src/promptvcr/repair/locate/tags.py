@@ -11,8 +11,8 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
+from ..job import TagPair
 from .closers import pick_closer
-from .job import TagPair
 
 DEFAULT_TAGS: tuple[TagPair, ...] = (
     ("[CONTENT]", "[/CONTENT]"),

@@ -10,12 +10,12 @@ from __future__ import annotations
 import contextlib
 import re
 
+from ..failure import RepairError
+from ..fastpath import DECODER, without_trailing_commas
+from ..job import NOTHING, Candidate, Job, JSONValue
+from ..upstream import source_for_upstream, upstream_value
 from .bail import certain_bail
-from .failure import RepairError
-from .fastpath import DECODER, without_trailing_commas
-from .job import NOTHING, Candidate, Job, JSONValue
 from .token_pass import normalize, restore
-from .upstream import source_for_upstream, upstream_value
 
 
 class _NoValue(Exception):

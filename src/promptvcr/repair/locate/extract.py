@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from .failure import RepairError
+from ..failure import RepairError
+from ..job import Candidate, Job
 from .fences import fenced_blocks
-from .job import Candidate, Job
 from .spans import Span, json_spans
 from .tags import Region, any_opener, has_json, tagged_regions
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import re
 
+from ..remembered import last_answer
 from .bare_tokens import LITERAL, LITERALS, NUMBER, PARTIAL_LITERAL, call_name_end, lax_number
-from .remembered import last_answer
 
 _STRING = r'"[^"\\\x00-\x1f]*+(?:\\["\\bfnrt][^"\\\x00-\x1f]*+)*+(?<![\s"\\])(?<!\\[fnrt])"|""'
 # A string whose value ends in whitespace would hide behind a placeholder: not plain.

@@ -36,8 +36,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..cassettes.models import Interaction
 from . import compactform, fileformat, parsecache
-from .models import Interaction
 
 __all__ = ["MAX_BYTES", "flush", "loads"]
 
@@ -93,7 +93,7 @@ def loads(data: bytes, text: str, path: Path) -> list[Interaction]:
     compact = None if items is None else compactform.dumps(items)
     if compact is None:
         return interactions
-    from .tokens import tokens_of  # here, on a miss: a process reading the memo never needs it
+    from ..cassettes.tokens import tokens_of  # here, on a miss: a process reading the memo never needs it
 
     usages = tuple((t.input, t.output) for t in map(tokens_of, (i.response for i in interactions)))
     for interaction, usage in zip(interactions, usages, strict=True):

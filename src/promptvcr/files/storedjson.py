@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .jsonstyle import c_encoder
+from ..cassettes.jsonstyle import c_encoder
 
 __all__ = ["json_body"]
 
