@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..files import fileformat, storage
 from ..errors import CassetteError
+from ..files import fileformat, storage
 from ..matching.key import request_key
 from .exchanges import drift_line, exchanges, miss
 from .model import Entry
