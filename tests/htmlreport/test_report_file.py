@@ -10,10 +10,12 @@ import html
 import re
 import time
 from pathlib import Path
+from typing import Any
 
 import openai
 import pytest
 from fake_provider import FakeProvider
+from google import genai
 from mcp import Client
 from mcp_server import McpServer
 from plugin_suites import chat, make_suite, run, write_cassette
@@ -69,6 +71,19 @@ def _talk(url: str) -> None:
                 break
 
 
+async def _gemini_live(server: RealtimeServer) -> None:
+    options: Any = {
+        "base_url": f"https://127.0.0.1:{server.port}",
+        "async_client_args": {"ssl": server.client_ssl},
+    }
+    client = genai.Client(api_key="test-key", http_options=options)
+    config: Any = {"response_modalities": ["TEXT"]}
+    async with client.aio.live.connect(model="gemini-live-2.5-flash", config=config) as session:
+        await session.send_client_content(turns={"role": "user", "parts": [{"text": "ping"}]})
+        async for _ in session.receive():
+            pass
+
+
 async def _mcp(url: str) -> None:
     async with Client(url) as client:
         await client.call_tool("add", {"a": 2, "b": 3})
@@ -77,11 +92,13 @@ async def _mcp(url: str) -> None:
 def test_a_realtime_session_and_an_mcp_session_read_as_transcripts(tmp_path: Path) -> None:
     with RealtimeServer() as server, use_cassette(tmp_path / "c/realtime.yaml", record_mode="rewrite"):
         _talk(server.url)
-    with McpServer() as mcp_server:
+    with McpServer() as mcp_server, RealtimeServer(tls=True) as live_server:
 
         async def record() -> None:
             async with use_cassette(tmp_path / "c/mcp.yaml", record_mode="rewrite"):
                 await asyncio.wait_for(_mcp(mcp_server.url), 30)
+            async with use_cassette(tmp_path / "c/live.yaml", record_mode="rewrite"):
+                await asyncio.wait_for(_gemini_live(live_server), 30)
 
         asyncio.run(record())
     out = tmp_path / "r.html"
@@ -91,6 +108,7 @@ def test_a_realtime_session_and_an_mcp_session_read_as_transcripts(tmp_path: Pat
     assert "client: input_audio_buffer.append" in text and "AAAA" not in text  # audio named, not dumped
     assert 'tool call MCP add({"a": 2, "b": 3})' in text
     assert "tool result 5" in text
+    assert "user ping" in text and "assistant Live answer to ping" in text  # Gemini Live, binary frames
 
 
 SECRET_SUITE = """
