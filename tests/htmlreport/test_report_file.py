@@ -103,12 +103,17 @@ def test_a_realtime_session_and_an_mcp_session_read_as_transcripts(tmp_path: Pat
         asyncio.run(record())
     out = tmp_path / "r.html"
     assert main(["report", str(tmp_path / "c"), "--html", str(out)]) == 0
-    text = _text(out.read_text(encoding="utf-8"))
+    page = out.read_text(encoding="utf-8")
+    text = _text(page)
     assert "assistant I heard 600 bytes." in text  # the transcript's deltas joined into one turn
     assert "client: input_audio_buffer.append" in text and "AAAA" not in text  # audio named, not dumped
     assert 'tool call MCP add({"a": 2, "b": 3})' in text
     assert "tool result 5" in text
     assert "user ping" in text and "assistant Live answer to ping" in text  # Gemini Live, binary frames
+    # the models a session names (the handshake's query, Gemini's setup frame), to filter by
+    for provider, model in [("openai-compatible", "gpt-realtime"), ("google", "gemini-live-2.5-flash")]:
+        assert f'data-providers=" {provider} " data-models=" {model} "' in page
+    assert 'data-providers=" mcp "' in page
 
 
 SECRET_SUITE = """

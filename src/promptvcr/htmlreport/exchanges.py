@@ -25,12 +25,12 @@ from ..commands.transcript import Turn, answer_turns, request_turns
 from ..matching.diffs import MISSING, candidates
 from .model import DriftLine, Exchange, FieldDiff, Miss, TurnView
 from .pricing import Prices
-from .sessionturns import jsonrpc_answer, jsonrpc_request, session_turns
+from .sessionturns import jsonrpc_answer, jsonrpc_request, session_model, session_turns
 
 __all__ = ["drift_line", "exchanges", "masked", "miss"]
 
 #: Paths of the OpenAI wire format that many providers and gateways serve on their own hosts.
-_OPENAI_PATHS = ("/chat/completions", "/responses", "/embeddings", "/completions")
+_OPENAI_PATHS = ("/chat/completions", "/responses", "/embeddings", "/completions", "/realtime")
 _WORDS = re.compile(r"\S+|\s+")
 #: What stands in for the answer of a request nothing answered, for redaction (then dropped).
 _NO_RESPONSE = Response(status=204)
@@ -60,12 +60,16 @@ def masked(pairs: Sequence[tuple[Request, Response | None]]) -> list[Interaction
 
 
 def provider_name(request: Request) -> str:
-    """The provider as the report filters by it: known by host, SDK headers or path, else the
-    OpenAI wire format's paths, else the host."""
+    """The provider as the report filters by it: known by host, SDK headers or path, else MCP
+    for JSON-RPC, Gemini Live's websocket, the OpenAI wire format's paths, else the host."""
     found = provider_of(request.url, request.headers)
     if found:
         return found
     path = urlsplit(request.url).path
+    if b'"jsonrpc"' in request.content:
+        return "mcp"
+    if "BidiGenerateContent" in path:
+        return "google"
     if path.endswith(_OPENAI_PATHS):
         return "openai-compatible"
     return urlsplit(request.url).hostname or "unknown"
@@ -105,19 +109,20 @@ def _exchange(
         return Exchange(outcome, request.method, "(not shown)", provider, "", None, False, [view], [])
     summary = summarize_interaction(shown)
     tokens = summary.tokens
+    model = summary.model or session_model(shown.request, shown.response)
     return Exchange(
         outcome=outcome,
         method=shown.request.method,
         url=shown.request.url,
         provider=provider,
-        model=summary.model,
+        model=model,
         status=shown.response.status if answered else None,
         streamed=summary.streamed if answered else False,
         request=_request_views(shown.request),
         answer=_answer_views(shown.response) if answered else [],
         tokens_in=tokens.input,
         tokens_out=tokens.output,
-        price=prices.price(provider, summary.model, tokens.input, tokens.output),
+        price=prices.price(provider, model, tokens.input, tokens.output),
     )
 
 

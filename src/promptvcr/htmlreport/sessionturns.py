@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from ..cassettes.models import Request, Response
 from ..cassettes.sse import parse_events
 from ..cassettes.wsframes import WebSocketSession, frame_json
 from ..commands.transcript import Turn
 
-__all__ = ["jsonrpc_answer", "jsonrpc_request", "session_turns"]
+__all__ = ["jsonrpc_answer", "jsonrpc_request", "session_model", "session_turns"]
 
 
 def _json(value: Any) -> str:
@@ -110,6 +111,20 @@ def session_turns(session: WebSocketSession) -> list[Turn]:
             name = event.get("type") or next(iter(event), "event")
             _added(turns, Turn("events", f"{frame.sender}: {name}"))
     return turns
+
+
+def session_model(request: Request, response: Response) -> str:
+    """A websocket session's model: the handshake's ``model`` parameter (OpenAI realtime), else
+    the one the first client frame sets up (Gemini Live); ``""`` when neither names one."""
+    model = parse_qs(urlsplit(request.url).query).get("model")
+    if model:
+        return model[0]
+    session = response.websocket
+    client = [f for f in session.frames if f.sender == "client"][:1] if session is not None else []
+    setup = frame_json(client[0]) if client else None
+    setup = setup.get("setup") if isinstance(setup, dict) else None
+    named = setup.get("model") if isinstance(setup, dict) else None
+    return named.rpartition("/")[2] if isinstance(named, str) else ""
 
 
 def _messages(content: bytes) -> list[dict[str, Any]]:
