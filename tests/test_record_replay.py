@@ -16,7 +16,7 @@ from fake_provider import FakeProvider
 
 import promptvcr
 from promptvcr import RecordMode
-from promptvcr.cassettes import fileformat
+from promptvcr.files import fileformat
 
 
 def record_then_replay(tmp_path: Path, call, *, is_async: bool = False):  # type: ignore[no-untyped-def]

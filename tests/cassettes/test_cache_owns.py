@@ -13,8 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from promptvcr.cassettes import cacheowner, fileformat, parsecache
 from promptvcr.cassettes.models import Interaction, Request, Response
+from promptvcr.files import cacheowner, fileformat, parsecache
 
 URL = "http://127.0.0.1:9/v1/chat/completions"
 
@@ -37,7 +37,7 @@ def _large_cassette(path: Path, seed: int) -> None:
 def _read_in_child(cache: Path, cassettes: list[Path], max_entries: int) -> None:
     code = (
         "import sys\nfrom pathlib import Path\n"
-        "from promptvcr.cassettes import parsecache, persister, smallcache\n"
+        "from promptvcr.files import parsecache, persister, smallcache\n"
         f"parsecache.MAX_ENTRIES = {max_entries}\n"
         "for name in sys.argv[1:]:\n    persister.load(Path(name))\nsmallcache.flush()\n"
     )

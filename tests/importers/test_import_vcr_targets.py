@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from promptvcr.cassettes import fileformat
+from promptvcr.files import fileformat
 
 
 def _vcrpy(path: Path, questions: list[str], *, gz: bool = False) -> None:

@@ -20,8 +20,8 @@ from network_guard import no_network
 from scripted_server import Script, scripted
 
 import promptvcr
-from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.playback import StreamNotRecorded
+from promptvcr.files import fileformat
 
 OFFLINE = "http://127.0.0.1:9"
 REST = 3.0  # seconds the slow stream waits after its first event

@@ -15,8 +15,8 @@ import pytest
 from fake_provider import FakeProvider
 from plugin_suites import chat, make_suite, run, write_cassette
 
-from promptvcr.cassettes import fileformat
 from promptvcr.cli import main
+from promptvcr.files import fileformat
 
 SHARED = """
 import os

@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..cassettes import fileformat
 from ..errors import CassetteError
+from ..files import fileformat
 
 __all__ = ["collisions", "holds_more"]
 
