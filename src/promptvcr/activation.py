@@ -129,6 +129,10 @@ def activate(cassette: _Active) -> None:
             _uninstall = install_all(_Dispatcher())
         _active = (*_active, cassette)
         _tokens[id(cassette)] = _entered.set((*_entered.get(), cassette))
+    if not _watchers and os.environ.get("PROMPTVCR_USAGE_DIR"):
+        from .usage import ready  # now, not at exit: by then the code under test may have
+
+        ready()  # dropped privileges or moved the package (tests/cassettes/test_save_imports.py)
 
 
 def _leave_context(cassette: _Active, token: contextvars.Token[tuple[_Active, ...]] | None) -> None:

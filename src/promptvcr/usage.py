@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .commands.run_record import CassetteUsage
 
-__all__ = ["ENV", "note", "read_fragments"]
+__all__ = ["ENV", "note", "read_fragments", "ready"]
 
 ENV = "PROMPTVCR_USAGE_DIR"
 _VERSION = 1
@@ -52,6 +52,12 @@ def usage_of(cassette: Any) -> tuple[str, CassetteUsage]:
         unplayed = {id(interaction) for interaction in cassette.unplayed}
         positions = [i for i, interaction in enumerate(interactions) if id(interaction) in unplayed]
     return os.path.realpath(cassette.path), CassetteUsage(len(interactions), positions)
+
+
+def ready() -> None:
+    """Import what :func:`note` needs, at a cassette's entry: a note is written at its exit,
+    when the code under test may have dropped privileges or moved the package away."""
+    from .commands import run_record  # noqa: F401
 
 
 def note(cassette: Any, folder: str) -> None:
