@@ -144,12 +144,12 @@ def _checked(data: Any, path: Path, index: int) -> Compact | Interaction:
     return (
         method.upper(),
         url,
-        request_headers,
+        compactform.flat_headers(request_headers),
         content,
         status,
-        response_headers,
-        chunks,
-        None if timing is None else (timing.headers, timing.chunks),
+        compactform.flat_headers(response_headers),
+        tuple(chunks),
+        None if timing is None else (timing.headers, tuple(timing.chunks)),
         end,
         None if date is None else compactform.date_of(date),
     )
