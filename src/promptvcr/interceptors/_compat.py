@@ -14,6 +14,8 @@ import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .unavailable import SeamMissing
+
 if TYPE_CHECKING:
     from aiohttp import BaseConnector, ClientRequest
     from aiohttp.client_proto import ResponseHandler
@@ -28,7 +30,6 @@ __all__ = [
     "URLLIB3_ATTEMPT_SEAM",
     "URL_PARTS",
     "WEBSOCKETS_ASYNC_SEAMS",
-    "SeamMissing",
     "aiohttp_connect_timeout",
     "aiohttp_response_handler",
     "aiohttp_socketless_connection",
@@ -39,16 +40,6 @@ __all__ = [
     "set_content_decoder",
     "websockets_async_seam",
 ]
-
-class SeamMissing(Exception):
-    """A private name promptvcr patches is not where this version of ``library`` had it: the
-    library changed under promptvcr. Raised before anything is patched, so the interceptor
-    can be reported unavailable with nothing half-installed (see ``.unavailable``)."""
-
-    def __init__(self, library: str, what: str) -> None:
-        super().__init__(what)
-        self.library = library
-
 
 # --- httpx2 and httpx ------------------------------------------------------------------
 
