@@ -15,7 +15,7 @@ import pytest
 import sdk_calls
 
 import promptvcr
-from promptvcr.cassettes import fileformat
+from promptvcr.files import fileformat
 from promptvcr.pytest_plugin.naming import cassette_file_name, default_cassette_path
 
 MESSAGES = [{"role": "user", "content": "Hello"}]

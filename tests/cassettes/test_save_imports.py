@@ -19,7 +19,7 @@ import pytest
 from fake_provider import FakeProvider
 
 import promptvcr
-from promptvcr.cassettes import fileformat
+from promptvcr.files import fileformat
 
 TESTS = str(Path(__file__).resolve().parents[1])
 
@@ -30,7 +30,7 @@ import json, sys
 from pathlib import Path
 sys.path.insert(1, {tests!r})
 import httpx2, promptvcr
-from promptvcr.cassettes import fileformat
+from promptvcr.files import fileformat
 with promptvcr.use_cassette({path!r}, record_mode={mode!r}):
     httpx2.post({url!r}, json={{"model": "gpt-4o", "messages": [{{"role": "user", "content": "Hi"}}]}})
     {between}
