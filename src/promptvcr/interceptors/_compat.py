@@ -233,7 +233,7 @@ def _socketless_connection_class() -> type[Connection]:
 #: (openai's ``_WebSocketConnect``), redirects included, and returns the ``ClientConnection``
 #: before its handshake. It builds that connection with ``self.<factory>(ws_uri)``: set on the
 #: instance, a wrapper sees the sans-I/O protocol before any frame passes. websockets 17
-#: renamed both (``open_tcp_connection``, ``factory``); 14 to 16 have
+#: renamed both (``open_tcp_connection``, ``factory``); 15 and 16 have
 #: ``create_connection``, ``protocol_factory``. The pair is chosen by which method the class
 #: has, not by the version string, so a backport of either layout works too.
 WEBSOCKETS_ASYNC_SEAMS = (("open_tcp_connection", "factory"), ("create_connection", "protocol_factory"))
