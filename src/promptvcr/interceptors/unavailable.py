@@ -58,8 +58,8 @@ def _warn(name: str, library: str, error: BaseException) -> None:
         return
     _warned.add((name, reason))
     warnings.warn(
-        f"promptvcr cannot intercept {library} {_version(library)}: a private name it patches has "
-        f"changed ({reason}). Disabled: recording and replaying {library} traffic, which goes to the "
+        f"promptvcr cannot intercept {library} {_version(library)}: it is not the library promptvcr "
+        f"knows ({reason}). Disabled: recording and replaying {library} traffic, which goes to the "
         f"network as if no cassette were active; every other library is recorded and replayed as usual. "
         f"To fix: install a {library} version promptvcr supports (docs/versions.md lists them, e.g. "
         f"pip install 'promptvcr[{name}]' with {library} pinned to the last version that worked) "
