@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import nox
@@ -135,15 +136,21 @@ def compat(session: nox.Session, combo: str) -> None:
     constraints = ["-c", setup.constraints] if setup.constraints else []
     session.install("-e", ".", *setup.requirements, *constraints)
     if setup.uncapped:
+        before = _versions(session, setup.uncapped)
         session.install("--upgrade", *setup.uncapped)
-    names = sorted({*INTERCEPTED, *SDKS, "pytest"})
-    session.run(
-        "python",
-        "-c",
+        if _versions(session, setup.uncapped) == before:
+            session.skip(f"nothing caps {before}: the same environment as compat(newest)")
+    session.log(_versions(session, sorted({*INTERCEPTED, *SDKS, "pytest"})))
+    session.run("python", "-m", "pytest", "-q", *COMPAT_TESTS, *session.posargs)
+
+
+def _versions(session: nox.Session, names: Sequence[str]) -> str:
+    """``python=3.11.7 httpx=0.28.1 ...``: the versions the session's environment holds."""
+    code = (
         "import importlib.metadata as m, sys\n"
         "def v(n):\n"
         "    try: return m.version(n)\n"
         "    except m.PackageNotFoundError: return '-'\n"
-        f"print('versions:', 'python=' + sys.version.split()[0], *(n + '=' + v(n) for n in {names!r}))",
+        f"print('python=' + sys.version.split()[0], *(n + '=' + v(n) for n in {list(names)!r}))"
     )
-    session.run("python", "-m", "pytest", "-q", *COMPAT_TESTS, *session.posargs)
+    return str(session.run("python", "-c", code, silent=True)).strip()
