@@ -5,7 +5,6 @@ request of the supported clients to it (:mod:`.activation`); each request is the
 here, by the record mode: replayed from the :class:`~.matching.tape.Tape`, recorded, or let
 through. Exiting restores the clients and, in the recording modes, writes the file once,
 atomically. When the body raised, exit stays quiet so that the real error is what shows.
-
 ``use_cassette`` is the :class:`Cassette` class itself, so its signature is written once.
 """
 
@@ -21,7 +20,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar, overload
 
 from . import activation
-from .cassettes import persister, staleness, unwritten, verifying
+from .cassettes import jsonrpc, persister, staleness, unwritten, verifying
 from .cassettes.models import Interaction, Play, Request, Response
 from .cassettes.playback import Pace, pace_factor, untimed_message
 from .cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS
@@ -139,8 +138,7 @@ class Cassette:
         self._lock = threading.Lock()
         self._active = False
 
-    def _clear_run(self) -> None:
-        """What one use of the cassette gathers, none yet: when it is made and each time it is entered."""
+    def _clear_run(self) -> None:  # what one use gathers, none yet: when made and at each entry
         self.played: list[Play] = []
         self.missed: list[Request] = []
         self._misses: list[CassetteMiss] = []  # every miss raised for it, also those the code caught
@@ -231,11 +229,14 @@ class Cassette:
         return Record(_Recording(self, request, key))
 
     def _replayed(self, request: Request, interaction: Interaction) -> Replay:
-        """Under the lock: ``interaction`` answers ``request``. The request is kept in ``played``
-        with the recorded body when it sent the same bytes: its own copy may then go."""
+        """Under the lock: ``interaction`` answers ``request``, kept in ``played`` with the recorded
+        body when it sent the same bytes (its own copy may go); a JSON-RPC answer takes its ids."""
+        response = interaction.response
         if request.content == (recorded := interaction.request.content):
             request.content = recorded
-        self.played.append(Play(request, "replayed", response := interaction.response))
+        elif jsonrpc.MARKER in recorded:
+            response = jsonrpc.renumbered(response, jsonrpc.renumbering(recorded, request.content))
+        self.played.append(Play(request, "replayed", response))
         if self._pace is None and request.method != "GET" and not response.websocket:
             return Replay(response)
         return Replay(response.served(self._pace, self.played), self)  # self: misses
@@ -324,9 +325,7 @@ class Cassette:
             message = unwritten.unfinished_message(self.path, self._unfinished.values())
             warnings.warn(message, RuntimeWarning, stacklevel=3)
         if self.drift and not body_raised:
-            warnings.warn(
-                verifying.DriftWarning(verifying.drift_warning(self.path, self.drift)), stacklevel=3
-            )
+            warnings.warn(verifying.DriftWarning(verifying.drift_warning(self.path, self.drift)), stacklevel=3)
         failed = body_raised or bool(self._misses)  # a caught miss fails the block too
         try:
             self._save(failed)
@@ -334,6 +333,8 @@ class Cassette:
             if not failed:
                 raise
             warnings.warn(str(write_error), RuntimeWarning, stacklevel=3)
+        if (miss := CassetteMiss.unwrapped(error)) is not None:  # a task group of misses only
+            raise miss from None
         if self._misses and not isinstance(error, CassetteMiss):
             if (add_note := getattr(error, "add_note", None)) is not None:  # 3.11+
                 add_note(self._misses[0].note(len(self._misses)))  # a framework's error hid the miss
@@ -395,6 +396,5 @@ class _Recording:
         self._cassette._add_recorded(self._request, self._key, response)
 
 
-#: ``use_cassette(path, **options)``: the :class:`Cassette` class itself, so that its
-#: signature and its documentation are written once.
+#: ``use_cassette(path, **options)``: the :class:`Cassette` class itself (one signature, one doc).
 use_cassette = Cassette

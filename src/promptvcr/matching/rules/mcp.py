@@ -6,18 +6,25 @@ Streamable HTTP carries the session in the ``Mcp-Session-Id`` header, never part
 stream gives the recorded id back, but a session recorded again, or appended to a cassette
 (``record`` mode), gets a new one. The message is what the request means, not the session.
 
-JSON-RPC request ids (``0``, ``1``, ... per session in the ``mcp`` SDK) stay in the key: a
-replayed answer carries the id of the request it was recorded for, and the client matches
-answers to its requests by that id.
+JSON-RPC request ids (``0``, ``1``, ... per session in the ``mcp`` SDK) are not part of the
+key either (:func:`jsonrpc_ids`): they number the calls, so one call inserted before the
+others would shift every later id and make every later call miss. A replayed answer is
+given the live request's id (see :mod:`promptvcr.cassettes.jsonrpc`); requests with the
+same method and params replay in recorded order, as any identical requests do.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from ..parts import KeyParts
 
-__all__ = ["mcp_session_ids"]
+__all__ = ["JSONRPC_ID", "jsonrpc_ids", "mcp_session_ids"]
+
+#: What a JSON-RPC request's ``id`` (and the progress token it names) becomes in a key.
+JSONRPC_ID = "<jsonrpc-id>"
+_MARKER = b'"jsonrpc"'
 
 _SESSION_PARAMS = frozenset({"session_id", "sessionid"})
 
@@ -34,3 +41,33 @@ def mcp_session_ids(parts: KeyParts) -> KeyParts:
     if not (isinstance(body, dict) and "jsonrpc" in body) and not isinstance(body, list):
         return parts
     return replace(parts, query=tuple(pair for pair in parts.query if pair[0].lower() not in _SESSION_PARAMS))
+
+
+def _without_id(message: Any) -> Any:
+    if not isinstance(message, dict) or "method" not in message or "jsonrpc" not in message:
+        return message
+    out = {**message, "id": JSONRPC_ID} if "id" in message else dict(message)
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if isinstance(meta, dict) and "progressToken" in meta:
+        out["params"] = {**params, "_meta": {**meta, "progressToken": JSONRPC_ID}}
+    return out
+
+
+def jsonrpc_ids(parts: KeyParts) -> KeyParts:
+    """A JSON-RPC request's ``id`` and ``params._meta.progressToken`` replaced by
+    ``<jsonrpc-id>`` (each message of a batch); a notification (no id) stays one.
+
+    Real case: an MCP client that lists its tools once more before calling one sends
+    ``tools/call`` as id 3 instead of 2, and every later call shifts by one.
+    """
+    if parts.raw and _MARKER not in parts.raw:
+        return parts
+    body = parts.body
+    if isinstance(body, list):
+        new: Any = [_without_id(item) for item in body]
+        changed = any(a is not b for a, b in zip(new, body))
+    else:
+        new = _without_id(body)
+        changed = new is not body
+    return replace(parts, body=new) if changed else parts
