@@ -41,7 +41,7 @@ from .redact import (
 )
 from .scantext import json_text, scan_text
 from .timing import timing_to_data
-from .wsframes import session_to_data
+from .wsframes import STORED_AS, session_to_data
 
 __all__ = [
     "FORMAT_VERSION",
@@ -149,7 +149,7 @@ def _to_data(
     if resp.websocket is not None:  # its frames, each with its own time (see .wsframes)
         return {
             "request": request,
-            "response": {**response, "websocket": session_to_data(resp.websocket)},
+            "response": {**response, STORED_AS[resp.websocket.transport]: session_to_data(resp.websocket)},
             **dated,
         }
     body = encode_chunks(resp.chunks, resp_type, streamed_events=resp.is_event_stream)

@@ -25,7 +25,7 @@ from .sse import decode_events, encode_event
 if TYPE_CHECKING:
     from .models import Response
 
-__all__ = ["MARKER", "Renumbering", "message_renumbered", "renumbered", "renumbering"]
+__all__ = ["MARKER", "Renumbering", "message_renumbered", "renumbered", "renumbering", "text_renumbered"]
 
 #: Bytes that every JSON-RPC message holds: a body without them costs one search.
 MARKER = b'"jsonrpc"'
@@ -96,7 +96,7 @@ def message_renumbered(message: Any, change: Renumbering) -> Any:
     return message
 
 
-def _json_renumbered(text: str, change: Renumbering) -> str | None:
+def text_renumbered(text: str, change: Renumbering) -> str | None:
     """The JSON text ``text`` with ``change`` applied, written in its own style; ``None``: unchanged."""
     try:
         value = json.loads(text)
@@ -113,7 +113,7 @@ def _chunk_renumbered(chunk: bytes, change: Renumbering, event_stream: bool) -> 
     if MARKER not in chunk:
         return chunk
     if not event_stream:
-        text = _json_renumbered(chunk.decode("utf-8", "replace"), change)
+        text = text_renumbered(chunk.decode("utf-8", "replace"), change)
         return chunk if text is None else text.encode()
     events = decode_events(chunk)
     changed = False

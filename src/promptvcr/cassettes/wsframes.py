@@ -32,7 +32,7 @@ from .timing import Timing
 if TYPE_CHECKING:
     from .models import Response
 
-__all__ = ["Frame", "WebSocketSession", "frame_json", "session_from_data", "session_to_data", "with_session"]
+__all__ = ["STORED_AS", "Frame", "WebSocketSession", "frame_json", "session_from_data", "session_to_data", "with_session"]
 
 Sender = Literal["client", "server"]
 Kind = Literal["text", "binary", "close"]
@@ -55,9 +55,15 @@ class Frame:
 
 @dataclass(slots=True)
 class WebSocketSession:
-    """The frames of one websocket connection after its handshake, in the order they were seen."""
+    """The frames of one websocket connection after its handshake, in the order they were seen.
+
+    ``transport="stdio"``: the lines an MCP client and the server process it started wrote
+    to each other (stored under ``stdio``, see :mod:`promptvcr.interceptors.stdiosession`):
+    the same frames, a ``close`` being the end of a side's stream (its ``code``, for the
+    server, the process's exit status)."""
 
     frames: list[Frame] = field(default_factory=list)
+    transport: Literal["websocket", "stdio"] = "websocket"
 
     @property
     def offsets(self) -> tuple[float, ...]:
@@ -116,12 +122,16 @@ def _audio_digests(value: Any, path: str) -> Iterator[tuple[str, str]]:
 
 
 def session_to_data(session: WebSocketSession) -> dict[str, Any]:
-    """The stored form: ``{frames: [...]}``."""
+    """The stored form: ``{frames: [...]}`` (under ``websocket`` or ``stdio``: :data:`STORED_AS`)."""
     return {"frames": [_frame_to_data(frame) for frame in session.frames]}
 
 
-def _frame_from_data(data: Any, index: int) -> Frame:
-    where = f"websocket.frames[{index}]"
+#: The response key a session is stored under, by its transport.
+STORED_AS = {"websocket": "websocket", "stdio": "stdio"}
+
+
+def _frame_from_data(data: Any, index: int, transport: str) -> Frame:
+    where = f"{transport}.frames[{index}]"
     if not isinstance(data, dict) or data.get("from") not in SENDERS:
         raise ValueError(f"{where} needs from: client or server")
     sender: Sender = data["from"]
@@ -144,11 +154,12 @@ def _frame_from_data(data: Any, index: int) -> Frame:
     raise ValueError(f"{where} holds none of json, text, base64, close")
 
 
-def session_from_data(data: Any) -> WebSocketSession:
+def session_from_data(data: Any, transport: Literal["websocket", "stdio"] = "websocket") -> WebSocketSession:
     """A stored session, checked; ``ValueError`` says what is wrong."""
     if not isinstance(data, dict) or not isinstance(data.get("frames"), list):
-        raise ValueError("websocket is not a mapping with a list of frames")
-    return WebSocketSession([_frame_from_data(frame, i) for i, frame in enumerate(data["frames"])])
+        raise ValueError(f"{transport} is not a mapping with a list of frames")
+    frames = [_frame_from_data(frame, i, transport) for i, frame in enumerate(data["frames"])]
+    return WebSocketSession(frames, transport)
 
 
 def with_session(response: Response, session: WebSocketSession) -> Response:

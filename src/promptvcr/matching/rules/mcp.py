@@ -20,7 +20,7 @@ from typing import Any
 
 from ..parts import KeyParts
 
-__all__ = ["JSONRPC_ID", "jsonrpc_ids", "mcp_session_ids"]
+__all__ = ["JSONRPC_ID", "jsonrpc_ids", "mcp_session_ids", "without_jsonrpc_id"]
 
 #: What a JSON-RPC request's ``id`` (and the progress token it names) becomes in a key.
 JSONRPC_ID = "<jsonrpc-id>"
@@ -43,14 +43,22 @@ def mcp_session_ids(parts: KeyParts) -> KeyParts:
     return replace(parts, query=tuple(pair for pair in parts.query if pair[0].lower() not in _SESSION_PARAMS))
 
 
-def _without_id(message: Any) -> Any:
+def without_jsonrpc_id(message: Any) -> Any:
+    """A JSON-RPC request or notification (a batch: each) with its ``id`` and progress token
+    as :data:`JSONRPC_ID`; anything else as it is (the same object)."""
+    if isinstance(message, list):
+        items = [without_jsonrpc_id(item) for item in message]
+        return items if any(a is not b for a, b in zip(items, message)) else message
     if not isinstance(message, dict) or "method" not in message or "jsonrpc" not in message:
         return message
-    out = {**message, "id": JSONRPC_ID} if "id" in message else dict(message)
     params = message.get("params")
     meta = params.get("_meta") if isinstance(params, dict) else None
-    if isinstance(meta, dict) and "progressToken" in meta:
-        out["params"] = {**params, "_meta": {**meta, "progressToken": JSONRPC_ID}}
+    token = isinstance(meta, dict) and "progressToken" in meta
+    if "id" not in message and not token:
+        return message
+    out = {**message, "id": JSONRPC_ID} if "id" in message else dict(message)
+    if token:
+        out["params"] = {**params, "_meta": {**meta, "progressToken": JSONRPC_ID}}  # type: ignore[dict-item]
     return out
 
 
@@ -63,11 +71,5 @@ def jsonrpc_ids(parts: KeyParts) -> KeyParts:
     """
     if parts.raw and _MARKER not in parts.raw:
         return parts
-    body = parts.body
-    if isinstance(body, list):
-        new: Any = [_without_id(item) for item in body]
-        changed = any(a is not b for a, b in zip(new, body))
-    else:
-        new = _without_id(body)
-        changed = new is not body
-    return replace(parts, body=new) if changed else parts
+    new = without_jsonrpc_id(parts.body)
+    return parts if new is parts.body else replace(parts, body=new)
