@@ -7,6 +7,7 @@ import base64
 import datetime
 import ipaddress
 import json
+import socket
 import ssl
 import tempfile
 import threading
@@ -109,6 +110,32 @@ def _echo(ws: ServerConnection) -> None:
         ws.send(message)
 
 
+def _cut(ws: ServerConnection, how: str) -> None:
+    """Answers ``go`` with two frames, then ends the session as ``how`` says: ``close`` (1011
+    with a reason), ``nostatus`` (a close frame without a code), ``violation`` (a text frame
+    that is not UTF-8: the client fails the connection with 1007), ``abrupt`` (the TCP
+    connection closed, no close frame), ``going`` (1001 before answering at all)."""
+    assert ws.recv() == "go"
+    if how == "going":
+        ws.close(1001, "going away")
+        return
+    ws.send("partial 1")
+    ws.send(json.dumps({"type": "response.output_text.delta", "delta": "partial 2"}))
+    if how == "close":
+        ws.close(1011, "internal error")
+    elif how == "nostatus":
+        with ws.protocol_mutex:
+            ws.protocol.send_close()
+            ws.send_data()
+        ws.recv_events_thread.join(5)
+    elif how == "violation":
+        ws.socket.sendall(b"\x81\x02\xff\xfe")
+        ws.recv_events_thread.join(5)
+    elif how == "abrupt":
+        ws.socket.shutdown(socket.SHUT_RDWR)
+        ws.socket.close()
+
+
 class RealtimeServer:
     """``with RealtimeServer() as server:`` ``server.url`` (``ws://127.0.0.1:port``) until exit.
 
@@ -128,6 +155,8 @@ class RealtimeServer:
         self.paths.append(path)
         if path.startswith("/echo"):
             _echo(ws)
+        elif path.startswith("/cut"):
+            _cut(ws, path.partition("how=")[2])
         else:
             (_gemini if "BidiGenerateContent" in path else _openai)(ws)
 

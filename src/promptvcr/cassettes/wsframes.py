@@ -8,8 +8,13 @@ mapping, its sender in ``from`` and its arrival in ``at`` (seconds after the han
              see :mod:`.jsonstyle`); with ``binary: true`` a binary message holding JSON text;
              ``digests`` names the sha256 of each base64 payload (audio) in it, for review
 ``text``     any other text message
-``base64``   any other binary message (audio), with its ``digest`` (``sha256:...``) for review
-``close``    the closing handshake: ``{code, reason}``
+``base64``   any other binary message (audio), with its ``digest`` (``sha256:...``) for review;
+             with ``opcode: text`` a text message that is not UTF-8 (a protocol violation the
+             live client failed the connection for: replayed as it came, it fails it again)
+``close``    the closing handshake: ``{code, reason}`` (``code: null``: a close frame
+             without a status, which the other side reads as 1005)
+``eof``      ``true``: the sender closed the TCP connection without a close frame (the other
+             side reads 1006); a session cut this way replays cut there
 
 A recorded session replays the same bytes: :meth:`Frame.data` is what was on the wire.
 """
@@ -35,7 +40,7 @@ if TYPE_CHECKING:
 __all__ = ["STORED_AS", "Frame", "WebSocketSession", "frame_json", "session_from_data", "session_to_data", "with_session"]
 
 Sender = Literal["client", "server"]
-Kind = Literal["text", "binary", "close"]
+Kind = Literal["text", "binary", "close", "eof"]
 SENDERS: tuple[Sender, ...] = ("client", "server")
 #: A JSON string this long that is base64 is a binary payload (audio): its digest is stored too.
 _AUDIO = 512
@@ -72,7 +77,7 @@ class WebSocketSession:
 
 def frame_json(frame: Frame) -> Any:
     """The parsed JSON document a text or binary frame holds, else ``None``."""
-    if frame.kind == "close" or frame.data.lstrip()[:1] not in (b"{", b"["):
+    if frame.kind in ("close", "eof") or frame.data.lstrip()[:1] not in (b"{", b"["):
         return None
     try:
         return json.loads(frame.data)
@@ -85,6 +90,9 @@ def _frame_to_data(frame: Frame) -> dict[str, Any]:
     if frame.kind == "close":
         data["close"] = {"code": frame.code, "reason": frame.data.decode("utf-8", "replace")}
         return data
+    if frame.kind == "eof":
+        data["eof"] = True
+        return data
     document = frame_json(frame)
     text = frame.data.decode("utf-8", "replace") if document is not None else ""
     style = json_style(text, document) if document is not None else None
@@ -96,12 +104,21 @@ def _frame_to_data(frame: Frame) -> dict[str, Any]:
             data["digests"] = digests
         if frame.kind == "binary":
             data["binary"] = True
-    elif frame.kind == "text":
-        data["text"] = frame.data.decode("utf-8", "replace")
+    elif frame.kind == "text" and (text := _utf8(frame.data)) is not None:
+        data["text"] = text
     else:
         data["base64"] = base64.b64encode(frame.data).decode("ascii")
         data["digest"] = "sha256:" + hashlib.sha256(frame.data).hexdigest()
+        if frame.kind == "text":
+            data["opcode"] = "text"
     return data
+
+
+def _utf8(data: bytes) -> str | None:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _audio_digests(value: Any, path: str) -> Iterator[tuple[str, str]]:
@@ -150,8 +167,11 @@ def _frame_from_data(data: Any, index: int, transport: str) -> Frame:
     if isinstance(data.get("text"), str):
         return Frame(sender, "text", data["text"].encode(), float(at))
     if isinstance(data.get("base64"), str):
-        return Frame(sender, "binary", base64.b64decode(data["base64"], validate=True), float(at))
-    raise ValueError(f"{where} holds none of json, text, base64, close")
+        kind: Kind = "text" if data.get("opcode") == "text" else "binary"
+        return Frame(sender, kind, base64.b64decode(data["base64"], validate=True), float(at))
+    if data.get("eof") is True:
+        return Frame(sender, "eof", b"", float(at))
+    raise ValueError(f"{where} holds none of json, text, base64, close, eof")
 
 
 def session_from_data(data: Any, transport: Literal["websocket", "stdio"] = "websocket") -> WebSocketSession:
