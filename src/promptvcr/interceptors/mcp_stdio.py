@@ -16,14 +16,13 @@ from __future__ import annotations
 import math
 import signal
 import sys
-import warnings
 from typing import Any, TextIO
 
 import anyio
 import anyio.abc
 import mcp.client.stdio as stdio
 
-from ._compat import MCP_STDIO_SPAWN_SEAM
+from ._compat import MCP_STDIO_SPAWN_SEAM, SeamMissing
 from .decision import Handler, Record, Replay, Uninstall
 from .stdiosession import LinePlayer, LineTap, stdio_request
 
@@ -201,15 +200,8 @@ class _TappedProcess(anyio.abc.Process):
 
 def install(handler: Handler) -> Uninstall:
     original = getattr(stdio, MCP_STDIO_SPAWN_SEAM, None)
-    if original is None:
-        warnings.warn(
-            f"promptvcr cannot record or replay MCP servers over stdio with this mcp release: "
-            f"mcp.client.stdio has no {MCP_STDIO_SPAWN_SEAM}; they run live. Tell promptvcr's "
-            f"maintainers the mcp version (pip show mcp).",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-        return lambda: None
+    if original is None:  # the SDK changed: this interceptor steps aside (see .unavailable)
+        raise SeamMissing("mcp", f"mcp.client.stdio.{MCP_STDIO_SPAWN_SEAM}")
 
     async def spawn(
         command: str, args: list[str], env: dict[str, str] | None = None, errlog: TextIO = sys.stderr, cwd: Any = None

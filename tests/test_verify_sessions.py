@@ -1,0 +1,82 @@
+"""``RecordMode.verify`` on sessions: a realtime websocket session (the OpenAI SDK's
+``client.realtime``) is compared by its event types and their shapes, as an SSE stream is,
+and an MCP session over stdio by the structure of each result, typed by the method it
+answers. Texts, ids and audio that differ from run to run are never drift."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from realtime_server import RealtimeServer
+
+from promptvcr import use_cassette
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "interceptors"))
+from test_websockets_realtime import _openai, talk  # noqa: E402
+
+SERVER = Path(__file__).resolve().parent / "mcp_stdio_server.py"
+
+
+def _verified(path: Path, drift: str) -> list[str]:
+    with RealtimeServer(drift=drift) as server, pytest.warns() if drift else contextlib.nullcontext():
+        with use_cassette(path, record_mode="verify") as cassette:
+            talk(_openai(server.url))
+    assert [play.outcome for play in cassette.played] == ["verified"]
+    return [line for found in cassette.drift for line in found.differences]
+
+
+@pytest.fixture(scope="module")
+def realtime(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("verify") / "realtime.yaml"
+    with RealtimeServer() as server, use_cassette(path, record_mode="rewrite"):
+        talk(_openai(server.url))
+    return path
+
+
+def test_an_unchanged_realtime_server_is_no_drift(realtime: Path) -> None:
+    assert _verified(realtime, "") == []
+
+
+def test_a_new_realtime_event_is_drift(realtime: Path) -> None:
+    (line,) = _verified(realtime, "event")
+    assert line.startswith("stream events: were session.created, session.updated")
+    assert "response.created, rate_limits.updated, response.output_audio_transcript.delta" in line
+
+
+def test_a_new_field_in_a_realtime_event_is_drift(realtime: Path) -> None:
+    assert _verified(realtime, "field") == ["event response.done: new field 'item_id'"]
+
+
+async def _stdio_session(script: Path) -> None:
+    params = StdioServerParameters(command=sys.executable, args=[str(script)])
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        await client.list_tools()
+        await client.call_tool("add", {"a": 2, "b": 3})
+
+
+def test_an_mcp_result_with_a_new_field_is_drift_named_by_its_method(tmp_path: Path) -> None:
+    script, path = tmp_path / "server.py", tmp_path / "stdio.yaml"
+    shutil.copy(SERVER, script)
+
+    async def run(mode: str) -> Any:
+        async with use_cassette(path, record_mode=mode) as cassette:
+            await asyncio.wait_for(_stdio_session(script), 60)
+        return cassette
+
+    asyncio.run(run("rewrite"))
+    assert asyncio.run(run("verify")).drift == []  # the same server: nothing changed
+    script.write_text(script.read_text().replace("@server.tool()\ndef add", '@server.tool(title="Adder")\ndef add'))
+    with pytest.warns(UserWarning, match="differ from the recording"):
+        cassette = asyncio.run(run("verify"))
+    (drift,) = cassette.drift
+    assert drift.method == "SPAWN"
+    assert drift.differences == ("event tools/list result.result.tools[]: new field 'title'",)
