@@ -72,3 +72,20 @@ def test_the_key_ignores_the_id_and_progress_token_but_not_method_or_params() ->
     assert key(call % (1, 1)) != key(call.replace('"add"', '"sub"') % (1, 1))
     assert key('{"jsonrpc":"2.0","id":1,"method":"ping"}') != key('{"jsonrpc":"2.0","method":"ping"}')
     assert key('{"id":1,"q":"x"}') != key('{"id":2,"q":"x"}')  # not JSON-RPC: its id means something
+
+
+async def test_show_prints_mcp_over_http_as_calls_and_results(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from promptvcr.cli import main
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    path = tmp_path / "mcp.yaml"
+    await _record(path, listings=1)
+    assert main(["show", str(path)]) == 0
+    lines = [line.strip() for line in capsys.readouterr().out.splitlines()]
+    assert "→ tools/list" in lines and "← tools/list result: add, announce" in lines
+    call = lines.index('→ tools/call add {"a": 2, "b": 3}')
+    assert lines[call + 1] == "← tools/call result: 5"
+    assert lines[call - 1].startswith("MCP over HTTP | status 200")
+    assert not any('"jsonrpc"' in line for line in lines)

@@ -109,3 +109,34 @@ def test_a_changed_call_is_a_miss_naming_the_field(
         asyncio.run(changed())
     assert "params.arguments.b: 3 -> 4" in str(caught.value)
     assert "MCP stdio stdio:python server.py: client frame 4" in str(caught.value)
+
+
+def test_show_prints_the_session_as_calls_and_results(
+    recorded: tuple[Path, Path, dict[str, Any]], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from promptvcr.cli import main
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    path, _, _ = recorded
+    assert main(["show", str(path)]) == 0
+    lines = [line.strip() for line in capsys.readouterr().out.splitlines()]
+    assert lines[1].startswith("MCP stdio session | ")
+    assert lines[2].startswith("→ initialize (client mcp")
+    assert lines[3].startswith("← initialize result: server promptvcr-stdio-test")
+    assert lines[4:] == [
+        "→ notifications/initialized",
+        "→ tools/list",
+        "← tools/list result: add, count",
+        '→ tools/call add {"a": 2, "b": 3}',
+        "← tools/call result: 5",
+        '→ tools/call count {"n": 3}',
+        "← notifications/progress 1/3",
+        "← notifications/progress 2/3",
+        "← notifications/progress 3/3",
+        "← tools/call result: counted to 3",
+        "→ resources/read note://greeting",
+        "← resources/read result: hello from stdio",
+        "→ closed stdin",
+        lines[-1],
+    ]
+    assert lines[-1].startswith("← exited, status ")
