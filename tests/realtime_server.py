@@ -63,7 +63,13 @@ def _openai(ws: ServerConnection, drift: str = "") -> None:
             send({"type": "response.output_audio.delta", **ids, "delta": AUDIO_OUT})
             send({"type": "response.output_audio.done", **ids})
             done = {"id": "resp_1", "status": "completed", "usage": {"input_tokens": 12, "output_tokens": 7}}
-            send({"type": "response.done", "response": done, **({"item_id": "item_2"} if drift == "field" else {})})
+            send(
+                {
+                    "type": "response.done",
+                    "response": done,
+                    **({"item_id": "item_2"} if drift == "field" else {}),
+                }
+            )
 
 
 def _gemini(ws: ServerConnection) -> None:

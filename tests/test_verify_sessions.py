@@ -20,15 +20,15 @@ from realtime_server import RealtimeServer
 from promptvcr import use_cassette
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "interceptors"))
-from test_websockets_realtime import _openai, talk  # noqa: E402
+from test_websockets_realtime import _openai, talk
 
 SERVER = Path(__file__).resolve().parent / "mcp_stdio_server.py"
 
 
 def _verified(path: Path, drift: str) -> list[str]:
-    with RealtimeServer(drift=drift) as server, pytest.warns() if drift else contextlib.nullcontext():
-        with use_cassette(path, record_mode="verify") as cassette:
-            talk(_openai(server.url))
+    warned = pytest.warns() if drift else contextlib.nullcontext()
+    with RealtimeServer(drift=drift) as server, warned, use_cassette(path, record_mode="verify") as cassette:
+        talk(_openai(server.url))
     assert [play.outcome for play in cassette.played] == ["verified"]
     return [line for found in cassette.drift for line in found.differences]
 
@@ -74,7 +74,9 @@ def test_an_mcp_result_with_a_new_field_is_drift_named_by_its_method(tmp_path: P
 
     asyncio.run(run("rewrite"))
     assert asyncio.run(run("verify")).drift == []  # the same server: nothing changed
-    script.write_text(script.read_text().replace("@server.tool()\ndef add", '@server.tool(title="Adder")\ndef add'))
+    script.write_text(
+        script.read_text().replace("@server.tool()\ndef add", '@server.tool(title="Adder")\ndef add')
+    )
     with pytest.warns(UserWarning, match="differ from the recording"):
         cassette = asyncio.run(run("verify"))
     (drift,) = cassette.drift

@@ -229,11 +229,10 @@ class Cassette:
         return Record(_Recording(self, request, key))
 
     def _replayed(self, request: Request, interaction: Interaction) -> Replay:
-        """Under the lock: ``interaction`` answers ``request``, kept in ``played`` with the recorded
-        body when it sent the same bytes (its own copy may go); a JSON-RPC answer takes its ids."""
+        """Under the lock: ``interaction`` answers ``request``; a JSON-RPC answer takes its ids."""
         response = interaction.response
         if request.content == (recorded := interaction.request.content):
-            request.content = recorded
+            request.content = recorded  # kept in ``played`` with the recorded bytes: its own copy may go
         elif jsonrpc.MARKER in recorded:
             response = jsonrpc.renumbered(response, jsonrpc.renumbering(recorded, request.content))
         self.played.append(Play(request, "replayed", response))
@@ -325,7 +324,9 @@ class Cassette:
             message = unwritten.unfinished_message(self.path, self._unfinished.values())
             warnings.warn(message, RuntimeWarning, stacklevel=3)
         if self.drift and not body_raised:
-            warnings.warn(verifying.DriftWarning(verifying.drift_warning(self.path, self.drift)), stacklevel=3)
+            warnings.warn(
+                verifying.DriftWarning(verifying.drift_warning(self.path, self.drift)), stacklevel=3
+            )
         failed = body_raised or bool(self._misses)  # a caught miss fails the block too
         try:
             self._save(failed)
@@ -361,10 +362,8 @@ class Cassette:
     async def __aenter__(self) -> Cassette:
         return self.__enter__()
 
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.__exit__(exc_type, exc, tb)
+    async def __aexit__(self, *exc_info: Any) -> None:  # what __exit__ takes
+        self.__exit__(*exc_info)
 
     # As a decorator ------------------------------------------------------------------------
 

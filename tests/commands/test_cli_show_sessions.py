@@ -14,8 +14,8 @@ from promptvcr import use_cassette
 from promptvcr.cli import main
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "interceptors"))
-from test_websockets_frames import converse  # noqa: E402
-from test_websockets_realtime import AUDIO_IN, _openai, talk  # noqa: E402
+from test_websockets_frames import converse
+from test_websockets_realtime import AUDIO_IN, _openai, talk
 
 
 def test_a_realtime_session_shows_as_a_transcript(
@@ -34,7 +34,7 @@ def test_a_realtime_session_shows_as_a_transcript(
         "← session.created:",
         "→ session.update:",
         '→ input_audio_buffer.append: {"audio": "<binary 3,200 bytes>"}',
-        "← response.output_audio_transcript.delta ×3: I heard 3200 bytes.",
+        "← response.output_audio_transcript.delta x3: I heard 3200 bytes.",
         "← response.output_audio.delta:",
         "← response.done: status completed; usage input 12, output 7",
         "→ close 1000",

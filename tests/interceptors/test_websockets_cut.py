@@ -88,7 +88,9 @@ def test_a_session_ended_any_way_replays_as_it_ended_live(
 
 
 @pytest.mark.parametrize("how", CASES)
-def test_the_asyncio_client_sees_the_same_end(recorded: tuple[str, Path, dict[str, list[Any]]], how: str) -> None:
+def test_the_asyncio_client_sees_the_same_end(
+    recorded: tuple[str, Path, dict[str, list[Any]]], how: str
+) -> None:
     url, folder, live = recorded
     with use_cassette(folder / f"{how}_async.yaml"):
         assert asyncio.run(session_async(url, how)) == live[f"{how}_async"]

@@ -31,7 +31,9 @@ async def _record(path: Path, listings: int) -> tuple[str, dict[str, Any]]:
     return url, live
 
 
-async def test_a_call_dropped_before_the_others_shifts_their_ids_and_they_still_replay(tmp_path: Path) -> None:
+async def test_a_call_dropped_before_the_others_shifts_their_ids_and_they_still_replay(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "mcp.yaml"
     url, live = await _record(path, listings=2)  # tools/call recorded as the 4th request
     async with use_cassette(path) as cassette:
@@ -67,7 +69,9 @@ def test_the_key_ignores_the_id_and_progress_token_but_not_method_or_params() ->
     def key(body: str) -> str:
         return request_key(Request("POST", "http://127.0.0.1/mcp", {}, body.encode()), default_rules())
 
-    call = '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"add","_meta":{"progressToken":%s}}}'
+    call = (
+        '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"add","_meta":{"progressToken":%s}}}'
+    )
     assert key(call % (1, 1)) == key(call % (7, 7)) == key(call % ('"a"', '"a"'))
     assert key(call % (1, 1)) != key(call.replace('"add"', '"sub"') % (1, 1))
     assert key('{"jsonrpc":"2.0","id":1,"method":"ping"}') != key('{"jsonrpc":"2.0","method":"ping"}')

@@ -99,7 +99,7 @@ def test_the_session_is_stored_as_readable_json_rpc_messages(
 def test_a_changed_call_is_a_miss_naming_the_field(
     recorded: tuple[Path, Path, dict[str, Any]],
 ) -> None:
-    path, script, live = recorded
+    path, script, _ = recorded
 
     async def changed() -> None:
         async with use_cassette(path):
@@ -112,7 +112,9 @@ def test_a_changed_call_is_a_miss_naming_the_field(
 
 
 def test_show_prints_the_session_as_calls_and_results(
-    recorded: tuple[Path, Path, dict[str, Any]], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    recorded: tuple[Path, Path, dict[str, Any]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from promptvcr.cli import main
 

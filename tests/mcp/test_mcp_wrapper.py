@@ -27,12 +27,25 @@ from promptvcr.cli import main
 SERVER = Path(__file__).resolve().parent.parent / "mcp_stdio_server.py"
 NODE_CLIENT = Path(__file__).resolve().parent / "node_client.mjs"
 #: Where the test installs the TypeScript SDK once (``$PROMPTVCR_NODE_CACHE`` to move it).
-NODE_CACHE = Path(os.environ.get("PROMPTVCR_NODE_CACHE", Path.home() / ".cache" / "promptvcr-tests" / "node-mcp"))
+NODE_CACHE = Path(
+    os.environ.get("PROMPTVCR_NODE_CACHE", Path.home() / ".cache" / "promptvcr-tests" / "node-mcp")
+)
 SRC = str(Path(promptvcr.__file__).resolve().parent.parent)
 
 
 def wrapped(cassette: Path, script: Path, *mode: str) -> list[str]:
-    return [sys.executable, "-m", "promptvcr", "mcp", "--cassette", str(cassette), *mode, "--", sys.executable, str(script)]
+    return [
+        sys.executable,
+        "-m",
+        "promptvcr",
+        "mcp",
+        "--cassette",
+        str(cassette),
+        *mode,
+        "--",
+        sys.executable,
+        str(script),
+    ]
 
 
 async def python_client(command: list[str], b: int = 3) -> dict[str, Any]:
@@ -81,10 +94,20 @@ def _node_sdk() -> Path:
         pytest.skip("node and npm are not installed: the TypeScript client cannot run")
     if not (NODE_CACHE / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
         NODE_CACHE.mkdir(parents=True, exist_ok=True)
-        install = ["npm", "install", "--prefix", str(NODE_CACHE), "--no-audit", "--no-fund", "@modelcontextprotocol/sdk@1"]
+        install = [
+            "npm",
+            "install",
+            "--prefix",
+            str(NODE_CACHE),
+            "--no-audit",
+            "--no-fund",
+            "@modelcontextprotocol/sdk@1",
+        ]
         done = subprocess.run(install, capture_output=True, text=True, timeout=300, check=False)
         if done.returncode != 0:
-            pytest.skip(f"npm could not install @modelcontextprotocol/sdk (no registry?): {done.stderr[-400:]}")
+            pytest.skip(
+                f"npm could not install @modelcontextprotocol/sdk (no registry?): {done.stderr[-400:]}"
+            )
     shutil.copy(NODE_CLIENT, NODE_CACHE / NODE_CLIENT.name)  # node resolves the SDK from the script's folder
     return NODE_CACHE
 
@@ -93,14 +116,20 @@ def node_client(folder: Path, command: list[str]) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": SRC}
     done = subprocess.run(
         ["node", str(folder / NODE_CLIENT.name), json.dumps(command)],
-        capture_output=True, text=True, timeout=90, env=env, check=False,
+        capture_output=True,
+        text=True,
+        timeout=90,
+        env=env,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
 
-def test_the_typescript_sdk_through_the_wrapper_records_and_replays_with_the_server_gone(tmp_path: Path) -> None:
+def test_the_typescript_sdk_through_the_wrapper_records_and_replays_with_the_server_gone(
+    tmp_path: Path,
+) -> None:
     folder = _node_sdk()
     script, path = tmp_path / "server.py", tmp_path / "node.yaml"
     shutil.copy(SERVER, script)
@@ -112,7 +141,9 @@ def test_the_typescript_sdk_through_the_wrapper_records_and_replays_with_the_ser
     assert node_client(folder, wrapped(path, script)) == live
 
 
-def test_the_wrapper_says_what_it_needs(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_wrapper_says_what_it_needs(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("PROMPTVCR_CASSETTE", raising=False)
     assert main(["mcp", "--", "python", "server.py"]) == 2
     assert "needs a cassette (--cassette or $PROMPTVCR_CASSETTE)" in capsys.readouterr().err

@@ -44,7 +44,7 @@ class Renumbering:
     def learn(self, recorded: Any, sent: Any) -> None:
         """Add what differs between a recorded request message and the live one (batches by position)."""
         if isinstance(recorded, list) and isinstance(sent, list):
-            for was, now in zip(recorded, sent):
+            for was, now in zip(recorded, sent, strict=False):
                 self.learn(was, now)
             return
         if not (isinstance(recorded, dict) and isinstance(sent, dict)) or "method" not in sent:
@@ -82,7 +82,7 @@ def message_renumbered(message: Any, change: Renumbering) -> Any:
     object when nothing in it changes."""
     if isinstance(message, list):
         items = [message_renumbered(item, change) for item in message]
-        return items if any(a is not b for a, b in zip(items, message)) else message
+        return items if any(a is not b for a, b in zip(items, message, strict=True)) else message
     if not isinstance(message, dict):
         return message
     if ("result" in message or "error" in message) and "method" not in message:

@@ -20,6 +20,7 @@ person reads (``choices[].message: new field 'audio'``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -240,10 +241,8 @@ def shape_of(response: Response, request: Request | None = None) -> Shape:
     finish: list[str] = []
     methods: dict[str, str] = {}
     if request is not None and b'"jsonrpc"' in request.content:
-        try:
+        with contextlib.suppress(ValueError, UnicodeDecodeError):
             _request_methods(json.loads(request.content), methods)
-        except (ValueError, UnicodeDecodeError):
-            pass
     if response.websocket is not None:
         events = _session_events(response.websocket)
     elif response.is_event_stream:

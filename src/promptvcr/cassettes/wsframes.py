@@ -37,7 +37,15 @@ from .timing import Timing
 if TYPE_CHECKING:
     from .models import Response
 
-__all__ = ["STORED_AS", "Frame", "WebSocketSession", "frame_json", "session_from_data", "session_to_data", "with_session"]
+__all__ = [
+    "STORED_AS",
+    "Frame",
+    "WebSocketSession",
+    "frame_json",
+    "session_from_data",
+    "session_to_data",
+    "with_session",
+]
 
 Sender = Literal["client", "server"]
 Kind = Literal["text", "binary", "close", "eof"]
@@ -104,8 +112,8 @@ def _frame_to_data(frame: Frame) -> dict[str, Any]:
             data["digests"] = digests
         if frame.kind == "binary":
             data["binary"] = True
-    elif frame.kind == "text" and (text := _utf8(frame.data)) is not None:
-        data["text"] = text
+    elif frame.kind == "text" and (decoded := _utf8(frame.data)) is not None:
+        data["text"] = decoded
     else:
         data["base64"] = base64.b64encode(frame.data).decode("ascii")
         data["digest"] = "sha256:" + hashlib.sha256(frame.data).hexdigest()

@@ -140,14 +140,20 @@ def _session(cassette: Cassette, command: list[str]) -> int:
         with contextlib.suppress(_Stopped):
             return _replay(LinePlayer(request, decision.response, decision.misses), stdin, stdout)
         return 0
-    return _proxy(command, LineTap(decision.recorder) if isinstance(decision, Record) else None, stdin, stdout)
+    return _proxy(
+        command, LineTap(decision.recorder) if isinstance(decision, Record) else None, stdin, stdout
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     command: list[str] = args.server[1:] if args.server[:1] == ["--"] else args.server
     path = args.cassette or (Path(os.environ[ENV_CASSETTE]) if os.environ.get(ENV_CASSETTE) else None)
     if not command or path is None:
-        missing = "the server's command (after --)" if not command else f"a cassette (--cassette or ${ENV_CASSETTE})"
+        missing = (
+            "the server's command (after --)"
+            if not command
+            else f"a cassette (--cassette or ${ENV_CASSETTE})"
+        )
         print(
             f"promptvcr mcp: needs {missing}. Example: promptvcr mcp --cassette tests/cassettes/files.yaml "
             f"-- npx -y @modelcontextprotocol/server-filesystem .",
@@ -164,6 +170,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"promptvcr mcp: {error}", file=sys.stderr)
         return 1
     except OSError as error:  # the server's program could not be started
-        print(f"promptvcr mcp: cannot start {command[0]!r}: {error}. Is it installed and on PATH?", file=sys.stderr)
+        print(
+            f"promptvcr mcp: cannot start {command[0]!r}: {error}. Is it installed and on PATH?",
+            file=sys.stderr,
+        )
         return 127
-

@@ -72,7 +72,9 @@ def _call(message: dict[str, Any]) -> str:
         total = f"/{params['total']}" if params.get("total") is not None else ""
         return f"{method} {params.get('progress')}{total} {params.get('message') or ''}".rstrip()
     if method == "initialize" and isinstance(params, dict):
-        return f"{method} (client {_named(params.get('clientInfo'))}, protocol {params.get('protocolVersion')})"
+        return (
+            f"{method} (client {_named(params.get('clientInfo'))}, protocol {params.get('protocolVersion')})"
+        )
     if isinstance(params, dict) and isinstance(params.get("uri"), str):
         return f"{method} {params['uri']}"
     return f"{method} {_json(params)}" if params else method
@@ -147,7 +149,11 @@ def _delta_text(document: Any) -> str | None:
     if isinstance(kind, str) and kind.endswith(".delta") and isinstance(document.get("delta"), str):
         delta = document["delta"]
         return None if _BASE64.fullmatch(delta) and len(delta) >= 64 else delta
-    turn = (document.get("serverContent") or {}).get("modelTurn") if isinstance(document.get("serverContent"), dict) else None
+    turn = (
+        (document.get("serverContent") or {}).get("modelTurn")
+        if isinstance(document.get("serverContent"), dict)
+        else None
+    )
     if isinstance(turn, dict) and isinstance(turn.get("parts"), list):
         texts = [p["text"] for p in turn["parts"] if isinstance(p, dict) and isinstance(p.get("text"), str)]
         return "".join(texts) if texts else None
@@ -160,7 +166,11 @@ def _usage(document: Any) -> str:
     usage = usage or (document.get("usageMetadata") if isinstance(document, dict) else None)
     if not isinstance(usage, dict):
         return ""
-    spent = [f"{k.removesuffix('_tokens').removesuffix('TokenCount')} {v}" for k, v in usage.items() if isinstance(v, int)]
+    spent = [
+        f"{k.removesuffix('_tokens').removesuffix('TokenCount')} {v}"
+        for k, v in usage.items()
+        if isinstance(v, int)
+    ]
     return f"; usage {', '.join(spent)}" if spent else ""
 
 
@@ -180,7 +190,9 @@ def _end(direction: str, frame: Frame, stdio: bool) -> Turn:
     if stdio:
         return Turn(direction, "closed stdin" if frame.sender == "client" else f"exited, status {frame.code}")
     reason = frame.data.decode("utf-8", "replace")
-    return Turn(direction, f"close {frame.code if frame.code is not None else '(no status)'} {reason}".rstrip())
+    return Turn(
+        direction, f"close {frame.code if frame.code is not None else '(no status)'} {reason}".rstrip()
+    )
 
 
 def session_turns(session: WebSocketSession) -> list[Turn]:
@@ -208,7 +220,7 @@ def session_turns(session: WebSocketSession) -> list[Turn]:
         kind, delta = _event_type(document), _delta_text(document)
         if delta is not None and joined == (direction, kind):
             count += 1
-            turns[-1] = Turn(direction, f"{kind} ×{count}: {turns[-1].text.split(': ', 1)[1]}{delta}")
+            turns[-1] = Turn(direction, f"{kind} x{count}: {turns[-1].text.split(': ', 1)[1]}{delta}")
             continue
         if delta is not None:
             joined, count = (direction, kind), 1

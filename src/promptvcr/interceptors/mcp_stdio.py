@@ -98,8 +98,8 @@ class _ReplayedProcess(anyio.abc.Process):
     def kill(self) -> None:
         self._exit(-signal.SIGKILL)
 
-    def send_signal(self, value: int) -> None:
-        self._exit(-value)
+    def send_signal(self, value: signal.Signals) -> None:
+        self._exit(-int(value))
 
     @property
     def pid(self) -> int:
@@ -174,7 +174,7 @@ class _TappedProcess(anyio.abc.Process):
     def kill(self) -> None:
         self._process.kill()
 
-    def send_signal(self, value: int) -> None:
+    def send_signal(self, value: signal.Signals) -> None:
         self._process.send_signal(value)
 
     @property
@@ -204,14 +204,20 @@ def install(handler: Handler) -> Uninstall:
         raise SeamMissing("mcp", f"mcp.client.stdio.{MCP_STDIO_SPAWN_SEAM}")
 
     async def spawn(
-        command: str, args: list[str], env: dict[str, str] | None = None, errlog: TextIO = sys.stderr, cwd: Any = None
+        command: str,
+        args: list[str],
+        env: dict[str, str] | None = None,
+        errlog: TextIO = sys.stderr,
+        cwd: Any = None,
     ) -> Any:
         request = stdio_request(command, args)
         decision = handler.handle(request)
         if isinstance(decision, Replay):
             return _ReplayedProcess(LinePlayer(request, decision.response, decision.misses))
         process = await original(command, args, env, errlog, cwd)
-        return _TappedProcess(process, LineTap(decision.recorder)) if isinstance(decision, Record) else process
+        return (
+            _TappedProcess(process, LineTap(decision.recorder)) if isinstance(decision, Record) else process
+        )
 
     setattr(stdio, MCP_STDIO_SPAWN_SEAM, spawn)
 

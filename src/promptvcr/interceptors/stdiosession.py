@@ -132,8 +132,12 @@ class LinePlayer:
             )
             recorded = self._frames[index] if index is not None else None
             if recorded is None or recorded.kind == "close" or frame_differences(recorded, sent):
-                count = sum(1 for f in self._frames[: self._next] if f.sender == "client" and f.kind != "close")
-                raise self._miss(count, None if recorded is None or recorded.kind == "close" else recorded, sent)
+                count = sum(
+                    1 for f in self._frames[: self._next] if f.sender == "client" and f.kind != "close"
+                )
+                raise self._miss(
+                    count, None if recorded is None or recorded.kind == "close" else recorded, sent
+                )
             assert index is not None
             self._renumbering.learn(frame_json(recorded), frame_json(sent))
             self._next = index + 1

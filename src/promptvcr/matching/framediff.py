@@ -44,7 +44,9 @@ def frame_miss_message(
     path: Path, url: str, index: int, recorded: Frame | None, sent: Frame, transport: str = "websocket"
 ) -> str:
     """Why client frame ``index`` (counted from 0) of the session with ``url`` missed."""
-    head = f"promptvcr: {transport} {url}: client frame {index + 1} is not the recorded one in cassette {path}."
+    head = (
+        f"promptvcr: {transport} {url}: client frame {index + 1} is not the recorded one in cassette {path}."
+    )
     if recorded is None:
         shown = _comparable(sent)
         return (

@@ -48,7 +48,7 @@ def without_jsonrpc_id(message: Any) -> Any:
     as :data:`JSONRPC_ID`; anything else as it is (the same object)."""
     if isinstance(message, list):
         items = [without_jsonrpc_id(item) for item in message]
-        return items if any(a is not b for a, b in zip(items, message)) else message
+        return items if any(a is not b for a, b in zip(items, message, strict=True)) else message
     if not isinstance(message, dict) or "method" not in message or "jsonrpc" not in message:
         return message
     params = message.get("params")
