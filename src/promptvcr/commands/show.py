@@ -15,13 +15,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from ..cassettes import fileformat, storage
 from ..cassettes.eventstream import decode_frames, is_event_stream
 from ..cassettes.models import Interaction, Response
 from ..cassettes.sse import parse_events
 from ..cassettes.tokens import tokens_of
 from ..cassettes.wsframes import session_to_data
 from ..errors import CassetteError
+from ..files import fileformat, storage
 from . import _output
 from .inventory import summarize_interaction
 from .sessionview import exchange_turns, session_turns
@@ -80,7 +80,7 @@ def _render_session(out: Console, response: Response, *, raw: bool) -> None:
         out.print(_turn(turn))
     if raw:
         out.print("  --- raw messages ---")
-        for frame in session_to_data(session)["frames"]:
+        for frame in session_to_data(session, lambda value: value)["frames"]:  # redacted when written
             out.print(f"    {json.dumps(frame, ensure_ascii=False)}", markup=False, soft_wrap=True)
 
 

@@ -13,7 +13,7 @@ stream (the server's with its exit status).
 - replay: a :class:`LinePlayer` answers each line the client writes with the server lines
   that followed it while recording; no process is started. Client lines are matched in
   order as parsed JSON without their JSON-RPC ids (:mod:`promptvcr.matching.framediff`),
-  and the answers take the live ids (:mod:`promptvcr.cassettes.jsonrpc`). A line that is
+  and the answers take the live ids (:mod:`promptvcr.matching.jsonrpc`). A line that is
   not the recorded one raises :class:`~promptvcr.CassetteMiss`.
 
 Both serve the ``mcp`` SDK's ``stdio_client`` in-process (:mod:`.mcp_stdio`) and the
@@ -31,11 +31,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..cassettes.jsonrpc import Renumbering, text_renumbered
 from ..cassettes.models import Request, Response
 from ..cassettes.wsframes import Frame, Sender, WebSocketSession, frame_json, with_session
 from ..errors import CassetteMiss
 from ..matching.framediff import frame_differences, frame_miss_message
+from ..matching.jsonrpc import Renumbering, text_renumbered
 from .decision import MissSink, Recorder
 
 __all__ = ["LinePlayer", "LineTap", "stdio_request"]

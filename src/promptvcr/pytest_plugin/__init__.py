@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..errors import CassetteMiss
-from ..modes import VCR_MODES, RecordMode, record_flag, vcr_mode_note
+from ..policies.modes import VCR_MODES, RecordMode, record_flag, vcr_mode_note
 from . import coexist, held, network, upkeep, vcr_compat
 from .coexist import promptvcr_cassette_dir  # noqa: F401  (pytest-recording's vcr_cassette_dir)
 from .failures import failure_text

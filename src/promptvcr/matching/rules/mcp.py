@@ -9,7 +9,7 @@ stream gives the recorded id back, but a session recorded again, or appended to 
 JSON-RPC request ids (``0``, ``1``, ... per session in the ``mcp`` SDK) are not part of the
 key either (:func:`jsonrpc_ids`): they number the calls, so one call inserted before the
 others would shift every later id and make every later call miss. A replayed answer is
-given the live request's id (see :mod:`promptvcr.cassettes.jsonrpc`); requests with the
+given the live request's id (see :mod:`promptvcr.matching.jsonrpc`); requests with the
 same method and params replay in recorded order, as any identical requests do.
 """
 
