@@ -76,6 +76,9 @@ def test_the_key_ignores_the_id_and_progress_token_but_not_method_or_params() ->
     assert key(call % (1, 1)) != key(call.replace('"add"', '"sub"') % (1, 1))
     assert key('{"jsonrpc":"2.0","id":1,"method":"ping"}') != key('{"jsonrpc":"2.0","method":"ping"}')
     assert key('{"id":1,"q":"x"}') != key('{"id":2,"q":"x"}')  # not JSON-RPC: its id means something
+    old_transport = "http://127.0.0.1/messages/?session_id=7dcaf4d4"  # answers on the GET stream, by id
+    sse = [Request("POST", old_transport, {}, (call % (n, n)).encode()) for n in (1, 2)]
+    assert request_key(sse[0], default_rules()) != request_key(sse[1], default_rules())
 
 
 async def test_show_prints_mcp_over_http_as_calls_and_results(

@@ -70,8 +70,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     tool_call_ids,
     base64_digests,
     nfc_text,
+    jsonrpc_ids,  # before mcp_session_ids: it reads the query that one drops
     mcp_session_ids,
-    jsonrpc_ids,
 )
 
 

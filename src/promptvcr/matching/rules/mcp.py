@@ -68,8 +68,14 @@ def jsonrpc_ids(parts: KeyParts) -> KeyParts:
 
     Real case: an MCP client that lists its tools once more before calling one sends
     ``tools/call`` as id 3 instead of 2, and every later call shifts by one.
+
+    Not for the older SSE transport (a ``session_id`` in the URL): each POST there gets only
+    ``202`` and its answer arrives on the GET stream, which the replay releases when the
+    request with the answer's id has been sent, so its ids stay in the key.
     """
     if parts.raw and _MARKER not in parts.raw:
         return parts
+    if any(name.lower() in _SESSION_PARAMS for name, _ in parts.query):
+        return parts  # the SSE transport: answers come on the GET stream, found there by their ids
     new = without_jsonrpc_id(parts.body)
     return parts if new is parts.body else replace(parts, body=new)
