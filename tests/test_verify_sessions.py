@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp_server import McpServer
 from realtime_server import RealtimeServer
 
 from promptvcr import use_cassette
@@ -82,3 +83,23 @@ def test_an_mcp_result_with_a_new_field_is_drift_named_by_its_method(tmp_path: P
     (drift,) = cassette.drift
     assert drift.method == "SPAWN"
     assert drift.differences == ("event tools/list result.result.tools[]: new field 'title'",)
+
+
+def test_mcp_over_http_results_are_compared_by_structure(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.yaml"
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "mcp"))
+    from test_mcp_ids import calls
+
+    async def run(server: McpServer, mode: str) -> Any:
+        async with use_cassette(path, record_mode=mode) as cassette:
+            await asyncio.wait_for(calls(server.url, listings=1), 30)
+        return cassette
+
+    with McpServer() as server:
+        asyncio.run(run(server, "rewrite"))
+        assert asyncio.run(run(server, "verify")).drift == []  # new session id, same structure
+    with McpServer(title="Adder") as server, pytest.warns(UserWarning, match="differ from the recording"):
+        cassette = asyncio.run(run(server, "verify"))
+    assert [d.differences for d in cassette.drift] == [
+        ("event tools/list result.result.tools[]: new field 'title'",)
+    ]
