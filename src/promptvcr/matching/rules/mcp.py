@@ -24,7 +24,6 @@ __all__ = ["JSONRPC_ID", "jsonrpc_ids", "mcp_session_ids", "without_jsonrpc_id"]
 
 #: What a JSON-RPC request's ``id`` (and the progress token it names) becomes in a key.
 JSONRPC_ID = "<jsonrpc-id>"
-_MARKER = b'"jsonrpc"'
 
 _SESSION_PARAMS = frozenset({"session_id", "sessionid"})
 
@@ -73,9 +72,11 @@ def jsonrpc_ids(parts: KeyParts) -> KeyParts:
     ``202`` and its answer arrives on the GET stream, which the replay releases when the
     request with the answer's id has been sent, so its ids stay in the key.
     """
-    if parts.raw and _MARKER not in parts.raw:
+    body = parts.body  # a top-level key says it: no search through the bytes
+    first = body[0] if isinstance(body, list) and body else body
+    if not isinstance(first, dict) or "jsonrpc" not in first:
         return parts
     if any(name.lower() in _SESSION_PARAMS for name, _ in parts.query):
         return parts  # the SSE transport: answers come on the GET stream, found there by their ids
-    new = without_jsonrpc_id(parts.body)
-    return parts if new is parts.body else replace(parts, body=new)
+    new = without_jsonrpc_id(body)
+    return parts if new is body else replace(parts, body=new)
