@@ -73,8 +73,7 @@ def test_an_mcp_result_with_a_new_field_is_drift_named_by_its_method(tmp_path: P
             await asyncio.wait_for(_stdio_session(script), 60)
         return cassette
 
-    asyncio.run(run("rewrite"))
-    assert asyncio.run(run("verify")).drift == []  # the same server: nothing changed
+    asyncio.run(run("rewrite"))  # (an unchanged server is no drift: the realtime test shows it)
     script.write_text(
         script.read_text().replace("@server.tool()\ndef add", '@server.tool(title="Adder")\ndef add')
     )
