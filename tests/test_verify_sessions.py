@@ -1,20 +1,17 @@
 """``RecordMode.verify`` on sessions: a realtime websocket session (the OpenAI SDK's
 ``client.realtime``) is compared by its event types and their shapes, as an SSE stream is,
-and an MCP session over stdio by the structure of each result, typed by the method it
-answers. Texts, ids and audio that differ from run to run are never drift."""
+and MCP results by their structure, typed by the method they answer (over stdio: see
+tests/mcp/test_mcp_stdio.py). Texts, ids and audio that differ from run to run are never drift."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 from mcp_server import McpServer
 from realtime_server import RealtimeServer
 
@@ -22,8 +19,6 @@ from promptvcr import use_cassette
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "interceptors"))
 from test_websockets_realtime import _openai, talk
-
-SERVER = Path(__file__).resolve().parent / "mcp_stdio_server.py"
 
 
 def _verified(path: Path, drift: str) -> list[str]:
@@ -54,34 +49,6 @@ def test_a_new_realtime_event_is_drift(realtime: Path) -> None:
 
 def test_a_new_field_in_a_realtime_event_is_drift(realtime: Path) -> None:
     assert _verified(realtime, "field") == ["event response.done: new field 'item_id'"]
-
-
-async def _stdio_session(script: Path) -> None:
-    params = StdioServerParameters(command=sys.executable, args=[str(script)])
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
-        await client.initialize()
-        await client.list_tools()
-        await client.call_tool("add", {"a": 2, "b": 3})
-
-
-def test_an_mcp_result_with_a_new_field_is_drift_named_by_its_method(tmp_path: Path) -> None:
-    script, path = tmp_path / "server.py", tmp_path / "stdio.yaml"
-    shutil.copy(SERVER, script)
-
-    async def run(mode: str) -> Any:
-        async with use_cassette(path, record_mode=mode) as cassette:
-            await asyncio.wait_for(_stdio_session(script), 60)
-        return cassette
-
-    asyncio.run(run("rewrite"))  # (an unchanged server is no drift: the realtime test shows it)
-    script.write_text(
-        script.read_text().replace("@server.tool()\ndef add", '@server.tool(title="Adder")\ndef add')
-    )
-    with pytest.warns(UserWarning, match="differ from the recording"):
-        cassette = asyncio.run(run("verify"))
-    (drift,) = cassette.drift
-    assert drift.method == "SPAWN"
-    assert drift.differences == ("event tools/list result.result.tools[]: new field 'title'",)
 
 
 def test_mcp_over_http_results_are_compared_by_structure(tmp_path: Path) -> None:

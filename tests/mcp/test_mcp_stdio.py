@@ -142,3 +142,28 @@ def test_show_prints_the_session_as_calls_and_results(
         lines[-1],
     ]
     assert lines[-1].startswith("← exited, status ")
+
+
+def test_verify_compares_each_result_by_structure_named_by_its_method(
+    recorded: tuple[Path, Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    """The same server (by name: ``python server.py``), its ``add`` tool now with a title."""
+    path, _, _ = recorded
+    cassette_path = tmp_path / "stdio.yaml"
+    shutil.copy(path, cassette_path)
+    script = tmp_path / "server.py"
+    script.write_text(
+        SERVER.read_text().replace("@server.tool()\ndef add", '@server.tool(title="Adder")\ndef add')
+    )
+
+    async def verify() -> Any:
+        async with use_cassette(cassette_path, record_mode="verify") as cassette:
+            await asyncio.wait_for(session(script), 60)
+        return cassette
+
+    with pytest.warns(UserWarning, match="differ from the recording"):
+        cassette = asyncio.run(verify())
+    assert [play.outcome for play in cassette.played] == ["verified"]
+    (drift,) = cassette.drift
+    assert (drift.method, drift.url) == ("SPAWN", "stdio:python server.py")
+    assert drift.differences == ("event tools/list result.result.tools[]: new field 'title'",)
