@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextvars
 import functools
 import inspect
+import os
 import threading
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
@@ -160,6 +161,10 @@ def deactivate(cassette: _Active) -> None:
         watchers = list(_watchers)
     for callback in watchers:
         callback(cassette)
+    if not watchers and (folder := os.environ.get("PROMPTVCR_USAGE_DIR")):
+        from .usage import note  # a child of a pytest run (a subprocess, promptvcr serve): tell it
+
+        note(cassette, folder)
 
 
 def hold_patches(held: bool) -> None:
