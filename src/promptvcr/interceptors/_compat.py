@@ -30,6 +30,7 @@ __all__ = [
     "URLLIB3_ATTEMPT_SEAM",
     "URL_PARTS",
     "WEBSOCKETS_ASYNC_SEAMS",
+    "SeamMissing",  # from .unavailable, for the interceptors that raise it
     "aiohttp_connect_timeout",
     "aiohttp_response_handler",
     "aiohttp_socketless_connection",
