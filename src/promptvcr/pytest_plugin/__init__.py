@@ -56,6 +56,8 @@ class _State:
 _STATE = pytest.StashKey[_State]()
 _ACTIVE = pytest.StashKey["Cassette"]()
 _FAILED = pytest.StashKey[BaseException]()
+#: What ``--cassette-unused=drop`` removed from the test's cassette, for the summary.
+_REMOVED = pytest.StashKey[list[str]]()
 
 
 # Options and configuration -----------------------------------------------------------------
@@ -218,8 +220,9 @@ def _test_cassette(request: pytest.FixtureRequest) -> Iterator[Cassette]:
     shown = _shown(request.config, settings.path)
     # Entered and left by hand, not with ``with``: pytest does not throw a failed test into
     # its fixtures, and the cassette must know (rewrite keeps the old file when the test failed).
-    if _FAILED in item.stash:  # a rerun of the same item starts clean
-        del item.stash[_FAILED]
+    for key in (_FAILED, _REMOVED):  # a rerun of the same item starts clean
+        if key in item.stash:
+            del item.stash[key]
     active.__enter__()
     item.stash[_ACTIVE] = active
     try:
@@ -233,7 +236,9 @@ def _test_cassette(request: pytest.FixtureRequest) -> Iterator[Cassette]:
             yield active
         vcr_compat.after_test(item, active)
     finally:
-        state.uses.append(use_of(item.nodeid, active, shown))
+        state.uses.append(use := use_of(item.nodeid, active, shown))
+        if removed := item.stash.get(_REMOVED, None):  # no longer unused: gone from the file
+            use.removed, use.unused = removed, [line for line in use.unused if line not in removed]
         failure = item.stash.get(_FAILED, None)
         try:
             if failure is None:
@@ -331,6 +336,7 @@ def _report_unused(item: pytest.Item, report: pytest.TestReport) -> None:
         from .refresh import drop_unplayed
 
         if dropped := drop_unplayed(active):
+            item.stash[_REMOVED] = dropped
             shown = _shown(item.config, active.path)
             report.sections.append(("promptvcr", f"removed from {shown}: " + ", ".join(dropped)))
             return

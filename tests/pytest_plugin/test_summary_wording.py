@@ -1,0 +1,67 @@
+"""The summary says what a run did in the modes a newcomer tries first (issue 46): what
+``--cassette-unused=drop`` removed, no "tokens replayed: 0" after a live run, and the
+tokens a verify run spent."""
+
+from __future__ import annotations
+
+import pytest
+from fake_provider import FakeProvider
+from plugin_suites import chat, make_suite, run, write_cassette
+
+ONE_CALL = """
+import os
+import pytest
+from llm import ask
+
+@pytest.mark.promptvcr
+def test_one_call():
+    assert ask("one", base_url=os.environ.get("LLM_BASE_URL", "http://127.0.0.1:9/v1"))
+"""
+
+
+def _summary(result: pytest.RunResult) -> list[str]:
+    lines = result.stdout.lines
+    start = next(i for i, line in enumerate(lines) if line.startswith("=") and " promptvcr " in line)
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("=")), len(lines))
+    return lines[start + 1 : end]
+
+
+def test_drop_says_what_it_removed_and_no_longer_calls_it_unused(pytester: pytest.Pytester) -> None:
+    make_suite(pytester, test_app=ONE_CALL)
+    path = write_cassette(
+        pytester.path / "cassettes/test_app/test_one_call.yaml", chat("one", "1"), chat("gone", "2")
+    )
+    result = run(pytester, "--cassette-unused=drop")
+    result.assert_outcomes(passed=1)
+    summary = _summary(result)
+    assert "removed interactions (--cassette-unused=drop): 1 from 1 cassette" in summary
+    assert any("interactions[1] POST /v1/chat/completions" in line for line in summary)
+    assert "unused interactions: none" in summary
+    assert "gone" not in path.read_text(encoding="utf-8")
+
+
+def test_a_passthrough_run_counts_no_tokens_as_replayed(
+    pytester: pytest.Pytester, provider: FakeProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_suite(pytester, test_app=ONE_CALL)
+    monkeypatch.setenv("LLM_BASE_URL", provider.openai_base_url)
+    result = run(pytester, "--record-mode=passthrough")
+    result.assert_outcomes(passed=1)
+    summary = _summary(result)
+    assert not any(line.startswith("tokens replayed") for line in summary), summary
+    assert "passthrough: 1 request sent live and not recorded; their tokens are not counted" in summary
+
+
+def test_a_verify_run_prints_the_tokens_it_spent(
+    pytester: pytest.Pytester, provider: FakeProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_suite(pytester, test_app=ONE_CALL)
+    write_cassette(pytester.path / "cassettes/test_app/test_one_call.yaml", chat("one", "1"))
+    monkeypatch.setenv("LLM_BASE_URL", provider.openai_base_url)
+    result = run(pytester, "--record-mode=verify", "-W", "ignore::promptvcr.DriftWarning")
+    result.assert_outcomes(passed=1)
+    summary = _summary(result)
+    assert len(provider.requests) == 1
+    verified = [line for line in summary if line.startswith("tokens verified: ")]
+    assert verified and "spent on this run" in verified[0], summary
+    assert not any(line.startswith("tokens replayed") for line in summary), summary
