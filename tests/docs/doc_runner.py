@@ -12,7 +12,8 @@ runs). Its blocks run in order, twice:
 So an example passes only if it works the first time a user records it and every time after.
 A ``python`` block runs in the page's namespace (blocks share it, like a notebook); a block with
 a ``title`` is a file of the project, written there; a ``test_*.py`` file is run by pytest as
-it is written, and a ``noxfile.py`` by nox (in this interpreter: ``--no-venv --no-install``).
+it is written, and a ``noxfile.py``'s sessions by nox at the end of the record pass (in this interpreter:
+``--no-venv --no-install``).
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def _exec(block: Block, namespace: dict[str, Any], mode: str) -> None:
 
 
 def _run_tests(block: Block, root: Path, pytester: pytest.Pytester, mode: str) -> None:
-    result = pytester.runpytest(*QUIET, "-q", "-n", "0", block.title)
+    result = pytester.runpytest(*QUIET, "-q", "-n", "0", "-o", "asyncio_default_fixture_loop_scope=function", block.title)
     counts = result.parseoutcomes()
     if result.ret != 0 or not counts.get("passed"):
         output = "\n".join(result.outlines[-60:])
@@ -96,7 +97,8 @@ def _run_tests(block: Block, root: Path, pytester: pytest.Pytester, mode: str) -
 
 
 def _run_nox(block: Block, root: Path, mode: str) -> None:
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    env = {**os.environ, "PATH": path, "PYTEST_ADDOPTS": " ".join(QUIET)}
     command = [sys.executable, "-m", "nox", "--no-venv", "--no-install", "-f", block.title]
     done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=300)
     if done.returncode != 0:
@@ -122,6 +124,7 @@ def run_page(
         _forget_project_modules(root)
         sent_before = len(provider.requests)
         namespace: dict[str, Any] = {"__name__": "__main__"}
+        noxfile = None
         for block in blocks:
             if block.title:
                 _write(block, root)
@@ -129,9 +132,11 @@ def run_page(
                 if name.startswith("test_") and name.endswith(".py"):
                     _run_tests(block, root, pytester, mode)
                 elif name == "noxfile.py":
-                    _run_nox(block, root, mode)
+                    noxfile = block
             elif block.language == "python":
                 _exec(block, namespace, mode)
+        if noxfile is not None and mode == "record":  # its sessions record: run once all tests are written
+            _run_nox(noxfile, root, mode)
         if mode == "replay" and (sent := len(provider.requests) - sent_before):
             raise ExampleFailed(
                 f"{blocks[0].page.name}, replay pass: {sent} request(s) reached the provider "
