@@ -65,3 +65,20 @@ def test_a_verify_run_prints_the_tokens_it_spent(
     verified = [line for line in summary if line.startswith("tokens verified: ")]
     assert verified and "spent on this run" in verified[0], summary
     assert not any(line.startswith("tokens replayed") for line in summary), summary
+
+
+def test_drift_fails_the_run_with_the_documented_warning_filter(
+    pytester: pytest.Pytester, provider: FakeProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/record-modes.md: ``-W error::promptvcr.DriftWarning`` makes a verify run fail on drift."""
+    make_suite(pytester, test_app=ONE_CALL)
+    recorded = chat("one", "1")
+    recorded["response"]["json"]["choices"][0]["message"]["annotations"] = []  # a field the live answer lacks
+    write_cassette(pytester.path / "cassettes/test_app/test_one_call.yaml", recorded)
+    monkeypatch.setenv("LLM_BASE_URL", provider.openai_base_url)
+    warned = run(pytester, "--record-mode=verify")
+    assert warned.ret == 0
+    assert any("verify drift" in line for line in warned.outlines), warned.outlines
+    failed = run(pytester, "--record-mode=verify", "-W", "error::promptvcr.DriftWarning")
+    assert failed.ret != 0
+    assert any("DriftWarning" in line for line in failed.outlines)
