@@ -23,7 +23,7 @@ __all__ = ["check_console", "check_parsed", "extras"]
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Programs a console block may run, besides those checked below. A new one is added here on purpose.
-PROGRAMS = {"git", "node", "npm", "npx", "go", "docker", "cd", "ls", "cat", "export", "uv", "source", "."}
+PROGRAMS = {"git", "mkdocs", "node", "npm", "npx", "go", "docker", "cd", "ls", "cat", "export", "uv", "source", "."}
 
 
 def extras() -> set[str]:
