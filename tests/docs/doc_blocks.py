@@ -83,11 +83,15 @@ def blocks_of(page: Path) -> list[Block]:
         indent, fence = opening["indent"], opening["fence"]
         info = opening["info"].strip()
         start = index
-        while index < len(lines) and not re.fullmatch(rf"{re.escape(indent)}{fence[0]}{{{len(fence)},}}\s*", lines[index]):
+        while index < len(lines) and not re.fullmatch(
+            rf"{re.escape(indent)}{fence[0]}{{{len(fence)},}}\s*", lines[index]
+        ):
             index += 1
         if index == len(lines):
             raise BlockError(f"{page.name}:{start}: a code block opened with {fence} is never closed.")
-        body = [text[len(indent) :] if text.startswith(indent) else text.lstrip() for text in lines[start:index]]
+        body = [
+            text[len(indent) :] if text.startswith(indent) else text.lstrip() for text in lines[start:index]
+        ]
         index += 1
         language = info.split(maxsplit=1)[0].lstrip("{.").rstrip("}") if info else ""
         if language not in KINDS:

@@ -10,10 +10,10 @@ import importlib
 import io
 import json
 import re
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 import yaml
 from doc_blocks import Block
 
@@ -23,7 +23,22 @@ __all__ = ["check_console", "check_parsed", "extras"]
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Programs a console block may run, besides those checked below. A new one is added here on purpose.
-PROGRAMS = {"git", "mkdocs", "node", "npm", "npx", "go", "docker", "cd", "ls", "cat", "export", "uv", "source", "."}
+PROGRAMS = {
+    "git",
+    "mkdocs",
+    "node",
+    "npm",
+    "npx",
+    "go",
+    "docker",
+    "cd",
+    "ls",
+    "cat",
+    "export",
+    "uv",
+    "source",
+    ".",
+}
 
 
 def extras() -> set[str]:
@@ -79,7 +94,9 @@ def _check_promptvcr(block: Block, shown: str, args: list[str]) -> None:
     if args in (["--version"], ["--help"], []):
         return
     if args[0] not in COMMANDS:
-        raise AssertionError(f"{block.where}: `{shown}`: promptvcr has no command {args[0]!r} ({', '.join(COMMANDS)}).")
+        raise AssertionError(
+            f"{block.where}: `{shown}`: promptvcr has no command {args[0]!r} ({', '.join(COMMANDS)})."
+        )
     module = importlib.import_module(f"promptvcr.commands.{COMMANDS[args[0]][0]}")
     parser = argparse.ArgumentParser(prog=f"promptvcr {args[0]}", exit_on_error=False)
     module.add_arguments(parser)
@@ -90,7 +107,9 @@ def _check_promptvcr(block: Block, shown: str, args: list[str]) -> None:
     except (SystemExit, argparse.ArgumentError) as error:
         if "--help" in args or "-h" in args:
             return
-        raise AssertionError(f"{block.where}: `{shown}` does not parse: {errors.getvalue() or error}") from None
+        raise AssertionError(
+            f"{block.where}: `{shown}` does not parse: {errors.getvalue() or error}"
+        ) from None
 
 
 def _check_pytest(block: Block, shown: str, args: list[str], pytester: pytest.Pytester) -> None:
@@ -104,8 +123,9 @@ def _check_pip(block: Block, shown: str, args: list[str]) -> None:
     known = extras()
     for arg in args:
         for named in re.findall(r"promptvcr[^\[\s]*\[([^\]]+)\]|^\.\[([^\]]+)\]", arg):
-            for extra in ",".join(named).split(","):
-                if extra.strip() and extra.strip() not in known:
-                    raise AssertionError(
-                        f"{block.where}: `{shown}` names the extra {extra.strip()!r}; setup.cfg has {sorted(known)}."
-                    )
+            unknown = {extra.strip() for extra in ",".join(named).split(",")} - known - {""}
+            if unknown:
+                raise AssertionError(
+                    f"{block.where}: `{shown}` names the extra(s) {sorted(unknown)}; "
+                    f"setup.cfg declares {sorted(known)}."
+                )

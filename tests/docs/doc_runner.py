@@ -89,7 +89,9 @@ def _exec(block: Block, namespace: dict[str, Any], mode: str) -> None:
 
 
 def _run_tests(block: Block, root: Path, pytester: pytest.Pytester, mode: str) -> None:
-    result = pytester.runpytest(*QUIET, "-q", "-n", "0", "-o", "asyncio_default_fixture_loop_scope=function", block.title)
+    result = pytester.runpytest(
+        *QUIET, "-q", "-n", "0", "-o", "asyncio_default_fixture_loop_scope=function", block.title
+    )
     counts = result.parseoutcomes()
     if result.ret != 0 or not counts.get("passed"):
         output = "\n".join(result.outlines[-60:])

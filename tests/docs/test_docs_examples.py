@@ -19,7 +19,7 @@ from doc_runner import ExampleFailed, run_page
 from fake_provider import FakeProvider
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md"]
+PAGES = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md"]
 #: The section of README.md whose bash blocks CI runs (tests/test_ci_commands.py).
 TWO_COMMANDS = "## The two commands"
 
@@ -32,7 +32,9 @@ def _bash_allowed(block: Block) -> bool:
     return heading == TWO_COMMANDS
 
 
-def _problem(page: Path, pytester: pytest.Pytester, provider: FakeProvider, monkeypatch: pytest.MonkeyPatch) -> str:
+def _problem(
+    page: Path, pytester: pytest.Pytester, provider: FakeProvider, monkeypatch: pytest.MonkeyPatch
+) -> str:
     """What is wrong with the page's first failing block, or ``""``."""
     try:
         blocks = blocks_of(page)
