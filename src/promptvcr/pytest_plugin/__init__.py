@@ -220,9 +220,10 @@ def _test_cassette(request: pytest.FixtureRequest) -> Iterator[Cassette]:
     shown = _shown(request.config, settings.path)
     # Entered and left by hand, not with ``with``: pytest does not throw a failed test into
     # its fixtures, and the cassette must know (rewrite keeps the old file when the test failed).
-    for key in (_FAILED, _REMOVED):  # a rerun of the same item starts clean
-        if key in item.stash:
-            del item.stash[key]
+    if _FAILED in item.stash:  # a rerun of the same item starts clean
+        del item.stash[_FAILED]
+    if _REMOVED in item.stash:
+        del item.stash[_REMOVED]
     active.__enter__()
     item.stash[_ACTIVE] = active
     try:
