@@ -254,7 +254,7 @@ def test_ls_and_stats_name_the_provider_of_loopback_traffic_alike(
             model="gpt-4o-mini", messages=[{"role": "user", "content": "hi"}]
         )
         anthropic.Anthropic(api_key="test-key", base_url=fake.base_url).messages.create(
-            model="claude-sonnet-4-5", max_tokens=50, messages=[{"role": "user", "content": "hi"}]
+            model="claude-sonnet-4-6", max_tokens=50, messages=[{"role": "user", "content": "hi"}]
         )
     code, out = _run(capsys, "ls", str(tmp_path))
     assert code == 0
