@@ -82,3 +82,16 @@ def test_drift_fails_the_run_with_the_documented_warning_filter(
     failed = run(pytester, "--record-mode=verify", "-W", "error::promptvcr.DriftWarning")
     assert failed.ret != 0
     assert any("DriftWarning" in line for line in failed.outlines)
+
+
+def test_the_usage_record_is_written_as_docs_housekeeping_says(pytester: pytest.Pytester) -> None:
+    """docs/housekeeping.md: the first run that uses a cassette creates ``.promptvcr/usage.json``;
+    a run of a project that never used one writes none (so ``prune`` has nothing to go on)."""
+    record = pytester.path / ".promptvcr" / "usage.json"
+    make_suite(pytester, test_plain="def test_no_llm():\n    assert True\n")
+    run(pytester, "test_plain.py").assert_outcomes(passed=1)
+    assert not record.exists()
+    make_suite(pytester, test_app=ONE_CALL)
+    write_cassette(pytester.path / "cassettes/test_app/test_one_call.yaml", chat("one", "1"))
+    run(pytester).assert_outcomes(passed=2)
+    assert record.exists()
