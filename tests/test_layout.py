@@ -1,6 +1,6 @@
 """The house rules of the package, checked: where each idea lives and which way imports point.
 
-A newcomer should find every idea in one place (see the README's "How it works"): few
+A newcomer should find every idea in one place (see docs/how-it-works.md): few
 modules at the top, none over 400 lines, no import cycle, ``cassettes/`` and ``matching/``
 free of HTTP clients, interceptors, pytest and the command line, ``repair`` on its own, and
 the public API exactly what ``promptvcr.__all__`` promises.

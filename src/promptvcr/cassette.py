@@ -79,7 +79,7 @@ class Cassette:
     ``before_record_request`` / ``before_record_response`` edit or drop what is written (vcrpy's
     hooks, on promptvcr's values: see :class:`.cassettes.persister.Writing`).
 
-    Keeping cassettes honest (README: "Stale cassettes and verify"): ``drift`` lists what
+    Keeping cassettes honest (docs/record-modes.md: verify, max_age): ``drift`` lists what
     ``RecordMode.verify`` found (:mod:`.cassettes.verifying`); ``max_age`` (``"30d"``, a timedelta)
     and ``on_stale`` (``warn``, ``fail``, ``rewrite``) act on old recordings (:mod:`.cassettes.staleness`);
     ``on_record_error="keep"`` writes a 429, 5xx or timeout received while recording, which the
