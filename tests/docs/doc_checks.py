@@ -122,6 +122,12 @@ def _check_pytest(block: Block, shown: str, args: list[str], pytester: pytest.Py
 def _check_pip(block: Block, shown: str, args: list[str]) -> None:
     known = extras()
     for arg in args:
+        if re.match(r"promptvcr(\[[^\]]*\])?([<>=!~].*)?$", arg):
+            raise AssertionError(
+                f"{block.where}: `{shown}` installs promptvcr from an index, where it is not published "
+                "(pip: No matching distribution): install it from a checkout ('./promptvcr[httpx2]') "
+                "or a wheel, as docs/getting-started.md says."
+            )
         for named in re.findall(r"promptvcr[^\[\s]*\[([^\]]+)\]|^\.\[([^\]]+)\]", arg):
             unknown = {extra.strip() for extra in ",".join(named).split(",")} - known - {""}
             if unknown:
