@@ -69,7 +69,7 @@ class Cassette(activation.Block):
     ``response_headers`` (credentials never are); ``allowed_secrets``, values shaped like a
     secret this cassette may hold as they are; ``before_record_request`` /
     ``before_record_response``, vcrpy's hooks, edit or drop what is written. Keeping cassettes
-    honest (:mod:`promptvcr.policies`; docs/record-modes.md): ``drift`` lists what ``RecordMode.verify`` found;
+    honest (:mod:`promptvcr.policies`): ``drift`` lists what ``RecordMode.verify`` found;
     ``max_age`` (``"30d"``, a timedelta) and ``on_stale`` (``warn``, ``fail``, ``rewrite``) act
     on old recordings; ``on_record_error="keep"`` writes a 429, 5xx or timeout received while
     recording, which the default ``"skip"`` leaves out. On CI, see :func:`.policies.modes.check_ci`.
