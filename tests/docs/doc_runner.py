@@ -29,6 +29,8 @@ import pytest
 from doc_blocks import Block
 from fake_provider import FakeProvider
 
+from promptvcr.pytest_plugin.network import blocked
+
 __all__ = ["PASSES", "run_page"]
 
 PASSES = ("record", "replay")
@@ -118,7 +120,20 @@ def _write(block: Block, root: Path) -> Path:
 def run_page(
     blocks: list[Block], pytester: pytest.Pytester, provider: FakeProvider, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Both passes over ``blocks`` (the runnable ones and the project's files) of one page."""
+    """Both passes over ``blocks`` (the runnable ones and the project's files) of one page.
+    Nothing in them reaches past loopback: a block that would (a client with its own
+    ``base_url``, an upstream of ``promptvcr serve``) fails at once, naming the host."""
+    reason = (
+        "the docs examples reach only the loopback provider, through the SDKs' base-URL variables "
+        "(see docs/contributing.md)"
+    )
+    with blocked(reason=reason):
+        _both_passes(blocks, pytester, provider, monkeypatch)
+
+
+def _both_passes(
+    blocks: list[Block], pytester: pytest.Pytester, provider: FakeProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = pytester.path
     monkeypatch.syspath_prepend(str(root))
     for mode in PASSES:
