@@ -56,8 +56,6 @@ class _State:
 _STATE = pytest.StashKey[_State]()
 _ACTIVE = pytest.StashKey["Cassette"]()
 _FAILED = pytest.StashKey[BaseException]()
-#: What ``--cassette-unused=drop`` removed from the test's cassette, for the summary.
-_REMOVED = pytest.StashKey[list[str]]()
 
 
 # Options and configuration -----------------------------------------------------------------
@@ -224,8 +222,6 @@ def _test_cassette(request: pytest.FixtureRequest) -> Iterator[Cassette]:
     # its fixtures, and the cassette must know (rewrite keeps the old file when the test failed).
     if _FAILED in item.stash:  # a rerun of the same item starts clean
         del item.stash[_FAILED]
-    if _REMOVED in item.stash:
-        del item.stash[_REMOVED]
     active.__enter__()
     item.stash[_ACTIVE] = active
     try:
@@ -239,9 +235,6 @@ def _test_cassette(request: pytest.FixtureRequest) -> Iterator[Cassette]:
             yield active
         vcr_compat.after_test(item, active)
     finally:
-        state.uses.append(use := use_of(item.nodeid, active, shown))
-        if removed := item.stash.get(_REMOVED, None):  # no longer unused: gone from the file
-            use.removed, use.unused = removed, [line for line in use.unused if line not in removed]
         failure = item.stash.get(_FAILED, None)
         try:
             if failure is None:
@@ -249,6 +242,7 @@ def _test_cassette(request: pytest.FixtureRequest) -> Iterator[Cassette]:
             else:
                 active.__exit__(type(failure), failure, failure.__traceback__)
         finally:
+            state.uses.append(use_of(item.nodeid, active, shown))  # after exit: what was written
             # Items live as long as the session: a cassette kept on one (its interactions, every
             # request played) would make each garbage collection of a long suite slower.
             del item.stash[_ACTIVE]
@@ -335,14 +329,8 @@ def _report_unused(item: pytest.Item, report: pytest.TestReport) -> None:
         f"by this test:\n" + "\n".join(f"  {line}" for line in unused) + "\n"
         f"The code no longer sends them: re-record the cassette ({record_flag()}=rewrite) or delete them."
     )
-    if setting == "drop":
-        from .refresh import drop_unplayed
-
-        if dropped := drop_unplayed(active):
-            item.stash[_REMOVED] = dropped
-            shown = _shown(item.config, active.path)
-            report.sections.append(("promptvcr", f"removed from {shown}: " + ", ".join(dropped)))
-            return
+    if setting == "drop":  # removed at the end of the run, if no other test plays them (.refresh)
+        return
     if setting == "fail":
         report.outcome = "failed"
         report.longrepr = text

@@ -38,10 +38,10 @@ class CassetteUse:
     recorded_tokens: tuple[int, int] = (0, 0)
     verified_tokens: tuple[int, int] = (0, 0)
     """Tokens of the live answers ``verify`` compared: spent, as a recording's are."""
-    removed: list[str] = field(default_factory=list)
-    """``interactions[i] METHOD path`` that ``--cassette-unused=drop`` removed from the file."""
     drift: list[dict[str, Any]] = field(default_factory=list)
     """What ``--record-mode=verify`` found: ``{where, differences}`` per drifted answer."""
+    aside: str = ""
+    """A rewrite whose test failed: the file its recordings were kept in (none in the cassette)."""
 
     def to_data(self) -> dict[str, Any]:
         return asdict(self)
@@ -61,11 +61,15 @@ def use_of(nodeid: str, active: Cassette, shown: str) -> CassetteUse:
 
     outcomes: dict[str, int] = {}
     tokens = {"replayed": Tokens(), "recorded": Tokens(), "verified": Tokens()}
+    saved = active.saved
     for play in active.played:
         outcomes[play.outcome] = outcomes.get(play.outcome, 0) + 1
         if play.response is not None and play.outcome in tokens:
             tokens[play.outcome] += tokens_of(play.response)
     replayed, recorded, verified = tokens["replayed"], tokens["recorded"], tokens["verified"]
+    if saved.aside is not None:  # recorded and paid for, but not in the cassette: counted apart
+        outcomes["recorded"] = saved.written
+        outcomes["kept aside"] = saved.aside_count
     return CassetteUse(
         nodeid=nodeid,
         path=shown,
@@ -77,6 +81,7 @@ def use_of(nodeid: str, active: Cassette, shown: str) -> CassetteUse:
         recorded_tokens=(recorded.input, recorded.output),
         verified_tokens=(verified.input, verified.output),
         drift=[{"where": drift.where, "differences": list(drift.differences)} for drift in active.drift],
+        aside="" if saved.aside is None else str(saved.aside),
     )
 
 
@@ -156,13 +161,10 @@ def summary_lines(uses: Iterable[CassetteUse]) -> list[str]:
         outcomes.update(use.outcomes)
     missed: dict[str, list[str]] = {}
     unused = _unused_by_cassette(uses)
-    removed: dict[str, list[str]] = {}
     replayed = recorded = verified = (0, 0)
     for use in uses:
         if use.missed:
             missed.setdefault(use.path, []).extend(use.missed)
-        if use.removed:
-            removed.setdefault(use.path, []).extend(use.removed)
         replayed = _add(replayed, use.replayed_tokens)
         recorded = _add(recorded, use.recorded_tokens)
         verified = _add(verified, use.verified_tokens)
@@ -187,11 +189,10 @@ def summary_lines(uses: Iterable[CassetteUse]) -> list[str]:
         lines.extend(_listing(unused))
     else:
         lines.append("unused interactions: none")
-    if removed:
-        total_removed = sum(len(items) for items in removed.values())
-        where = _plural(len(removed), "cassette")
-        lines.append(f"removed interactions (--cassette-unused=drop): {total_removed:,} from {where}")
-        lines.extend(_listing(removed))
     lines.extend(_token_lines(outcomes, replayed, recorded, verified))
     lines.extend(drift_lines((use.path, d["where"], d["differences"]) for use in uses for d in use.drift))
+    aside = [use for use in uses if use.aside]
+    if aside:
+        lines.append(f"recordings kept aside (the test failed, its cassette left as it was): {len(aside)}")
+        lines.extend(f"  {use.nodeid}: {use.aside}" for use in aside)
     return lines
