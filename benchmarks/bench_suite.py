@@ -26,7 +26,7 @@ and teardown of the second half of the tests, counted by ``sys.setprofile``), wh
 whether a change made the path a test takes shorter when its time is lost in the noise.
 
 Run: [PYTEST_RECORDING_PATH=DIR] [PROMPTVCR_SRC=other/src] python benchmarks/bench_suite.py
-     [--rounds N] [--tests N]
+     [--rounds N] [--tests N] [--serial]
 """
 
 from __future__ import annotations
@@ -278,6 +278,9 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--tests", type=int, default=200)
+    parser.add_argument(
+        "--serial", action="store_true", help="serial runs only (no -n 2, no per-test figures): quicker"
+    )
     args = parser.parse_args()
     recording = ["pytest-recording"] if os.environ.get("PYTEST_RECORDING_PATH") else []
     names = ["floor", "promptvcr", "unmigrated", *recording]
@@ -286,7 +289,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         make_suite(root, args.tests)
-        for workers in (False, True):
+        for workers in (False,) if args.serial else (False, True):
             for name in names:
                 run(root, name, workers)  # bytecode compiled, caches warm
             times: dict[str, list[float]] = {name: [] for name in names}
@@ -313,6 +316,8 @@ def main() -> None:
                     )
                     print(f"; unmigrated/pytest-recording {ratio:.3f} [{q1:.3f}, {q3:.3f}]", end="")
                 print(flush=True)
+        if args.serial:
+            return
         floor_cost, ours_cost = fixture_cost(root, args.rounds)
         print(
             f"per test, setup + teardown (median): floor {floor_cost * 1e3:.3f} ms, promptvcr "
