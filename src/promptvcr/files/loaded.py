@@ -93,11 +93,7 @@ class LoadedInteractions(Sequence[Interaction]):
 
     def append(self, interaction: Interaction) -> None:
         """Add one recorded interaction (the tape's, in record mode)."""
-        self._items.append(interaction)
-        if self._usages is not None:  # recorded ones have none counted
-            self._usages = None
-            for position in range(len(self._items) - 1):
-                self._built(position)
+        self._items.append(interaction)  # built already: ``usages`` stays the loaded ones'
 
     def requests(self, start: int = 0, end: int | None = None) -> Iterator[Request]:
         """The requests from ``start`` to ``end``: a built interaction's own, else one made for
