@@ -137,7 +137,9 @@ def after_test(item: pytest.Item, active: Cassette) -> None:
         state.tests.add(item.nodeid)
     elif not _matches_like_vcr(active.rules):
         return
-    if (change := _change_with_bodies(active)) is not None:
+    from .body_preview import change_with_bodies  # a test matching like vcrpy only
+
+    if (change := change_with_bodies(active)) is not None:
         state.body_changes[item.nodeid] = change
 
 
@@ -319,37 +321,6 @@ def _configure_hook(config: pytest.Config, state: _Compat) -> None:
 
 
 # What the suite would do with body matching -------------------------------------------------
-
-
-def _change_with_bodies(active: Cassette) -> str | None:
-    """How this test's replay would change if keys compared bodies: ``"miss"`` when a request
-    would find no recording, ``"other"`` when one would be served another interaction than it
-    was (vcrpy served the first recording of the URL, an older body; bodies pick the one that
-    matches), ``None`` when every request would get what it got.
-
-    Both matchings are played again on fresh tapes, in the order the requests came, so a
-    request sent twice is followed through both of its recordings as replay does."""
-    from ..matching.key import request_key
-    from ..matching.rules import default_rules
-    from ..matching.tape import Tape
-
-    replayed = [play.request for play in active.played if play.outcome == "replayed"]
-    if not replayed:
-        return None
-    repeats = active.allow_playback_repeats
-    served, with_bodies = (
-        Tape(list(active.interactions), active.rules),
-        Tape(list(active.interactions), default_rules()),
-    )
-    change = None
-    for request in replayed:
-        was = served.play(request_key(request, served.rules), allow_repeats=repeats)
-        now = with_bodies.play(request_key(request, with_bodies.rules), allow_repeats=repeats)
-        if now is None:
-            return "miss"
-        if now is not was:
-            change = "other"
-    return change
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
