@@ -23,7 +23,7 @@ import pytest
 
 from ..errors import CassetteMiss
 from ..policies.modes import VCR_MODES, RecordMode, record_flag, vcr_mode_note
-from . import coexist, drift_gate, held, html, network, upkeep, vcr_compat
+from . import coexist, drift_gate, held, html, network, spending, upkeep, vcr_compat
 from .coexist import promptvcr_cassette_dir  # noqa: F401  (pytest-recording's vcr_cassette_dir)
 from .failures import failure_text
 from .fixture_values import fixture_value
@@ -90,6 +90,7 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     _addoption_own(group)
     upkeep.add_options(group)  # --max-age, --on-stale, --allow-record-in-ci
     drift_gate.add_options(group)  # --fail-on-drift
+    spending.add_options(group)  # --max-record-tokens, --max-record-requests
     html.add_options(group)  # --promptvcr-html
 
 
@@ -137,6 +138,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_STATE] = _State(parse_options(config))
     export_record_mode(config, config.stash[_STATE].options)
     upkeep.configure(config)
+    spending.configure(config)
     coexist.export_record_flag(config)  # the option a miss names (see .coexist)
     if not coexist.active_rivals(config.pluginmanager):  # no other plugin runs @pytest.mark.vcr
         config.pluginmanager.register(vcr_compat, vcr_compat.NAME)
@@ -281,6 +283,8 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    if call.when == "teardown":
+        spending.stop_if_spent(item)
     excinfo = call.excinfo
     if excinfo is not None and report.failed and call.when in ("setup", "call"):
         item.stash[_FAILED] = excinfo.value

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .spending import budget_lines, model_tokens, price_line, pricing_installed
 from .upkeep import drift_lines
 
 if TYPE_CHECKING:
@@ -38,6 +39,9 @@ class CassetteUse:
     recorded_tokens: tuple[int, int] = (0, 0)
     drift: list[dict[str, Any]] = field(default_factory=list)
     """What ``--record-mode=verify`` found: ``{where, differences}`` per drifted answer."""
+    models: dict[str, list[int]] = field(default_factory=dict)
+    """With genai-prices installed, to price the tokens: ``provider<TAB>model`` -> replayed
+    input, output, then recorded input, output."""
 
     def to_data(self) -> dict[str, Any]:
         return asdict(self)
@@ -74,6 +78,7 @@ def use_of(nodeid: str, active: Cassette, shown: str) -> CassetteUse:
         replayed_tokens=(replayed.input, replayed.output),
         recorded_tokens=(recorded.input, recorded.output),
         drift=[{"where": drift.where, "differences": list(drift.differences)} for drift in active.drift],
+        models=model_tokens(active.played) if pricing_installed() else {},
     )
 
 
@@ -122,6 +127,11 @@ def _unused_by_cassette(uses: list[CassetteUse]) -> dict[str, list[str]]:
     return {path: lines for path, lines in unplayed.items() if lines}
 
 
+def _provider_model(key: str) -> tuple[str, str]:
+    provider, _, model = key.partition("\t")
+    return provider, model
+
+
 def summary_lines(uses: Iterable[CassetteUse]) -> list[str]:
     """The lines of the terminal summary; none when no test used a cassette."""
     uses = sorted(uses, key=lambda use: (use.path, use.nodeid))
@@ -165,5 +175,11 @@ def summary_lines(uses: Iterable[CassetteUse]) -> list[str]:
         lines.append(_tokens_line("tokens replayed", replayed, "not spent on this run"))
     if sum(recorded):
         lines.append(_tokens_line("tokens recorded", recorded, "spent on this run"))
+    priced = [(*_provider_model(key), counts) for use in uses for key, counts in use.models.items()]
+    if priced:
+        lines.extend(
+            price_line([(p, m, c[0], c[1]) for p, m, c in priced], [(p, m, c[2], c[3]) for p, m, c in priced])
+        )
+    lines.extend(budget_lines())
     lines.extend(drift_lines((use.path, d["where"], d["differences"]) for use in uses for d in use.drift))
     return lines

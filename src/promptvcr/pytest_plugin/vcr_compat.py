@@ -137,7 +137,7 @@ def after_test(item: pytest.Item, active: Cassette) -> None:
         state.tests.add(item.nodeid)
     elif not _matches_like_vcr(active.rules):
         return
-    from .body_preview import change_with_bodies  # a test matching like vcrpy only
+    from ..importers.body_preview import change_with_bodies  # a test matching like vcrpy only
 
     if (change := change_with_bodies(active)) is not None:
         state.body_changes[item.nodeid] = change
