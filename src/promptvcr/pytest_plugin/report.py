@@ -42,6 +42,8 @@ class CassetteUse:
     models: dict[str, list[int]] = field(default_factory=dict)
     """With genai-prices installed, to price the tokens: ``provider<TAB>model`` -> replayed
     input, output, then recorded input, output."""
+    aside: str = ""
+    """A rewrite whose test failed: the file its recordings were kept in (none in the cassette)."""
 
     def to_data(self) -> dict[str, Any]:
         return asdict(self)
@@ -60,6 +62,7 @@ def use_of(nodeid: str, active: Cassette, shown: str) -> CassetteUse:
 
     outcomes: dict[str, int] = {}
     replayed = recorded = Tokens()
+    saved = active.saved
     for play in active.played:
         outcomes[play.outcome] = outcomes.get(play.outcome, 0) + 1
         if play.response is not None and play.outcome in ("replayed", "recorded"):
@@ -68,6 +71,9 @@ def use_of(nodeid: str, active: Cassette, shown: str) -> CassetteUse:
                 replayed += tokens
             else:
                 recorded += tokens
+    if saved.aside is not None:  # recorded and paid for, but not in the cassette: counted apart
+        outcomes["recorded"] = saved.written
+        outcomes["kept aside"] = saved.aside_count
     return CassetteUse(
         nodeid=nodeid,
         path=shown,
@@ -79,6 +85,7 @@ def use_of(nodeid: str, active: Cassette, shown: str) -> CassetteUse:
         recorded_tokens=(recorded.input, recorded.output),
         drift=[{"where": drift.where, "differences": list(drift.differences)} for drift in active.drift],
         models=model_tokens(active.played) if pricing_installed() else {},
+        aside="" if saved.aside is None else str(saved.aside),
     )
 
 
@@ -182,4 +189,8 @@ def summary_lines(uses: Iterable[CassetteUse]) -> list[str]:
         )
     lines.extend(budget_lines())
     lines.extend(drift_lines((use.path, d["where"], d["differences"]) for use in uses for d in use.drift))
+    aside = [use for use in uses if use.aside]
+    if aside:
+        lines.append(f"recordings kept aside (the test failed, its cassette left as it was): {len(aside)}")
+        lines.extend(f"  {use.nodeid}: {use.aside}" for use in aside)
     return lines
