@@ -40,6 +40,7 @@ __all__ = [
     "websockets_async_seam",
 ]
 
+
 class SeamMissing(Exception):
     """A private name promptvcr patches is not where this version of ``library`` had it: the
     library changed under promptvcr. Raised before anything is patched, so the interceptor

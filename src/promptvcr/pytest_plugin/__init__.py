@@ -121,6 +121,15 @@ def _addoption_own(group: pytest.OptionGroup) -> None:
         "a re-record in one step).",
     )
     group.addoption(
+        "--promptvcr-shard",
+        dest="promptvcr_shard",
+        default=None,
+        metavar="NAME",
+        help="this run is one shard (e.g. 2/3) of a suite split across processes or machines: its usage "
+        "record is .promptvcr/usage-<NAME>.json, for promptvcr prune to judge with the other shards' "
+        "(default: $PROMPTVCR_SHARD, or pytest-split's --group/--splits).",
+    )
+    group.addoption(
         "--drift-report",
         default=None,
         metavar="FILE",
