@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .spending import budget_lines, model_tokens, price_line, pricing_installed
+from .spending import add_model_tokens, budget_lines, price_line, pricing_installed
 from .upkeep import drift_lines
 
 if TYPE_CHECKING:
@@ -63,6 +63,7 @@ def use_of(nodeid: str, active: Cassette, shown: str) -> CassetteUse:
     outcomes: dict[str, int] = {}
     replayed = recorded = Tokens()
     saved = active.saved
+    models: dict[str, list[int]] | None = {} if pricing_installed() else None
     for play in active.played:
         outcomes[play.outcome] = outcomes.get(play.outcome, 0) + 1
         if play.response is not None and play.outcome in ("replayed", "recorded"):
@@ -71,6 +72,8 @@ def use_of(nodeid: str, active: Cassette, shown: str) -> CassetteUse:
                 replayed += tokens
             else:
                 recorded += tokens
+            if models is not None and tokens.total:
+                add_model_tokens(models, play, tokens)
     if saved.aside is not None:  # recorded and paid for, but not in the cassette: counted apart
         outcomes["recorded"] = saved.written
         outcomes["kept aside"] = saved.aside_count
@@ -84,7 +87,7 @@ def use_of(nodeid: str, active: Cassette, shown: str) -> CassetteUse:
         replayed_tokens=(replayed.input, replayed.output),
         recorded_tokens=(recorded.input, recorded.output),
         drift=[{"where": drift.where, "differences": list(drift.differences)} for drift in active.drift],
-        models=model_tokens(active.played) if pricing_installed() else {},
+        models=models or {},
         aside="" if saved.aside is None else str(saved.aside),
     )
 

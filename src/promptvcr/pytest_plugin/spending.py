@@ -13,19 +13,23 @@ summary prices what the run spent and what replaying saved (see :func:`priced`).
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from ..policies.modes import ENV_MAX_RECORD_REQUESTS, ENV_MAX_RECORD_TOKENS
 from .settings import export_env
 
+if TYPE_CHECKING:
+    from ..cassettes.tokens import Tokens
+
 __all__ = [
+    "add_model_tokens",
     "add_options",
     "budget_lines",
     "configure",
-    "model_tokens",
     "price_line",
     "pricing_installed",
     "stop_if_spent",
@@ -140,21 +144,24 @@ def _priced(tokens: Iterable[tuple[str, str, int, int]]) -> float | None:
     return total if known else None
 
 
-def model_tokens(plays: Iterable[Any]) -> dict[str, list[int]]:
-    """``provider<TAB>model`` -> replayed input, output, recorded input, output of ``plays``."""
-    from ..cassettes.models import Interaction
-    from ..cassettes.tokens import tokens_of
-    from ..commands.inventory import summarize_interaction
+#: A JSON body's ``"model": "name"``, found without parsing the body (one per replayed answer).
+_MODEL = re.compile(rb'"model"\s*:\s*"([^"\\]{1,200})"')
 
-    found: dict[str, list[int]] = {}
-    for play in plays:
-        if play.response is None or play.outcome not in ("replayed", "recorded", "verified"):
-            continue
-        if not tokens_of(play.response).total:  # counted once per answer already: no parse
-            continue
-        summary = summarize_interaction(Interaction(play.request, play.response))
-        counts = found.setdefault(f"{summary.provider}\t{summary.model}", [0, 0, 0, 0])
-        at = 0 if play.outcome == "replayed" else 2
-        counts[at] += summary.tokens.input
-        counts[at + 1] += summary.tokens.output
-    return found
+
+def add_model_tokens(found: dict[str, list[int]], play: Any, tokens: Tokens) -> None:
+    """Add one answer's ``tokens`` to ``found``: ``provider<TAB>model`` -> replayed input,
+    output, then recorded input, output. Only with genai-prices installed (see ``use_of``)."""
+    from urllib.parse import urlsplit
+
+    from ..cassettes.models import Interaction
+    from ..commands.inventory import model_of
+    from ..matching.select import family_of
+
+    url = urlsplit(play.request.url)
+    provider = family_of(url.hostname or "", url.path) or (url.hostname or "unknown")
+    counts = found.setdefault(
+        f"{provider}\t{model_of(Interaction(play.request, play.response))}", [0, 0, 0, 0]
+    )
+    at = 0 if play.outcome == "replayed" else 2
+    counts[at] += tokens.input
+    counts[at + 1] += tokens.output
