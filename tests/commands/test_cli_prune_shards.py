@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from plugin_suites import chat, make_suite, write_cassette
+from plugin_suites import QUIET, chat, make_suite, run, write_cassette
 
 from promptvcr.cli import main
 
@@ -76,7 +76,18 @@ def _suite(root: Path) -> None:
 
 
 def _pytest(folder: Path, *args: str) -> None:
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", *args]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        *QUIET,
+        "-p",
+        "no:randomly",
+        "-p",
+        "no:cacheprovider",
+        *args,
+    ]
     done = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=300, env=os.environ)
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -101,10 +112,11 @@ def test_three_shards_prune_exactly_what_one_whole_run_prunes(
 ) -> None:
     make_suite(pytester, test_first=FIRST, test_second=SECOND)
     _suite(pytester.path)
-    folders = {name: tmp_path / name for name in ("whole", "shard1", "shard2", "shard3")}
+    folders = {name: tmp_path / name for name in ("shard1", "shard2", "shard3")}
     for folder in folders.values():
         shutil.copytree(pytester.path, folder)
-    _pytest(folders["whole"])
+    folders["whole"] = pytester.path
+    run(pytester, "-p", "no:randomly").assert_outcomes(passed=6)  # the whole suite, in one run
     everything = [test for shard in SHARDS for test in shard]
     for number, tests in enumerate(SHARDS, start=1):
         others = [arg for test in everything if test not in tests for arg in ("--deselect", test)]
