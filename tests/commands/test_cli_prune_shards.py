@@ -154,3 +154,13 @@ def test_three_shards_prune_exactly_what_one_whole_run_prunes(
     # A shard's record alone is refused the same way (its split deselected the others).
     code, alone = _prune(checkout, capsys, "--dry-run", "--record", str(records / "usage-1-3.json"))
     assert code == 1 and "4 test(s) collected ran in none of the shards given (1/3)" in alone
+
+
+def test_prune_without_a_record_but_with_shard_records_says_how_to_use_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / ".promptvcr").mkdir()
+    (tmp_path / ".promptvcr/usage-1-3.json").write_text("{}")
+    code, out = _prune(tmp_path, capsys, "--dry-run")
+    assert code == 1
+    assert "but 1 shard record(s) beside it (usage-1-3.json): prune on them with --record .promptvcr" in out

@@ -56,6 +56,12 @@ def read_records(paths: list[Path]) -> list[UsageRecord]:
                     path=path,
                 )
             records.extend(read_record(file) for file in files)
+        elif not path.exists() and (shards := sorted(path.parent.glob("usage-*.json"))):
+            raise CassetteError(
+                f"There is no usage record at {path}, but {len(shards)} shard record(s) beside it "
+                f"({', '.join(shard.name for shard in shards)}): prune on them with --record {path.parent}",
+                path=path,
+            )
         else:
             records.append(read_record(path))
     return records
