@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import StaleCassetteError
-from ..modes import ENV_MAX_AGE, ENV_ON_STALE, ON_STALE, record_flag
+from ..modes import ENV_MAX_AGE, ENV_ON_STALE, ON_STALE, option_text, rerecord_text
 
 if TYPE_CHECKING:
     from .models import Interaction
@@ -106,10 +106,9 @@ class Staleness:
             ages.append(f"{self.undated} have no recorded date, so their age is unknown")
         then = f" {action}" if action else ""
         return (
-            f"promptvcr: cassette {self.path} is older than max_age={_age_text(self.max_age)}: "
+            f"promptvcr: cassette {self.path} is older than {option_text('max_age', _age_text(self.max_age), quoted=False)}: "
             f"{self.stale} of its {self.total} interaction(s) are stale ({'; '.join(ages)}).{then}\n"
-            f"Re-record it: python -m pytest {record_flag()}=rewrite <the tests that use it>, or "
-            f"PROMPTVCR_RECORD_MODE=rewrite for use_cassette outside pytest."
+            f"Re-record it: {rerecord_text('rewrite')}."
         )
 
 
@@ -136,7 +135,7 @@ def rewrite(path: Path, loaded: Loaded, max_age: timedelta | None, on_stale: str
         return False
     action = resolve_on_stale(on_stale)
     if action == "fail":
-        raise StaleCassetteError(stale.message("on_stale=fail stops here."), path=path)
+        raise StaleCassetteError(stale.message(f"{option_text('on_stale', 'fail', quoted=False)} stops here."), path=path)
     if action == "warn":
         warnings.warn(StaleCassetteWarning(stale.message("")), stacklevel=4)
     return action == "rewrite"

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..modes import option_text, serving
 from .models import Request, Response
 
 __all__ = [
@@ -52,8 +53,8 @@ def skipped_message(path: Path, request: Request, response: Response) -> str:
     return (
         f"promptvcr: {request.method} {request.url} got {what} while recording {path}; the code received "
         f"it, but it was not written to the cassette (a flaky provider is not frozen into every replay). "
-        f'To record this answer on purpose, pass on_record_error="keep"; to test an error path without '
-        f"the network, use promptvcr.faults."
+        f"To record this answer on purpose, pass {option_text('on_record_error', 'keep')}; to test an error "
+        f"path without the network, use promptvcr.faults{' (serve: --fault)' if serving() else ''}."
     )
 
 

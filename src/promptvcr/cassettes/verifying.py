@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..modes import record_flag
+from ..modes import rerecord_text
 from .models import Interaction, Request, Response
 from .redact import redact_url
 
@@ -76,7 +76,7 @@ def drift_warning(path: Path, drifts: Sequence[Drift]) -> str:
         lines.extend(f"    {line}" for line in drift.differences)
     if len(drifts) > _SHOWN:
         lines.append(f"  and {len(drifts) - _SHOWN} more (Cassette.drift lists them all)")
-    lines.append(f"Re-record it to replay what the provider sends now: {record_flag()}=rewrite.")
+    lines.append(f"Re-record it to replay what the provider sends now: {rerecord_text('rewrite', '')}.")
     return "\n".join(lines)
 
 
