@@ -20,6 +20,7 @@ __all__ = [
     "RecordMode",
     "check_ci",
     "on_ci",
+    "option_name",
     "option_text",
     "record_flag",
     "rerecord_text",
@@ -62,12 +63,17 @@ def serving() -> bool:
     return bool(os.environ.get(SERVE_WORDING))
 
 
+def option_name(keyword: str) -> str:
+    """The cassette option ``keyword`` as the reader of a message spells it (see :func:`option_text`)."""
+    return "--" + keyword.replace("_", "-") if serving() else keyword
+
+
 def option_text(keyword: str, value: object = True, *, quoted: bool = True) -> str:
     """How the reader of a message sets the cassette option ``keyword`` to ``value``:
     ``on_record_error="keep"`` in Python, ``--on-record-error keep`` in ``promptvcr serve``
     (``quoted=False``: a value shown as it reads, ``max_age=30 days``)."""
     if serving():
-        flag = "--" + keyword.replace("_", "-")
+        flag = option_name(keyword)
         return flag if value is True else f"{flag} {value}"
     shown = f'"{value}"' if quoted and isinstance(value, str) else str(value)
     return f"{keyword}={shown}"

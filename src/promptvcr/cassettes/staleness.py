@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import StaleCassetteError
-from ..modes import ENV_MAX_AGE, ENV_ON_STALE, ON_STALE, option_text, rerecord_text
+from ..modes import ENV_MAX_AGE, ENV_ON_STALE, ON_STALE, option_name, option_text, rerecord_text
 
 if TYPE_CHECKING:
     from .models import Interaction
@@ -62,7 +62,7 @@ def parse_max_age(value: str | timedelta | float | None) -> timedelta | None:
         return None
     if (match := _AGE.fullmatch(text)) is None:
         raise ValueError(
-            f"max_age {value!r} is not an age: write a number and a unit, s, m, h, d or w (30d, 12h), "
+            f"{option_name('max_age')} {value!r} is not an age: write a number and a unit, s, m, h, d or w (30d, 12h), "
             f"or give a timedelta."
         )
     return timedelta(seconds=float(match.group(1)) * _UNITS[match.group(2).lower()])
