@@ -48,9 +48,9 @@ async def read_body(incoming: web.Request, timeout: float) -> bytes:
 
 
 def to_request(
-    incoming: web.Request, upstream: str, name: str, rest: str, content: bytes, *, websocket: bool = False
+    incoming: web.Request, upstream: str, upstream_name: str, rest: str, content: bytes, *, websocket: bool = False
 ) -> Request:
-    """``incoming`` with body ``content``, addressed to upstream ``name`` (``upstream``, a URL)
+    """``incoming`` with body ``content``, addressed to upstream ``upstream_name`` (``upstream``, a URL)
     at ``rest`` (its path)."""
     url = f"{upstream}/{rest}" if rest else upstream
     if websocket:
@@ -64,7 +64,7 @@ def to_request(
         if lower not in HOP_HEADERS and not lower.startswith("x-promptvcr-"):
             headers[lower] = value if lower not in headers else f"{headers[lower]}, {value}"
     headers["host"] = host
-    headers[UPSTREAM_HEADER] = f"{name}={upstream}"
+    headers[UPSTREAM_HEADER] = f"{upstream_name}={upstream}"
     return Request(method=incoming.method, url=url, headers=headers, content=content)
 
 
