@@ -25,6 +25,7 @@ from typing import Any, TextIO
 from aiohttp import web
 
 from .. import activation
+from ..errors import CassetteError
 from .app import SHELF, STOP, Limits, build_app
 from .launch import READY_PREFIX
 from .shelf import Shelf
@@ -103,9 +104,12 @@ def run(
     limits: Limits | None = None,
     grace: float = 5.0,
 ) -> int:
-    """Serve until stopped; 0, or 1 (see the module)."""
+    """Serve until stopped; 0, 1 (see the module), or 2 when the cassette cannot be served."""
     activation.hold_patches(True)  # cassettes start and stop per test: the patches stay put
     try:
         return asyncio.run(_main(shelf, upstreams, host, port, report, out, limits or Limits(), grace))
+    except CassetteError as error:  # the command line's cassette: corrupt, stale with --on-stale fail
+        print(f"promptvcr serve: {error}", file=sys.stderr, flush=True)
+        return 2
     finally:
         activation.hold_patches(False)
