@@ -85,3 +85,11 @@ def test_the_node_recipe_records_then_replays_each_test_from_its_own_cassette(tm
     assert "never recorded" in swallowed.stdout and "Nearest recorded request" in swallowed.stdout
     assert served[8][0] == "openai-chat" and len(served[8][2]) == 1
     assert server.process.returncode == 1
+
+
+def test_the_docs_show_the_recipe_as_it_is_tested() -> None:
+    page = (ROOT / "docs" / "serve.md").read_text(encoding="utf-8")
+    blocks = [block.split("\n", 1)[1].rsplit("```", 1)[0] for block in page.split("```js")[1:]]
+    shown = [block.split("\n```", 1)[0].rstrip() for block in blocks]
+    files = [(RECIPE / name).read_text(encoding="utf-8").rstrip() for name in ("promptvcr.js", "chat.test.js")]
+    assert shown == files
