@@ -24,8 +24,8 @@ __all__ = [
     "option_text",
     "record_flag",
     "rerecord_text",
-    "serving",
     "resolve_record_mode",
+    "serving",
     "vcr_mode_note",
 ]
 

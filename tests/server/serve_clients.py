@@ -114,15 +114,28 @@ def npm_modules() -> Path:
     root = Path(os.environ.get("PROMPTVCR_NPM_CACHE", Path(tempfile.gettempdir()) / f"promptvcr-npm-{key}"))
     root.mkdir(parents=True, exist_ok=True)
     with filelock.FileLock(str(root / ".lock"), timeout=300):
-        if not all((root / "node_modules" / p.rsplit("@", 1)[0] / "package.json").exists() for p in NPM_PACKAGES):
+        if not all(
+            (root / "node_modules" / p.rsplit("@", 1)[0] / "package.json").exists() for p in NPM_PACKAGES
+        ):
             done = subprocess.run(
-                ["npm", "install", "--prefix", str(root), "--no-audit", "--no-fund", "--loglevel=error", *NPM_PACKAGES],
+                [
+                    "npm",
+                    "install",
+                    "--prefix",
+                    str(root),
+                    "--no-audit",
+                    "--no-fund",
+                    "--loglevel=error",
+                    *NPM_PACKAGES,
+                ],
                 capture_output=True,
                 text=True,
                 timeout=240,
             )
             if done.returncode != 0:
-                pytest.skip(f"npm could not install {' '.join(NPM_PACKAGES)} (no registry?): {done.stderr[-300:]}")
+                pytest.skip(
+                    f"npm could not install {' '.join(NPM_PACKAGES)} (no registry?): {done.stderr[-300:]}"
+                )
     return root / "node_modules"
 
 

@@ -36,13 +36,15 @@ def _stored(path: Path) -> list[dict[str, object]]:
 
 def test_sigkill_keeps_every_recording_that_completed(tmp_path: Path) -> None:
     cassette = tmp_path / "killed.yaml"
-    with FakeProvider() as fake:
-        with serve(cassette, record_mode="record", upstreams={"openai": fake.base_url}) as server:
-            for text in ("one", "two", "three"):
-                assert _chat(server.url, text).read()
-            assert _chat(server.url, "four", stream=True).read().endswith(b"data: [DONE]\n\n")
-            server.process.send_signal(signal.SIGKILL)
-            server.process.wait(timeout=10)
+    with (
+        FakeProvider() as fake,
+        serve(cassette, record_mode="record", upstreams={"openai": fake.base_url}) as server,
+    ):
+        for text in ("one", "two", "three"):
+            assert _chat(server.url, text).read()
+        assert _chat(server.url, "four", stream=True).read().endswith(b"data: [DONE]\n\n")
+        server.process.send_signal(signal.SIGKILL)
+        server.process.wait(timeout=10)
     assert server.process.returncode == -signal.SIGKILL
     stored = _stored(cassette)
     assert [i["response"]["status"] for i in stored] == [200, 200, 200, 200]  # type: ignore[index]

@@ -25,7 +25,9 @@ def modules() -> Path:
     return npm_modules()
 
 
-def _node_test(modules: Path, test_file: Path, server_url: str, **env: str) -> subprocess.CompletedProcess[str]:
+def _node_test(
+    modules: Path, test_file: Path, server_url: str, **env: str
+) -> subprocess.CompletedProcess[str]:
     environment = {
         "PATH": __import__("os").environ["PATH"],
         "NODE_PATH": str(modules),
@@ -43,12 +45,16 @@ def _node_test(modules: Path, test_file: Path, server_url: str, **env: str) -> s
     )
 
 
-def test_the_node_recipe_records_then_replays_each_test_from_its_own_cassette(tmp_path: Path, modules: Path) -> None:
+def test_the_node_recipe_records_then_replays_each_test_from_its_own_cassette(
+    tmp_path: Path, modules: Path
+) -> None:
     cassettes = tmp_path / "cassettes"
     with FakeProvider() as fake:
         upstreams = {"openai": fake.base_url, "anthropic": fake.base_url}
         with serve(None, record_mode="record", upstreams=upstreams) as server:
-            recording = _node_test(modules, RECIPE / "chat.test.js", server.url, PROMPTVCR_CASSETTES=str(cassettes))
+            recording = _node_test(
+                modules, RECIPE / "chat.test.js", server.url, PROMPTVCR_CASSETTES=str(cassettes)
+            )
         assert recording.returncode == 0, recording.stdout + recording.stderr + server.log_text
         assert len(fake.requests) == 5  # four tests, and the retry after the 429
     assert sorted(p.stem for p in cassettes.iterdir()) == NAMES
@@ -62,7 +68,9 @@ def test_the_node_recipe_records_then_replays_each_test_from_its_own_cassette(tm
     # twice against the same server, as each start is a fresh playback (nothing used up)
     with serve(None, record_mode="replay") as server:
         for _ in range(2):
-            replaying = _node_test(modules, RECIPE / "chat.test.js", server.url, PROMPTVCR_CASSETTES=str(cassettes))
+            replaying = _node_test(
+                modules, RECIPE / "chat.test.js", server.url, PROMPTVCR_CASSETTES=str(cassettes)
+            )
             assert replaying.returncode == 0, replaying.stdout + replaying.stderr + server.log_text
             assert "pass 4" in replaying.stdout
         # a miss the code swallows fails its test, and the server's exit
@@ -74,12 +82,16 @@ def test_the_node_recipe_records_then_replays_each_test_from_its_own_cassette(tm
             PROMPTVCR_SWALLOWED=str(cassettes / "openai-chat.yaml"),
         )
     served = [(Path(e["path"]).stem, e["outcomes"], e["missed"]) for e in server.report["cassettes"]]
-    assert served[:4] == served[4:8] == [
-        ("openai-chat", {"replayed": 1}, []),
-        ("openai-stream", {"replayed": 1}, []),
-        ("anthropic-message", {"replayed": 1}, []),
-        ("rate-limited", {"replayed": 2}, []),
-    ]
+    assert (
+        served[:4]
+        == served[4:8]
+        == [
+            ("openai-chat", {"replayed": 1}, []),
+            ("openai-stream", {"replayed": 1}, []),
+            ("anthropic-message", {"replayed": 1}, []),
+            ("rate-limited", {"replayed": 2}, []),
+        ]
+    )
     assert swallowed.returncode == 1, swallowed.stdout
     assert "fail 1" in swallowed.stdout
     assert "never recorded" in swallowed.stdout and "Nearest recorded request" in swallowed.stdout
@@ -91,5 +103,7 @@ def test_the_docs_show_the_recipe_as_it_is_tested() -> None:
     page = (ROOT / "docs" / "serve.md").read_text(encoding="utf-8")
     blocks = [block.split("\n", 1)[1].rsplit("```", 1)[0] for block in page.split("```js")[1:]]
     shown = [block.split("\n```", 1)[0].rstrip() for block in blocks]
-    files = [(RECIPE / name).read_text(encoding="utf-8").rstrip() for name in ("promptvcr.js", "chat.test.js")]
+    files = [
+        (RECIPE / name).read_text(encoding="utf-8").rstrip() for name in ("promptvcr.js", "chat.test.js")
+    ]
     assert shown == files

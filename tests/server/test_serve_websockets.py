@@ -61,7 +61,7 @@ def test_a_changed_message_is_a_miss_that_fails_the_run(tmp_path: Path) -> None:
         with serve(cassette, record_mode="record", upstreams={"rt": upstream}) as server:
             _talk(f"{server.url}/rt/v1")
     with serve(cassette, record_mode="replay", options=["--allow-playback-repeats"]) as server:
-        with pytest.raises(Exception) as raised:  # noqa: PT011 - the SDK's error for a closed socket
+        with pytest.raises(Exception) as raised:
             _talk(f"{server.url}/rt/v1", instructions="Be long.")
         closed = _closed(f"{server.url.replace('http://', 'ws://')}/rt/v1/realtime?model=gpt-realtime")
     assert "1008" in str(raised.value) or isinstance(raised.value, ConnectionClosed), raised.value

@@ -62,8 +62,8 @@ def parse_max_age(value: str | timedelta | float | None) -> timedelta | None:
         return None
     if (match := _AGE.fullmatch(text)) is None:
         raise ValueError(
-            f"{option_name('max_age')} {value!r} is not an age: write a number and a unit, s, m, h, d or w (30d, 12h), "
-            f"or give a timedelta."
+            f"{option_name('max_age')} {value!r} is not an age: write a number and a unit, s, m, h, d or w "
+            f"(30d, 12h), or give a timedelta."
         )
     return timedelta(seconds=float(match.group(1)) * _UNITS[match.group(2).lower()])
 
@@ -105,8 +105,9 @@ class Staleness:
         if self.undated:
             ages.append(f"{self.undated} have no recorded date, so their age is unknown")
         then = f" {action}" if action else ""
+        limit = option_text("max_age", _age_text(self.max_age), quoted=False)
         return (
-            f"promptvcr: cassette {self.path} is older than {option_text('max_age', _age_text(self.max_age), quoted=False)}: "
+            f"promptvcr: cassette {self.path} is older than {limit}: "
             f"{self.stale} of its {self.total} interaction(s) are stale ({'; '.join(ages)}).{then}\n"
             f"Re-record it: {rerecord_text('rewrite')}."
         )
@@ -135,7 +136,9 @@ def rewrite(path: Path, loaded: Loaded, max_age: timedelta | None, on_stale: str
         return False
     action = resolve_on_stale(on_stale)
     if action == "fail":
-        raise StaleCassetteError(stale.message(f"{option_text('on_stale', 'fail', quoted=False)} stops here."), path=path)
+        raise StaleCassetteError(
+            stale.message(f"{option_text('on_stale', 'fail', quoted=False)} stops here."), path=path
+        )
     if action == "warn":
         warnings.warn(StaleCassetteWarning(stale.message("")), stacklevel=4)
     return action == "rewrite"

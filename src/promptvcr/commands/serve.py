@@ -60,9 +60,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="inject a fault, e.g. http_error:429,nth=2 or cut_stream:2 (see promptvcr.faults)",
     )
     parser.add_argument(
-        "--fault-silence", type=float, default=10.0, help="seconds an injected timeout stays silent, then hangs up"
+        "--fault-silence",
+        type=float,
+        default=10.0,
+        help="seconds an injected timeout stays silent, then hangs up",
     )
-    parser.add_argument("--max-concurrent", type=int, default=256, help="requests served at once; more get a 503")
+    parser.add_argument(
+        "--max-concurrent", type=int, default=256, help="requests served at once; more get a 503"
+    )
     parser.add_argument("--header-timeout", type=float, default=15.0, help="seconds for a request's headers")
     parser.add_argument("--body-timeout", type=float, default=60.0, help="seconds for a request's body")
     parser.add_argument(
@@ -101,7 +106,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"promptvcr serve: {error}", file=sys.stderr)
         return 2
     shelf = Shelf(args.cassette, options)
-    return serve_forever(shelf, upstreams, port=args.port, report=args.report, limits=limits, grace=args.grace)
+    return serve_forever(
+        shelf, upstreams, port=args.port, report=args.report, limits=limits, grace=args.grace
+    )
 
 
 def _check(options: dict[str, object]) -> None:

@@ -99,7 +99,9 @@ def _cassette_path(request: pytest.FixtureRequest, cassette: str | os.PathLike[s
     """A relative path beside the test file (the rootdir for a session's); none: the test's own."""
     if request.scope != "function":
         if cassette is None:
-            raise TypeError("promptvcr_serve_session(cassette, ...) needs a cassette: a session has no test name")
+            raise TypeError(
+                "promptvcr_serve_session(cassette, ...) needs a cassette: a session has no test name"
+            )
         return request.config.rootpath / os.fspath(cassette)
     test_file = Path(request.path)
     if cassette is not None:

@@ -92,7 +92,9 @@ async def _body(incoming: web.Request) -> dict[str, Any]:
 def _overrides(data: dict[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(data) - {"cassette", "mode", *_START_OPTIONS})
     if unknown:
-        raise ValueError(f"unknown field(s) {', '.join(unknown)}; a start takes cassette, {', '.join(_START_OPTIONS)}")
+        raise ValueError(
+            f"unknown field(s) {', '.join(unknown)}; a start takes cassette, {', '.join(_START_OPTIONS)}"
+        )
     if "mode" in data:  # the short name, as the issue and Azure's test proxy say it
         data.setdefault("record_mode", data.pop("mode"))
     overrides: dict[str, Any] = {}
@@ -106,7 +108,9 @@ def _overrides(data: dict[str, Any]) -> dict[str, Any]:
     return overrides
 
 
-def add_admin_routes(app: web.Application, shelf_key: web.AppKey[Shelf], stop: web.AppKey[asyncio.Event]) -> None:
+def add_admin_routes(
+    app: web.Application, shelf_key: web.AppKey[Shelf], stop: web.AppKey[asyncio.Event]
+) -> None:
     async def start(incoming: web.Request) -> web.Response:
         shelf = incoming.app[shelf_key]
         try:

@@ -137,10 +137,14 @@ async def _decide(incoming: web.Request) -> web.StreamResponse:
         cassette, upstream_name, rest = _cassette(incoming)
     except ValueError as error:
         message = f"{_usage(shelf)}: {error}"
-        return await play_out(incoming, error_response(_bare(incoming), message, 404, "promptvcr_no_cassette"))
+        return await play_out(
+            incoming, error_response(_bare(incoming), message, 404, "promptvcr_no_cassette")
+        )
     except CassetteError as error:  # a cassette that cannot be read
         log.error("%s", error)
-        return await play_out(incoming, error_response(_bare(incoming), str(error), 500, "promptvcr_cassette_error"))
+        return await play_out(
+            incoming, error_response(_bare(incoming), str(error), 500, "promptvcr_cassette_error")
+        )
     upstream = _upstream(incoming, cassette, upstream_name, rest)
     if upstream is None:
         known = ", ".join(sorted({*incoming.app[_UPSTREAMS], *cassette.upstreams}))
@@ -148,12 +152,16 @@ async def _decide(incoming: web.Request) -> web.StreamResponse:
             f"{_usage(shelf)}; {upstream_name!r} is not an upstream (known: {known}). "
             f"Add one with --upstream NAME=URL."
         )
-        return await play_out(incoming, error_response(_bare(incoming), message, 404, "promptvcr_unknown_upstream"))
+        return await play_out(
+            incoming, error_response(_bare(incoming), message, 404, "promptvcr_unknown_upstream")
+        )
     websocket = is_websocket(incoming)
     try:
         body = b"" if websocket else await read_body(incoming, incoming.app[LIMITS].body_timeout)
     except TimeoutError:
-        message = f"promptvcr serve: the request body did not arrive within {incoming.app[LIMITS].body_timeout:g} s"
+        message = (
+            f"promptvcr serve: the request body did not arrive within {incoming.app[LIMITS].body_timeout:g} s"
+        )
         return web.json_response({"error": {"message": message}}, status=408, headers={"connection": "close"})
     request = to_request(incoming, upstream, upstream_name, rest, body, websocket=websocket)
     try:
@@ -180,4 +188,6 @@ async def _decide(incoming: web.Request) -> web.StreamResponse:
     except aiohttp.ClientError as error:
         message = f"promptvcr serve: could not reach {request.url} for cassette {cassette.path}: {error}"
         log.error("%s", message)
-        return await play_out(incoming, error_response(request, message, UPSTREAM_FAILED, "promptvcr_upstream"))
+        return await play_out(
+            incoming, error_response(request, message, UPSTREAM_FAILED, "promptvcr_upstream")
+        )

@@ -48,7 +48,13 @@ async def read_body(incoming: web.Request, timeout: float) -> bytes:
 
 
 def to_request(
-    incoming: web.Request, upstream: str, upstream_name: str, rest: str, content: bytes, *, websocket: bool = False
+    incoming: web.Request,
+    upstream: str,
+    upstream_name: str,
+    rest: str,
+    content: bytes,
+    *,
+    websocket: bool = False,
 ) -> Request:
     """``incoming`` with body ``content``, addressed to upstream ``upstream_name`` (``upstream``, a URL)
     at ``rest`` (its path)."""

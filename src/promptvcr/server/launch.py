@@ -90,7 +90,15 @@ def _command(
     report: Path,
     extra: Iterable[str],
 ) -> list[str]:
-    command = [sys.executable, "-m", "promptvcr", "serve", *([str(cassette)] if cassette else []), "--port", str(port)]
+    command = [
+        sys.executable,
+        "-m",
+        "promptvcr",
+        "serve",
+        *([str(cassette)] if cassette else []),
+        "--port",
+        str(port),
+    ]
     command += ["--report", str(report)]
     if record_mode is not None:
         command += ["--record-mode", record_mode]

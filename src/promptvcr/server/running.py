@@ -38,7 +38,8 @@ def verdict(entries: list[dict[str, Any]]) -> list[str]:
     lines = []
     for entry in entries:
         if entry["missed"]:
-            lines.append(f"{len(entry['missed'])} request(s) missed in {entry['path']}: {', '.join(entry['missed'][:3])}")
+            shown = ", ".join(entry["missed"][:3])
+            lines.append(f"{len(entry['missed'])} request(s) missed in {entry['path']}: {shown}")
         lines.extend(entry["errors"])
         if entry["cut_short"]:
             lines.append(

@@ -105,7 +105,9 @@ class Shelf:
     def get(self, name: str = "") -> ServedCassette:
         """The entered cassette for folder name ``name`` (or the command line's file)."""
         if self.path is None:
-            raise ValueError("no cassette was started (POST /_promptvcr/start) and none is on the command line")
+            raise ValueError(
+                "no cassette was started (POST /_promptvcr/start) and none is on the command line"
+            )
         if self.folder and not NAME_PATTERN.match(name):
             raise ValueError(f"{name!r} is not a cassette name (letters, digits, '-', '_', '.')")
         key = name if self.folder else ""

@@ -103,7 +103,9 @@ async def replay_session(incoming: web.Request, request: Request, decision: Repl
             return ws
         if frame_differences(frame, sent):
             _missed(decision, request, frame_miss_message(_path(decision), request.url, matched, frame, sent))
-            await ws.close(code=MISS_CLOSE, message=_reason(frame_miss_message(Path("-"), "", matched, frame, sent)))
+            await ws.close(
+                code=MISS_CLOSE, message=_reason(frame_miss_message(Path("-"), "", matched, frame, sent))
+            )
             return ws
         matched += 1
     while not ws.closed:  # the recording is over: what the client sends now was never recorded
@@ -144,7 +146,9 @@ async def record_session(
                 request.url, headers=headers, protocols=_protocols(request), autoclose=False, autoping=True
             )
     except aiohttp.WSServerHandshakeError as error:
-        return web.json_response({"error": {"message": f"promptvcr serve: {error}"}}, status=error.status or 502)
+        return web.json_response(
+            {"error": {"message": f"promptvcr serve: {error}"}}, status=error.status or 502
+        )
     recorder = decision.recorder if isinstance(decision, Record) else None
     if recorder is not None:
         recorder.started()
@@ -170,7 +174,10 @@ async def record_session(
             if frame.kind == "close":
                 return
 
-    tasks = [asyncio.ensure_future(pump(ws, upstream, "client")), asyncio.ensure_future(pump(upstream, ws, "server"))]
+    tasks = [
+        asyncio.ensure_future(pump(ws, upstream, "client")),
+        asyncio.ensure_future(pump(upstream, ws, "server")),
+    ]
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         await asyncio.wait(tasks, timeout=5.0)  # the other side's close
