@@ -6,6 +6,7 @@ Clients: the openai SDK (in this process, no cassette of its own) and curl."""
 from __future__ import annotations
 
 import json
+import textwrap
 import time
 import urllib.error
 import urllib.request
@@ -192,18 +193,24 @@ def test_a_miss_fails_the_server_and_the_fixture_s_test(tmp_path: Path, pytester
     assert "1 request(s) missed in" in server.log_text
 
     pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
-    pytester.makepyfile(
-        f"""
-        import subprocess
-        def _curl(server, text):
-            body = {body!r}.replace("kept", text)
-            subprocess.run(["curl", "-sS", "--noproxy", "*", "-H", "content-type: application/json",
-                            "--data", body, server.url + "/openai/v1/chat/completions"], capture_output=True)
-        def test_swallows_a_miss(promptvcr_serve):
-            _curl(promptvcr_serve({str(cassette)!r}), "other")  # the child ignores the 404
-        def test_replays(promptvcr_serve):
-            _curl(promptvcr_serve({str(cassette)!r}), "kept")
-        """
+    folder = pytester.path / "suite"  # a relative cassette is found beside the test file, not in the cwd
+    folder.mkdir()
+    (folder / "kept.yaml").write_text(cassette.read_text())
+    (folder / "test_child.py").write_text(
+        textwrap.dedent(
+            f"""
+            import json, subprocess
+            def _curl(server, text):
+                body = {body!r}.replace("kept", text)
+                return subprocess.run(["curl", "-sS", "--noproxy", "*", "-H", "content-type: application/json",
+                                "--data", body, server.url + "/openai/v1/chat/completions"],
+                                capture_output=True, text=True).stdout
+            def test_swallows_a_miss(promptvcr_serve):
+                _curl(promptvcr_serve("kept.yaml"), "other")  # the child ignores the 404
+            def test_replays(promptvcr_serve):
+                assert json.loads(_curl(promptvcr_serve("kept.yaml"), "kept"))["choices"]
+            """
+        )
     )
     result = pytester.runpytest("-p", "no:randomly", "--record-mode=replay")
     result.assert_outcomes(passed=1, failed=1)

@@ -72,7 +72,7 @@ class ServedCassette(Cassette):
         return self
 
     def _learn(self, request: Request) -> None:
-        self._urls.add(request.url)
+        self._urls.add(_plain(request.url))
         name, sep, url = request.headers.get(UPSTREAM_HEADER, "").partition("=")
         if sep:
             known = self.upstreams.setdefault(name, [])
@@ -87,7 +87,7 @@ class ServedCassette(Cassette):
         if not known:
             return None
         for url in known:
-            if f"{url}/{rest}".split("?", 1)[0] in self._urls or f"{url}/{rest}" in self._urls:
+            if _plain(f"{url}/{rest}") in self._urls:
                 return url
         return known[0]
 
@@ -121,6 +121,12 @@ class ServedCassette(Cassette):
             self.flush()  # written as each completed: only what is left
         else:
             super()._save(body_raised)
+
+
+def _plain(url: str) -> str:
+    """``url`` without its query, a websocket's with its HTTP scheme: what tells two upstreams apart."""
+    url = url.split("?", 1)[0]
+    return "http" + url[2:] if url.startswith("ws") else url
 
 
 class _WrittenAtOnce:
