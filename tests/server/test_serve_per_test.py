@@ -202,9 +202,9 @@ def test_a_miss_fails_the_server_and_the_fixture_s_test(tmp_path: Path, pytester
             import json, subprocess
             def _curl(server, text):
                 body = {body!r}.replace("kept", text)
-                return subprocess.run(["curl", "-sS", "--noproxy", "*", "-H", "content-type: application/json",
-                                "--data", body, server.url + "/openai/v1/chat/completions"],
-                                capture_output=True, text=True).stdout
+                url = server.url + "/openai/v1/chat/completions"
+                command = ["curl", "-sS", "--noproxy", "*", "-H", "content-type: application/json"]
+                return subprocess.run([*command, "--data", body, url], capture_output=True, text=True).stdout
             def test_swallows_a_miss(promptvcr_serve):
                 _curl(promptvcr_serve("kept.yaml"), "other")  # the child ignores the 404
             def test_replays(promptvcr_serve):
