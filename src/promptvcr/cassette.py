@@ -32,7 +32,7 @@ from .matching.key import request_key
 from .matching.parts import Rule
 from .matching.rules import default_rules
 from .matching.tape import Tape, fuzzy_threshold
-from .modes import RecordMode, check_ci, resolve_record_mode
+from .modes import RecordMode, check_ci, option_name, option_text, resolve_record_mode
 
 if TYPE_CHECKING:
     from .faults.plan import FaultFired, FaultPlan
@@ -296,7 +296,9 @@ class Cassette:
         if self.record_mode.reads_cassette and staleness.rewrite(
             self.path, self._loaded, self.max_age, self.on_stale
         ):
-            check_ci(RecordMode.REWRITE, self.path, because=", from max_age with on_stale=rewrite")
+            rewrite = option_text("on_stale", "rewrite", quoted=False)
+            because = f", from {option_name('max_age')} with {rewrite}"
+            check_ci(RecordMode.REWRITE, self.path, because=because)
             self.record_mode = RecordMode.REWRITE  # the old file stays until the block succeeds
         interactions = self._loaded.interactions if self.record_mode.reads_cassette else []
         self._tape = Tape(interactions, rules=self.rules)

@@ -197,6 +197,6 @@ def check_ci(mode: RecordMode, path: Path, *, because: str = "") -> None:
         f"promptvcr: cassette {path} would {action} (record mode {mode.value}{because}), but $CI is set, "
         f"and a CI run does not spend money on a provider or write cassettes unless told to.\n"
         f"Record locally and commit the cassette; or, to do this on CI on purpose, set "
-        f"{ENV_ALLOW_IN_CI}=1 (pytest: --allow-record-in-ci).",
+        f"{ENV_ALLOW_IN_CI}=1{'' if serving() else ' (pytest: --allow-record-in-ci)'}.",
         path=path,
     )
