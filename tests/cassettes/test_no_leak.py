@@ -41,8 +41,8 @@ from leak_calls import (
 from leak_server import Answer, LeakServer, Received
 
 import promptvcr
-from promptvcr.cassettes import persister
 from promptvcr.cassettes.redaction import SecretMaskedWarning
+from promptvcr.files import persister
 
 _rng = random.Random(16)
 ALNUM = string.ascii_letters + string.digits

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tests.property_settings import property_settings
 
-from promptvcr.cassettes import masking, yamlwriter
+from promptvcr.cassettes import masking
 from promptvcr.cassettes.bodies import _parsed, encode_body
 from promptvcr.cassettes.models import Request
 from promptvcr.cassettes.redact import (
@@ -25,7 +25,8 @@ from promptvcr.cassettes.redact import (
     keep_headers,
     redact_query_values,
 )
-from promptvcr.cassettes.yamlwriter import sequence_items
+from promptvcr.files import yamlwriter
+from promptvcr.files.yamlwriter import sequence_items
 
 
 def _plain_keep(headers: Mapping[str, str], allowed: Iterable[str]) -> dict[str, str]:

@@ -19,7 +19,6 @@ import random
 from datetime import datetime, timezone
 from typing import Any
 
-from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.masking import (
     Masker,
     environment_credentials,
@@ -32,6 +31,7 @@ from promptvcr.cassettes.redact import may_need_redaction, redact_url
 from promptvcr.cassettes.redaction import Redacted, _findings, redact
 from promptvcr.cassettes.secrets import may_hold_secret
 from promptvcr.cassettes.timing import Timing
+from promptvcr.files import fileformat
 
 SECRET = "sk-proj-" + "Q7w9E2r4T6y8U1i3O5p7A9s2D4f6G8h1J3k5L7z9"
 CREDENTIAL = "Hd7kPq2xWv9mZt4nRb8cYf3sLg6jAe1u"

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import fileformat
+from ..files import fileformat
 from .masking import (
     Masker,
     environment_credentials,

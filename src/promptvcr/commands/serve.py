@@ -77,7 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..modes import SERVE_WORDING
+    from ..policies.modes import SERVE_WORDING
     from ..server.app import Limits
     from ..server.fault_flags import parse_faults
     from ..server.running import run as serve_forever

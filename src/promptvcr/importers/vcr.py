@@ -16,10 +16,11 @@ from os import PathLike
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
-from ..cassettes import fileformat, redaction, storage
+from ..cassettes import redaction
 from ..cassettes.models import Interaction
 from ..cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS, SECRET_QUERY_PARAMS, is_secret_header
 from ..errors import CassetteWriteError
+from ..files import fileformat, storage
 from .vcr_convert import ConversionError, to_interaction
 from .vcr_read import VcrReadError, read_vcr_file
 

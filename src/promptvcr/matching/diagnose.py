@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..cassettes.models import Interaction, Request
-from ..modes import option_text, record_flag, rerecord_text, serving
+from ..policies.modes import option_text, record_flag, rerecord_text, serving
 from .diffs import Candidate, Difference, candidates, describe, differences, show
 from .key import request_key
 from .parts import KeyParts, Rule, key_parts

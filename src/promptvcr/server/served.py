@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from ..cassette import Cassette
-from ..cassettes import persister
 from ..cassettes.models import Request, Response
 from ..errors import CassetteError, CassetteMiss
+from ..files import persister
 from ..interceptors.decision import Decision, Record
-from ..modes import RecordMode
+from ..policies.modes import RecordMode
 
 __all__ = ["UPSTREAM_HEADER", "ServedCassette"]
 
