@@ -25,7 +25,7 @@ from typing import Any
 from ..cassette import Cassette
 from ..cassettes.models import Request, Response
 from ..errors import CassetteError, CassetteMiss
-from ..files import persister
+from ..files import persister, storage
 from ..interceptors.decision import Decision, Record
 from ..policies.modes import RecordMode
 
@@ -51,6 +51,9 @@ class ServedCassette(Cassette):
         self._write_lock = threading.Lock()
         self._loaded_count = 0
         self._written = 0
+        #: The file as last written (its signature), so the next append adds to it without
+        #: parsing it again (see :func:`promptvcr.files.persister.append`).
+        self._on_disk = persister.Loaded([], exists=False)
         #: Each miss answered to a client: the request and the message it was given.
         self.miss_messages: list[tuple[Request, str]] = []
         #: Writing errors (a refused secret, a full disk), one line each.
@@ -66,6 +69,7 @@ class ServedCassette(Cassette):
         held = self.interactions
         self._loaded_count = len(held) if self.record_mode is RecordMode.RECORD else 0
         self._written = 0
+        self._on_disk = self._loaded
         self.miss_messages, self.errors, self.cut_short = [], [], []
         for interaction in held:
             self._learn(interaction.request)
@@ -112,15 +116,22 @@ class ServedCassette(Cassette):
                 return
             self._written += len(new)  # a refused one is not tried again
             try:
-                self.writing.append(self.path, new, persister.Loaded([], exists=True))
+                self.writing.append(self.path, new, self._on_disk)
+                text = storage.read_text(self.path)  # hashed, not parsed: 1,000 recordings stay linear
             except CassetteError as error:
                 self.errors.append(str(error))
+                text = None
+            self._on_disk = persister.Loaded([], exists=text is not None, signature=_signature(text))
 
     def _save(self, body_raised: bool) -> None:
         if self.record_mode is RecordMode.RECORD:
             self.flush()  # written as each completed: only what is left
         else:
             super()._save(body_raised)
+
+
+def _signature(text: str | None) -> tuple[int, int] | None:
+    return None if text is None else (len(text), hash(text))
 
 
 def _plain(url: str) -> str:
