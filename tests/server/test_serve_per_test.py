@@ -205,11 +205,15 @@ def test_a_miss_fails_the_server_and_the_fixture_s_test(tmp_path: Path, pytester
                 _curl(promptvcr_serve("kept.yaml"), "other")  # the child ignores the 404
             def test_replays(promptvcr_serve):
                 assert json.loads(_curl(promptvcr_serve("kept.yaml"), "kept"))["choices"]
+            def test_its_own_cassette_by_default(promptvcr_serve):
+                from pathlib import Path
+                mine = Path(__file__).parent / "cassettes" / "test_child" / "test_its_own_cassette_by_default"
+                assert promptvcr_serve().cassette == mine.with_suffix(".yaml")
             """
         )
     )
     result = pytester.runpytest("-p", "no:randomly", "--record-mode=replay")
-    result.assert_outcomes(passed=1, failed=1)
+    result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(
         [
             "*test_swallows_a_miss*",
