@@ -110,7 +110,7 @@ class Verifier:
     ) -> None:
         self._compare, self._request, self._interaction = compare, request, interaction
 
-    def started(self) -> None:
+    def started(self, abandon: Callable[[], None] | None = None) -> None:
         """Nothing to track: an answer the code never finishes reading is simply not compared."""
 
     def __call__(self, response: Response) -> None:
