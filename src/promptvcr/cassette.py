@@ -25,6 +25,7 @@ from .cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS
 from .errors import CassetteMiss, CassetteWriteError
 from .files import persister, saving
 from .interceptors.decision import PASS_THROUGH, Decision, Record, Replay
+from .matching import jsonrpc
 from .matching.background import DEFAULT_IGNORE_HOSTS, DEFAULT_PASSTHROUGH_HOSTS, BackgroundHosts
 from .matching.key import request_key
 from .matching.parts import Rule
@@ -223,10 +224,14 @@ class Cassette(activation.Block):
 
     def _replayed(self, request: Request, interaction: Interaction) -> Replay:
         """Under the lock: ``interaction`` answers ``request``. The request is kept in ``played``
-        with the recorded body when it sent the same bytes: its own copy may then go."""
+        with the recorded body when it sent the same bytes: its own copy may then go. A JSON-RPC
+        answer takes the live request's ids (keys ignore them: :mod:`.matching.jsonrpc`)."""
+        response = interaction.response
         if request.content == (recorded := interaction.request.content):
             request.content = recorded
-        self.played.append(Play(request, "replayed", response := interaction.response))
+        elif jsonrpc.MARKER in recorded:
+            response = jsonrpc.renumbered(response, jsonrpc.renumbering(recorded, request.content))
+        self.played.append(Play(request, "replayed", response))
         if self._pace is None and request.method != "GET" and not response.websocket:
             return Replay(response)
         return Replay(response.served(self._pace, self.played), self)  # self: misses
@@ -331,6 +336,8 @@ class Cassette(activation.Block):
             if not failed:
                 raise
             warnings.warn(str(write_error), RuntimeWarning, stacklevel=2)
+        if (miss := CassetteMiss.unwrapped(error)) is not None:  # a task group of misses only
+            raise miss from None
         if self._misses and not isinstance(error, CassetteMiss):
             if (add_note := getattr(error, "add_note", None)) is not None:  # 3.11+
                 add_note(self._misses[0].note(len(self._misses)))  # a framework's error hid the miss

@@ -39,7 +39,7 @@ from ..cassettes.redact import (
 )
 from ..cassettes.scantext import json_text, scan_text
 from ..cassettes.timing import timing_to_data
-from ..cassettes.wsframes import session_to_data
+from ..cassettes.wsframes import STORED_AS, session_to_data
 from . import jsonwriter
 from .reading import FORMAT_VERSION, interaction_from_data, is_json_path, load_document, loads, read
 
@@ -149,7 +149,10 @@ def _to_data(
     if resp.websocket is not None:  # its frames, each with its own time (see .wsframes)
         return {
             "request": request,
-            "response": {**response, "websocket": session_to_data(resp.websocket, redact_json_fields)},
+            "response": {
+                **response,
+                STORED_AS[resp.websocket.transport]: session_to_data(resp.websocket, redact_json_fields),
+            },
             **dated,
         }
     body = encode_chunks(resp.chunks, resp_type, streamed_events=resp.is_event_stream)

@@ -68,10 +68,10 @@ def drift_of(path: Path, interaction: Interaction, live: Response, position: int
     The shapes are imported here, in verify mode: replaying never compares them."""
     from .shapes import differences, shape_of
 
-    found = differences(shape_of(interaction.response), shape_of(live))
+    request = interaction.request
+    found = differences(shape_of(interaction.response, request), shape_of(live, request))
     if not found:
         return None
-    request = interaction.request
     return Drift(str(path), request.method, redact_url(request.url), tuple(found), position)
 
 
