@@ -101,7 +101,7 @@ def test_the_node_recipe_records_then_replays_each_test_from_its_own_cassette(
 
 def test_the_docs_show_the_recipe_as_it_is_tested() -> None:
     page = (ROOT / "docs" / "serve.md").read_text(encoding="utf-8")
-    blocks = [block.split("\n", 1)[1].rsplit("```", 1)[0] for block in page.split("```js")[1:]]
+    blocks = [block.split("\n", 1)[1].rsplit("```", 1)[0] for block in page.split("```javascript")[1:]]
     shown = [block.split("\n```", 1)[0].rstrip() for block in blocks]
     files = [
         (RECIPE / name).read_text(encoding="utf-8").rstrip() for name in ("promptvcr.js", "chat.test.js")
