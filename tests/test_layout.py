@@ -216,3 +216,23 @@ def test_no_import_cycle_between_modules() -> None:
         if name not in state:
             walk(name, [name])
     assert cycles == []
+
+
+#: Modules of ``cassettes/`` that issue 40 moves to ``files/`` and ``policies/``: until then
+#: they may import the credentials package (they write files and report drift).
+_LEAVING_CASSETTES = {
+    "promptvcr.cassettes.fileformat",
+    "promptvcr.cassettes.persister",
+    "promptvcr.cassettes.verifying",
+}
+
+
+def test_the_values_do_not_import_the_credentials_package() -> None:
+    """``cassettes/`` holds the values; what is a credential is decided in one place above it."""
+    assert {
+        name: sorted(t for t in targets if t.startswith("promptvcr.credentials"))
+        for name, targets in GRAPH.items()
+        if name.startswith("promptvcr.cassettes")
+        and name not in _LEAVING_CASSETTES
+        and any(t.startswith("promptvcr.credentials") for t in targets)
+    } == {}

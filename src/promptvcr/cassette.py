@@ -24,7 +24,7 @@ from . import activation
 from .cassettes import persister, staleness, unwritten, verifying
 from .cassettes.models import Interaction, Play, Request, Response
 from .cassettes.playback import Pace, pace_factor, untimed_message
-from .cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS
+from .credentials.headers import REQUEST_HEADERS, RESPONSE_HEADERS
 from .errors import CassetteMiss, CassetteWriteError
 from .interceptors.decision import PASS_THROUGH, Decision, Record, Replay
 from .matching.background import DEFAULT_IGNORE_HOSTS, DEFAULT_PASSTHROUGH_HOSTS, BackgroundHosts

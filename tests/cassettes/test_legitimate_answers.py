@@ -21,7 +21,7 @@ from leak_server import LeakServer
 
 import promptvcr
 from promptvcr.cassettes import persister
-from promptvcr.cassettes.redaction import SecretMaskedWarning
+from promptvcr.credentials.redaction import SecretMaskedWarning
 
 
 def _b64(value: dict[str, object]) -> str:

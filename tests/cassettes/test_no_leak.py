@@ -42,7 +42,7 @@ from leak_server import Answer, LeakServer, Received
 
 import promptvcr
 from promptvcr.cassettes import persister
-from promptvcr.cassettes.redaction import SecretMaskedWarning
+from promptvcr.credentials.redaction import SecretMaskedWarning
 
 _rng = random.Random(16)
 ALNUM = string.ascii_letters + string.digits

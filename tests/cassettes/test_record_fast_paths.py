@@ -1,5 +1,5 @@
 """The record path's shortcuts give what the plain path gives: the remembered header-name
-decisions of :func:`~promptvcr.cassettes.redact.keep_headers` (against the decision taken
+decisions of :func:`~promptvcr.credentials.headers.keep_headers` (against the decision taken
 anew for every header), the direct scanner call that parses a recorded JSON body (against
 ``json.loads``, errors included), and the YAML writer's remembered scalar texts (against
 the text written anew)."""
@@ -15,17 +15,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tests.property_settings import property_settings
 
-from promptvcr.cassettes import masking, yamlwriter
+from promptvcr.cassettes import yamlwriter
 from promptvcr.cassettes.bodies import _parsed, encode_body
 from promptvcr.cassettes.models import Request
-from promptvcr.cassettes.redact import (
-    REQUEST_HEADERS,
-    RESPONSE_HEADERS,
-    is_secret_header,
-    keep_headers,
-    redact_query_values,
-)
 from promptvcr.cassettes.yamlwriter import sequence_items
+from promptvcr.credentials import decode, masking
+from promptvcr.credentials.byname import redact_query_values
+from promptvcr.credentials.headers import REQUEST_HEADERS, RESPONSE_HEADERS, keep_headers
+from promptvcr.credentials.names import is_secret_header
 
 
 def _plain_keep(headers: Mapping[str, str], allowed: Iterable[str]) -> dict[str, str]:
@@ -230,7 +227,7 @@ def test_streams_are_found_as_the_plain_path(top: dict[str, Any], request: Any, 
     if response is not None:
         data["response"] = response
     for value in (data, request, response, [data], "x"):
-        assert masking._streams(value) == _plain_streams(value)
+        assert decode._streams(value) == _plain_streams(value)
 
 
 def _plain_sent(headers: dict[str, str]) -> frozenset[str]:

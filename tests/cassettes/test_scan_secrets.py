@@ -16,8 +16,9 @@ import sdk_calls
 import promptvcr
 from promptvcr.cassettes import persister
 from promptvcr.cassettes.largebody import LARGE_BODY_BYTES, ChunkedText
-from promptvcr.cassettes.secrets import SECRET_KINDS, may_hold_secret, scan_data, scan_paths, scan_text
 from promptvcr.cli import main
+from promptvcr.credentials.keyshapes import SECRET_KINDS, may_hold_secret
+from promptvcr.credentials.scanner import scan_data, scan_paths, scan_text
 
 _rng = random.Random(20261122)
 ALNUM = string.ascii_letters + string.digits
@@ -88,7 +89,7 @@ def test_each_format_is_found_on_the_record_path(kind: str) -> None:
 def test_a_text_may_hold_a_secret_exactly_when_it_holds_a_clue() -> None:
     """The clue search (one pattern per first character) against a substring search per clue,
     on texts made of clues cut anywhere, in any case, among ordinary characters."""
-    from promptvcr.cassettes.secrets import _CLUES
+    from promptvcr.credentials.keyshapes import _CLUES
 
     chosen = random.Random(22)
     pieces = [*_CLUES, *(clue[: chosen.randint(1, len(clue))] for clue in _CLUES for _ in range(3))]

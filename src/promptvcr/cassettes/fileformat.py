@@ -25,21 +25,19 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import jsonwriter
-from .bodies import drop_stale_raw, encode_chunks, stored_chunk_count
-from .models import Interaction
-from .reading import FORMAT_VERSION, interaction_from_data, is_json_path, load_document, loads, read
-from .redact import (
-    REQUEST_HEADERS,
-    RESPONSE_HEADERS,
-    keep_headers,
+from ..credentials.byname import (
     may_need_redaction,
     redact_form_fields,
     redact_json_fields,
     redact_query_values,
     redact_url,
 )
-from .scantext import json_text, scan_text
+from ..credentials.headers import REQUEST_HEADERS, RESPONSE_HEADERS, keep_headers
+from ..credentials.recordtext import json_text, scan_text
+from . import jsonwriter
+from .bodies import drop_stale_raw, encode_chunks, stored_chunk_count
+from .models import Interaction
+from .reading import FORMAT_VERSION, interaction_from_data, is_json_path, load_document, loads, read
 from .timing import timing_to_data
 from .wsframes import session_to_data
 
@@ -147,11 +145,11 @@ def _to_data(
         response["headers"] = headers
     dated = {} if interaction.recorded is None else {"recorded": date_text(interaction.recorded)}
     if resp.websocket is not None:  # its frames, each with its own time (see .wsframes)
-        return {
-            "request": request,
-            "response": {**response, "websocket": session_to_data(resp.websocket)},
-            **dated,
-        }
+        session = session_to_data(resp.websocket)
+        for frame in session["frames"]:  # each message is a document of its own: top-level names too
+            if "json" in frame:
+                frame["json"] = redact_json_fields(frame["json"])
+        return {"request": request, "response": {**response, "websocket": session}, **dated}
     body = encode_chunks(resp.chunks, resp_type, streamed_events=resp.is_event_stream)
     if redact_bodies:
         _redact_body(body, resp_type)

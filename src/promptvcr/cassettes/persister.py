@@ -129,11 +129,11 @@ def stored_form(
     response_headers: frozenset[str],
     allowed_secrets: Iterable[str] = (),
 ) -> Stored:
-    """The stored form of recorded interactions (see :mod:`.redaction`): secrets found in a
-    response are masked (with a warning); an interaction whose request holds one is left
-    out, and :func:`append`/:func:`replace` raise after writing the others. Redaction is
+    """The stored form of recorded interactions (see :mod:`promptvcr.credentials.redaction`):
+    secrets found in a response are masked (with a warning); an interaction whose request
+    holds one is left out, and :func:`append`/:func:`replace` raise after writing the others. Redaction is
     imported here, at the first save: a process that only replays never loads it."""
-    from . import redaction
+    from ..credentials import redaction
 
     redacted = redaction.redact(
         interactions,

@@ -15,9 +15,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from ..credentials.byname import redact_url
 from ..modes import record_flag
 from .models import Interaction, Request, Response
-from .redact import redact_url
 
 __all__ = ["NOT_RECORDED", "Drift", "DriftWarning", "Verifier", "drift_of", "drift_warning", "not_recorded"]
 

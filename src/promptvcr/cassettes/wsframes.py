@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from .jsonstyle import dump_json, json_style, valid_style
-from .redact import redact_json_fields
 from .timing import Timing
 
 if TYPE_CHECKING:
@@ -83,7 +82,7 @@ def _frame_to_data(frame: Frame) -> dict[str, Any]:
     text = frame.data.decode("utf-8", "replace") if document is not None else ""
     style = json_style(text, document) if document is not None else None
     if document is not None and style is not None:
-        data["json"] = redact_json_fields(document)
+        data["json"] = document
         if style:
             data["style"] = style
         if digests := dict(_audio_digests(document, "")):

@@ -16,9 +16,11 @@ from os import PathLike
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
-from ..cassettes import fileformat, redaction, storage
+from ..cassettes import fileformat, storage
 from ..cassettes.models import Interaction
-from ..cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS, SECRET_QUERY_PARAMS, is_secret_header
+from ..credentials import redaction
+from ..credentials.headers import REQUEST_HEADERS, RESPONSE_HEADERS
+from ..credentials.names import SECRET_QUERY_PARAMS, is_secret_header
 from ..errors import CassetteWriteError
 from .vcr_convert import ConversionError, to_interaction
 from .vcr_read import VcrReadError, read_vcr_file

@@ -3,7 +3,7 @@
 A credential has no shape promptvcr can know when it is a proxy's token, a self-hosted
 gateway's password or an unusual key; the recording run has the real ones in its
 environment. They are looked for *before* anything is written, on the decoded bodies
-(base64 and gzip included), by the one redaction model of :mod:`promptvcr.cassettes.redaction`:
+(base64 and gzip included), by the one redaction model of :mod:`promptvcr.credentials.redaction`:
 found in a request, that interaction is refused; found in a response, it is masked and
 reported. This module only names them for the plugin; it prints where, never what.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from ..cassettes.masking import environment_credentials
+from ..credentials.names import environment_credentials
 
 __all__ = ["credential_values"]
 

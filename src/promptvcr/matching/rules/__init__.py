@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ...cassettes.redact import SECRET_BODY_FIELDS, SECRET_QUERY_PARAMS
+from ...credentials.names import SECRET_BODY_FIELDS, SECRET_QUERY_PARAMS
 from ..parts import Rule
 from ..select import family_of, for_families, rule_name, rules_for
 from .binary import base64_digests

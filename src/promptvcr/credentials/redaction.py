@@ -23,19 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import fileformat
-from .masking import (
-    Masker,
-    environment_credentials,
-    json_escaped,
-    plain_dump,
-    sent_credentials,
-    texts,
-    worth_masking,
-)
-from .models import Interaction
-from .redact import REQUEST_HEADERS, RESPONSE_HEADERS, redact_url
-from .secrets import Finding, masked_preview, may_hold_secret, secret_values
+from ..cassettes import fileformat
+from ..cassettes.models import Interaction
+from .byname import redact_url
+from .decode import json_escaped, plain_dump, texts
+from .headers import REQUEST_HEADERS, RESPONSE_HEADERS
+from .keyshapes import Finding, masked_preview, may_hold_secret, secret_values
+from .masking import Masker, sent_credentials, worth_masking
+from .names import environment_credentials
 
 __all__ = ["Redacted", "SecretMaskedWarning", "masked_message", "redact", "refused_message"]
 
