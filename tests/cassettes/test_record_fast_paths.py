@@ -21,16 +21,27 @@ from promptvcr.cassettes.models import Request
 from promptvcr.cassettes.yamlwriter import sequence_items
 from promptvcr.credentials import decode, masking
 from promptvcr.credentials.byname import redact_query_values
-from promptvcr.credentials.headers import REQUEST_HEADERS, RESPONSE_HEADERS, keep_headers
+from promptvcr.credentials.headers import (
+    ALL_HEADERS,
+    REQUEST_HEADERS,
+    RESPONSE_HEADERS,
+    AllHeadersBut,
+    keep_headers,
+)
 from promptvcr.credentials.names import is_secret_header
 
 
 def _plain_keep(headers: Mapping[str, str], allowed: Iterable[str]) -> dict[str, str]:
-    allowed_set = set(allowed)
+    everything_but = isinstance(allowed, AllHeadersBut)
     kept: dict[str, str] = {}
     for name, value in headers.items():
         lowered = name.lower()
-        if lowered in allowed_set and not is_secret_header(lowered):
+        if not lowered:  # no header has an empty name
+            continue
+        if is_secret_header(lowered):
+            if lowered in allowed and not everything_but:  # a list named it: its placeholder
+                kept[lowered] = f"<redacted:header:{lowered}>"
+        elif allowed.keeps(lowered) if isinstance(allowed, AllHeadersBut) else lowered in set(allowed):
             kept[lowered] = redact_query_values(value)
     return kept
 
@@ -50,14 +61,20 @@ _NAMES = [
     "MCP-Session-Id",
     "openai-organization",
     "x-request-id",
+    "x-ratelimit-remaining-tokens",
+    "x-amzn-bedrock-input-token-count",
+    "date",
+    "cf-ray",
     "",
     "é-header",
     "İ",  # lower-cases to two characters
 ]
 _VALUES = ["application/json", "https://x.test/up?key=abcdefghijklmnop&a=1", "", "a=b", "Bearer sk-abc"]
-_ALLOWLISTS = [
+_ALLOWLISTS: list[Iterable[str]] = [
     REQUEST_HEADERS,
     RESPONSE_HEADERS,
+    ALL_HEADERS,
+    frozenset(RESPONSE_HEADERS),  # the same names as a plain list: exactly those
     frozenset({"x-api-key", "authorization", "x-request-id", "location"}),
     {"content-type", "location"},
     ["content-type", "set-cookie"],

@@ -63,6 +63,7 @@ FAKE_SECRETS: dict[str, str] = {
     "JSON Web Token": _jwt(),
     "private key": "-----BEGIN RSA PRIVATE KEY-----\\n" + _r(B64, 64),
     "bearer token": "Bearer " + _r(ALNUM + "._-", 40),
+    "Telegram bot token": "bot" + _r("0123456789", 10) + ":" + _r(ALNUM + "_-", 35),
 }
 
 

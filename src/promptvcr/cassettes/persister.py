@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..credentials.headers import AllHeadersBut
 from ..errors import CassetteSecretError
 from . import fileformat, parsecache, smallcache, storage
 from .models import Interaction, Request, Response
@@ -104,6 +105,8 @@ def collection_paused() -> Iterator[None]:
 def header_names(names: Iterable[str]) -> frozenset[str]:
     """``names`` lower-cased: the headers a cassette writes. Every cassette of a suite is made
     with the same ones (the defaults, or a ``promptvcr_config``'s), so each set is made once."""
+    if isinstance(names, AllHeadersBut):  # the default: all but some (see credentials.headers)
+        return names
     if isinstance(names, (frozenset, tuple)):
         with contextlib.suppress(TypeError):  # a tuple holding something unhashable
             return _lowered(names)

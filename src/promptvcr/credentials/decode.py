@@ -13,10 +13,21 @@ import re
 import zlib
 from collections.abc import Iterable, Iterator
 from typing import Any
+from urllib.parse import unquote
 
 from ..cassettes.largebody import ChunkedBody
 
-__all__ = ["EVENT_INDEX", "event_groups", "inflate", "json_escaped", "plain_dump", "texts", "windows"]
+__all__ = [
+    "BASE64_IN_JSON",
+    "EVENT_INDEX",
+    "decompressed",
+    "event_groups",
+    "inflate",
+    "json_escaped",
+    "plain_dump",
+    "texts",
+    "windows",
+]
 
 #: Largest decompressed body searched inside a gzip body (a bomb must not fill the memory).
 _MAX_INFLATED = 256 * 1024 * 1024
@@ -99,23 +110,110 @@ def windows(chunks: Iterable[bytes]) -> Iterator[bytes]:
 
 
 def inflate(content: bytes) -> bytes | None:
+    """A gzip body inflated (``None`` when it is not one, or inflates past the bound)."""
+    return _zlib(content, 16 + zlib.MAX_WBITS) if content[:2] == b"\x1f\x8b" else None
+
+
+def _zlib(content: bytes, wbits: int) -> bytes | None:
     try:
-        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        inflater = zlib.decompressobj(wbits)
         out = inflater.decompress(content, _MAX_INFLATED)
         return out if not inflater.unconsumed_tail else None
     except zlib.error:
         return None
 
 
+def _zstd(content: bytes) -> bytes | None:
+    try:
+        import zstandard  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # pragma: no cover - without it no client sends zstd either
+        return None
+    try:
+        reader = zstandard.ZstdDecompressor().decompressobj()
+        out: bytes = reader.decompress(content[:_MAX_INFLATED])
+        return out[:_MAX_INFLATED]
+    except zstandard.ZstdError:
+        return None
+
+
+def _brotli(content: bytes) -> bytes | None:
+    try:
+        import brotli  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # without it no client sends brotli either (httpx, aiohttp, urllib3 need it)
+        return None
+    try:
+        out: bytes = brotli.decompress(content)
+        return out[:_MAX_INFLATED]
+    except Exception:  # brotli raises its own error type, or a plain one
+        return None
+
+
+_ZLIB_HEADERS = (b"\x78\x01", b"\x78\x5e", b"\x78\x9c", b"\x78\xda")
+
+
+def decompressed(content: bytes) -> bytes | None:
+    """A compressed body's bytes (gzip, deflate, zstd, brotli), or ``None``: what a client that
+    compresses its request bodies sent, found by the bytes themselves (a stored request keeps
+    no ``content-encoding``). Brotli has no magic number: it is tried on bytes that are not
+    text."""
+    if content[:2] == b"\x1f\x8b":
+        return _zlib(content, 16 + zlib.MAX_WBITS)
+    if content[:2] in _ZLIB_HEADERS:
+        return _zlib(content, zlib.MAX_WBITS)
+    if content[:4] == b"\x28\xb5\x2f\xfd":
+        return _zstd(content)
+    try:
+        content.decode("utf-8")
+    except UnicodeDecodeError:
+        return _brotli(content)
+    return None
+
+
+#: A JSON string that is base64 as a whole, long enough to hold a key: decoded and searched.
+_BASE64_STRING = re.compile(r"[A-Za-z0-9+/_\-]{24,}={0,2}")
+#: The same inside JSON text: the search that says whether any string is worth decoding.
+BASE64_IN_JSON = re.compile(r'"[A-Za-z0-9+/_\-]{24,}={0,2}"')
+
+
+def _decoded_string(text: str) -> str | None:
+    """A string's base64 payload as text (inflated when compressed), or ``None``."""
+    if _BASE64_STRING.fullmatch(text) is None:
+        return None
+    padded = text + "=" * (-len(text) % 4)
+    try:
+        content = base64.b64decode(
+            padded, altchars=b"-_" if ("-" in text or "_" in text) else None, validate=True
+        )
+    except (binascii.Error, ValueError):
+        return None
+    inflated = decompressed(content)
+    content = inflated if inflated is not None else content
+    decoded = content.decode("latin-1")
+    printable = sum(32 <= ord(c) < 127 for c in decoded[:256])
+    return decoded if printable >= 0.8 * min(len(decoded), 256) else None
+
+
+def _views(text: str) -> Iterator[str]:
+    """The text, percent-decoded when it holds escapes, and its base64 payload decoded."""
+    yield text
+    if "%" in text and (unquoted := unquote(text)) != text:
+        yield unquoted
+    if len(text) >= 24 and (decoded := _decoded_string(text)) is not None:
+        yield decoded
+
+
 def texts(data: Any, field: str) -> Iterator[tuple[str, str]]:
     """(field, text) for every text of stored data a secret can hide in: each string and
-    key, each field of a stream joined across its events, each binary body decoded (gzip
-    inflated) as Latin-1, so that ASCII keys in it read as they are."""
+    key, percent-decoded, a string that is base64 decoded (inflated when compressed), each
+    field of a stream joined across its events, each binary body decoded (gzip, deflate,
+    zstd, brotli inflated) as Latin-1, so that ASCII keys in it read as they are. A JSON
+    document inside a string is searched as its text: JSON escapes no character of a key."""
     stack: list[tuple[str, Any]] = [(field, data)]
     while stack:
         where, value = stack.pop()
         if isinstance(value, str):
-            yield where, value
+            for view in _views(value):
+                yield where, view
         elif isinstance(value, ChunkedBody):
             for window in windows(value.chunks):
                 yield where, window.decode("latin-1")
@@ -127,8 +225,8 @@ def texts(data: Any, field: str) -> Iterator[tuple[str, str]]:
                     except (binascii.Error, ValueError):
                         yield f"{where}.base64", item
                         continue
-                    inflated = inflate(content) if content[:2] == b"\x1f\x8b" else None
-                    yield f"{where}.base64", (inflated or content).decode("latin-1")
+                    inflated = decompressed(content)
+                    yield f"{where}.base64", (inflated if inflated is not None else content).decode("latin-1")
                     continue
                 if isinstance(key, str):
                     yield where, key

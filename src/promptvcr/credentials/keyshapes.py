@@ -69,7 +69,34 @@ SECRET_KINDS: dict[str, str] = {
     # Key material must follow: a tutorial naming the header line holds no key.
     "private key": r"-----BEGIN (?:[A-Z0-9]{1,16} ){0,3}PRIVATE KEY(?: BLOCK)?-----(?:\s|\\[rn])*"
     rf"[{_B64}]{{40}}",
-    "bearer token": rf"(?i:bearer)\s+[{_URLSAFE}.~+/]{{20,}}=*",
+    "bearer token": rf"(?i:bearer)(?:\s+|%20|\+)[{_URLSAFE}.~+/]{{20,}}=*",
+    # A Telegram bot's token travels in the URL's path: ``/bot123456789:AA.../sendMessage``.
+    "Telegram bot token": rf"bot\d{{6,12}}:[{_URLSAFE}]{{30,}}",
+}
+
+#: Each kind as a placeholder names it: ``<redacted:openai-key>``.
+KIND_SLUGS: dict[str, str] = {
+    "Anthropic API key": "anthropic-key",
+    "OpenAI API key": "openai-key",
+    "OpenRouter API key": "openrouter-key",
+    "sk- style API key (OpenAI, DeepSeek, Moonshot...)": "sk-key",
+    "Google API key": "google-key",
+    "Google OAuth access token": "google-oauth-token",
+    "Groq API key": "groq-key",
+    "xAI API key": "xai-key",
+    "Perplexity API key": "perplexity-key",
+    "Hugging Face token": "huggingface-token",
+    "Replicate API token": "replicate-token",
+    "GitHub token": "github-token",
+    "Slack token": "slack-token",
+    "Stripe secret key": "stripe-key",
+    "AWS access key id": "aws-access-key-id",
+    "AWS secret access key": "aws-secret-key",
+    "AWS session token": "aws-session-token",
+    "JSON Web Token": "jwt",
+    "private key": "private-key",
+    "bearer token": "bearer-token",
+    "Telegram bot token": "telegram-bot-token",
 }
 
 #: Text every value of some kind holds, lower-cased: text without any of them holds no
@@ -81,6 +108,7 @@ _CLUES = (
     *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "eyj", "-----begin", "bearer"),
     *("akia", "asia", "abia", "acca", "aroa", "aida", "secret", "session", "security-token"),
     *("iqojb3jpz2lux2vj", "fwogzxivyxdze", "fqogzxivyxdze"),
+    *(f"bot{digit}" for digit in range(10)),
 )
 
 
@@ -116,7 +144,7 @@ def may_hold_secret(text: str) -> bool:
 _GROUP_OF_KIND = {f"k{index}": kind for index, kind in enumerate(SECRET_KINDS)}
 #: The characters a value of some kind starts with (both cases where a kind ignores case).
 #: A kind added to SECRET_KINDS needs its first character here: its test fails without it.
-_FIRST_CHARACTERS = "sSrRaAyYgGxXpPhHeEiIfFbB-"
+_FIRST_CHARACTERS = "sSrRaAyYgGxXpPhHeEiIfFbB-"  # "b": bearer and bot
 
 
 @functools.cache
@@ -127,7 +155,7 @@ def _secret_pattern() -> re.Pattern[str]:
     so that most positions of any text cost one comparison (about 1 MB in a quarter of a
     second)."""
     return re.compile(
-        rf"(?<![A-Za-z0-9_])(?=[{_FIRST_CHARACTERS}])(?:"
+        rf"(?=[{_FIRST_CHARACTERS}])(?:(?<![A-Za-z0-9_])|(?<=/bot))(?:"
         + "|".join(rf"(?P<{group}>{SECRET_KINDS[kind]})" for group, kind in _GROUP_OF_KIND.items())
         + ")"
     )

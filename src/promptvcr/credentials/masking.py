@@ -24,12 +24,22 @@ from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 from ..cassettes.largebody import ChunkedBody
 from ..cassettes.models import Request
 from ..cassettes.multipart import parse_multipart
-from .byname import REDACTED, names_secret_field
-from .decode import event_groups, inflate, json_escaped, plain_dump, windows
+from .byname import names_secret_field
+from .decode import decompressed, event_groups, inflate, json_escaped, plain_dump, windows
 from .examples import is_documented_example
-from .names import SECRET_BODY_FIELDS, SECRET_FIELDS_ANY_DEPTH, is_secret_header, is_secret_param
+from .names import is_secret_field, is_secret_header, is_secret_param
+from .placeholders import is_placeholder, placeholder
 
-__all__ = ["MIN_VALUE_LENGTH", "Masker", "request_credentials", "sent_credentials", "worth_masking"]
+__all__ = [
+    "MIN_VALUE_LENGTH",
+    "Masker",
+    "json_credentials",
+    "remember_sent",
+    "request_credentials",
+    "run_credentials",
+    "sent_credentials",
+    "worth_masking",
+]
 
 #: Shorter values occur by chance too often ("true", "gpt-4o") to be masked wherever they appear.
 MIN_VALUE_LENGTH = 8
@@ -51,15 +61,18 @@ def _header_values(name: str, value: str) -> Iterator[str]:
             yield pair.partition("=")[2].strip()
 
 
-def _json_values(value: Any, top: bool = True) -> Iterator[str]:
+def json_credentials(value: Any, top: bool = True) -> Iterator[str]:
+    """The value of every credential field of a JSON document, at any depth."""
     stack: list[tuple[Any, bool]] = [(value, top)]
     while stack:
         item, at_top = stack.pop()
         if isinstance(item, dict):
             for key, child in item.items():
-                name = key.lower() if isinstance(key, str) else ""
-                secret = name in SECRET_FIELDS_ANY_DEPTH or (at_top and name in SECRET_BODY_FIELDS)
-                if secret and isinstance(child, (str, int, float)) and not isinstance(child, bool):
+                if (
+                    is_secret_field(key, at_top)
+                    and isinstance(child, (str, int, float))
+                    and not isinstance(child, bool)
+                ):
                     yield str(child)
                 else:
                     stack.append((child, False))
@@ -73,18 +86,17 @@ def _body_values(request: Request) -> Iterator[str]:
         return
     if content_type.startswith("multipart/"):
         for part in parse_multipart(content, request.headers.get("content-type", content_type)) or ():
-            if is_secret_param(part.name) or part.name.lower() in SECRET_BODY_FIELDS:
+            if is_secret_param(part.name):
                 yield part.content.decode("utf-8", "replace")
+            elif part.content.lstrip()[:1] in (b"{", b"[") and _may_name_field(part.content):
+                yield from _json_document_values(part.content)
         return
+    if (inflated := decompressed(content)) is not None:  # a body the client compressed
+        content = inflated
     stripped = content.lstrip()[:1]
     if stripped in (b"{", b"["):
-        if not _may_name_field(content):
-            return
-        try:
-            parsed = json.loads(content)
-        except (ValueError, RecursionError):
-            return
-        yield from _json_values(parsed)
+        if _may_name_field(content):
+            yield from _json_document_values(content)
         return
     try:
         text = content.decode("utf-8")
@@ -92,8 +104,16 @@ def _body_values(request: Request) -> Iterator[str]:
         return
     if "=" in text and "\n" not in text.strip():
         for name, value in parse_qsl(text, keep_blank_values=True):
-            if is_secret_param(name) or name.lower() in SECRET_BODY_FIELDS:
+            if is_secret_param(name):
                 yield value
+
+
+def _json_document_values(content: bytes) -> Iterator[str]:
+    try:
+        parsed = json.loads(content)
+    except (ValueError, RecursionError):
+        return
+    yield from json_credentials(parsed)
 
 
 def _may_name_field(content: bytes) -> bool:
@@ -132,7 +152,33 @@ def sent_credentials(request: Request) -> frozenset[str]:
 def worth_masking(values: Iterable[str]) -> set[str]:
     """The credentials worth masking wherever they appear: long enough not to occur by chance,
     and no placeholder (vcrpy's "scrubbed" in a credential's place is no secret)."""
-    return {v for v in values if len(v) >= MIN_VALUE_LENGTH and not is_documented_example(v)}
+    return {
+        v
+        for v in values
+        if len(v) >= MIN_VALUE_LENGTH and not is_placeholder(v) and not is_documented_example(v)
+    }
+
+
+#: Every credential sent by a request recorded in this process, so far: a key sent in one
+#: test's request is masked where it shows up in every cassette written after it (a key one
+#: call creates and the next uses; a server that echoes another request's key). Bounded: a
+#: run that sends more distinct credentials than this masks the latest ones.
+_SENT: dict[str, None] = {}
+_MAX_SENT = 4096
+
+
+def remember_sent(values: Iterable[str]) -> None:
+    """Add credentials a recorded request sent to those of the run (:func:`run_credentials`)."""
+    for value in values:
+        if value not in _SENT:
+            if len(_SENT) >= _MAX_SENT:
+                del _SENT[next(iter(_SENT))]
+            _SENT[value] = None
+
+
+def run_credentials() -> frozenset[str]:
+    """The credentials every request recorded in this process sent (see :func:`remember_sent`)."""
+    return frozenset(_SENT)
 
 
 def _variants(value: str) -> set[str]:
@@ -141,9 +187,11 @@ def _variants(value: str) -> set[str]:
 
 
 class Masker:
-    """Replaces each of some values by ``<redacted>`` wherever they are in stored data."""
+    """Replaces each of some values by a placeholder (``<redacted:sent-credential>`` unless
+    told another) wherever they are in stored data."""
 
-    def __init__(self, values: Iterable[str]) -> None:
+    def __init__(self, values: Iterable[str], what: str = "sent-credential") -> None:
+        self._placeholder = placeholder(what)
         variants = sorted({v for value in values for v in _variants(value)}, key=len, reverse=True)
         self._escaped = [json_escaped(v) for v in variants]
         self.active = bool(variants)
@@ -154,7 +202,7 @@ class Masker:
     def text(self, value: str) -> str:
         if self._text is None:
             return value
-        masked, count = self._text.subn(REDACTED, value)
+        masked, count = self._text.subn(self._placeholder, value)
         self.count += count
         return masked
 
@@ -166,7 +214,7 @@ class Masker:
             if inflated is not None:
                 masked = self.binary(inflated)
                 return content if masked == inflated else gzip.compress(masked, mtime=0)
-        masked, count = self._bytes.subn(REDACTED.encode(), content)
+        masked, count = self._bytes.subn(self._placeholder.encode(), content)
         self.count += count
         return masked
 
@@ -235,7 +283,7 @@ class Masker:
                         for i in range(max(s, start), min(e, end)):
                             keep[i - start] = ""
                         if s >= start:  # the masked value starts in this piece: say so here
-                            keep[s - start] = REDACTED
+                            keep[s - start] = self._placeholder
                         touched = True
                 if touched:
                     holder[key] = "".join(keep)

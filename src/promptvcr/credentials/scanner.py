@@ -6,6 +6,7 @@ preview: the log of a CI run must not leak the key either.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cassettes.largebody import ChunkedBody
+from .detect import detect
 from .keyshapes import Finding, _has_clue, _matches, _secret_pattern, masked_preview
 
 __all__ = ["scan_data", "scan_paths", "scan_text", "secret_message"]
@@ -147,12 +149,35 @@ def _files(paths: Iterable[Path]) -> Iterator[Path]:
 def scan_paths(paths: Iterable[Path]) -> list[Finding]:
     """Findings in every cassette file under ``paths`` (files, or folders searched for
     ``*.yaml``/``*.yml``/``*.json``). Unreadable files raise ``OSError``; text that is not
-    UTF-8 is read with replacement so that a key next to a bad byte is still found."""
+    UTF-8 is read with replacement so that a key next to a bad byte is still found.
+
+    Each file is searched as text (each finding with its line) and, when it parses, as data
+    by the record path's own detection (:func:`.detect.detect`): a key percent-encoded, in
+    a base64 string or a compressed body, a credential header or field left with its value."""
     findings: list[Finding] = []
     for path in _files(paths):
         text = path.read_bytes().decode("utf-8", errors="replace")
-        findings.extend(scan_text(text, path=path))
+        in_text = scan_text(text, path=path)
+        findings.extend(in_text)
+        shown = {(finding.kind, finding.preview) for finding in in_text}
+        findings.extend(
+            dataclasses.replace(finding, path=path)
+            for finding in detect(_parsed(text, path))
+            if (finding.kind, finding.preview) not in shown
+        )
     return findings
+
+
+def _parsed(text: str, path: Path) -> Any:
+    """A cassette file's data (YAML or JSON), or ``None`` when it does not parse."""
+    try:
+        if path.suffix.lower() == ".json":
+            return json.loads(text)
+        import yaml
+
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except Exception:  # a file that does not parse was searched as text above
+        return None
 
 
 def secret_message(path: Path, findings: list[Finding]) -> str:
