@@ -9,7 +9,7 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from .examples import is_documented_example
 from .names import NAME_ENDINGS, is_secret_field, is_secret_param, words_pattern
-from .placeholders import is_placeholder, placeholder
+from .placeholder import is_placeholder, placeholder
 
 __all__ = [
     "REDACTED",
@@ -21,7 +21,7 @@ __all__ = [
     "redact_url",
 ]
 
-#: The placeholder of older cassettes (a prefix of every placeholder, see :mod:`.placeholders`).
+#: The placeholder of older cassettes (a prefix of every placeholder, see :mod:`.placeholder`).
 REDACTED = "<redacted>"
 
 

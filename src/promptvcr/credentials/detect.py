@@ -19,7 +19,7 @@ from .byname import names_secret_field, redact_form_fields, redact_json_fields, 
 from .decode import decompressed, texts
 from .keyshapes import Finding, masked_preview, secret_values
 from .names import is_secret_header
-from .placeholders import is_placeholder
+from .placeholder import is_placeholder
 
 __all__ = ["detect"]
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 
 from .byname import redact_query_values
 from .names import is_secret_header
-from .placeholders import placeholder
+from .placeholder import placeholder
 
 __all__ = ["ALL_HEADERS", "NOISE", "REQUEST_HEADERS", "RESPONSE_HEADERS", "AllHeadersBut", "keep_headers"]
 

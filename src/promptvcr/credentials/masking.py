@@ -28,7 +28,7 @@ from .byname import names_secret_field
 from .decode import decompressed, event_groups, inflate, json_escaped, plain_dump, windows
 from .examples import is_documented_example
 from .names import is_secret_field, is_secret_header, is_secret_param
-from .placeholders import is_placeholder, placeholder
+from .placeholder import is_placeholder, placeholder
 
 __all__ = [
     "MIN_VALUE_LENGTH",

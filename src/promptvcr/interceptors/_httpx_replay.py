@@ -98,7 +98,8 @@ def _made(module: ModuleType, response: Response, size: int) -> Any:
     """The library's ``Headers`` for ``response``, made as its header lines at a third of the
     library's cost, each line kept for the next response (a provider sends most headers the
     same every time)."""
-    length = None if response.is_event_stream else str(size)
+    # A stored content-length is a HEAD answer's (the length of the body it did not send).
+    length = None if response.is_event_stream or "content-length" in response.headers else str(size)
     headers = None
     try:  # the library's own layout, as it would build it from text: ASCII only ...
         lines = _ascii_lines(response.headers)

@@ -153,9 +153,12 @@ class Recording:
         """Give the response to the recorder, once it has ended; nothing before."""
         if self._end is not None and not self._handed:
             self._handed = True
+            headers = self._headers
+            if self._length and not any(self._chunks):  # HEAD: the length of the body not sent
+                headers = {**headers, "content-length": str(self._length)}
             response = Response(
                 status=self._status,
-                headers=self._headers,
+                headers=headers,
                 chunks=self._chunks,
                 timing=self._watch.timing(),
                 end=self._end,

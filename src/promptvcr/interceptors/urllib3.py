@@ -225,6 +225,8 @@ def install(handler: Handler) -> Uninstall:
         if isinstance(decision, Replay):
             answer = decision.response
             length = str(sum(len(chunk) for chunk in answer.chunks))
+            if length == "0":  # a HEAD answer: the length of the body it did not send
+                length = answer.headers.get("content-length", length)
             stored = [(k, v) for k, v in answer.headers.items() if k not in WIRE_HEADERS]
             playback = answer.playback
             if playback is None:

@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..cassettes.models import Interaction, Request
+from ..credentials.printing import safe_text
 from ..modes import record_flag
 from .diffs import Candidate, Difference, candidates, describe, differences, show
 from .key import request_key
@@ -121,7 +122,7 @@ def miss_message(
         lines.append(
             "If the code may repeat this call, pass allow_playback_repeats=True to replay the last answer."
         )
-    return "\n".join(lines)
+    return safe_text("\n".join(lines))
 
 
 # Fuzzy matching -----------------------------------------------------------------------------
@@ -147,7 +148,7 @@ class FuzzyMatch:
         ]
         lines.extend(f"    {describe(d)}" for d in self.diffs)
         lines.append("Record the cassette again (PROMPTVCR_RECORD_MODE=record) if the new text is intended.")
-        return "\n".join(lines)
+        return safe_text("\n".join(lines))
 
 
 def _is_message_text(diff: Difference) -> bool:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cassettes.wsframes import Frame, frame_json
+from ..credentials.printing import safe_text
 from .diffs import _walk, describe
 from .rules.realtime import normalize_frame
 
@@ -42,12 +43,12 @@ def frame_miss_message(path: Path, url: str, index: int, recorded: Frame | None,
     head = f"promptvcr: websocket {url}: client frame {index + 1} is not the recorded one in cassette {path}."
     if recorded is None:
         shown = _comparable(sent)
-        return (
+        return safe_text(
             f"{head}\nThe recorded session ends before it: the code now sends more ({str(shown)[:200]}).\n"
             f"Record it again (PROMPTVCR_RECORD_MODE=rewrite)."
         )
     lines = "\n".join(f"  {line}" for line in frame_differences(recorded, sent))
-    return (
+    return safe_text(
         f"{head}\nDifferences (recorded -> sent):\n{lines}\n"
         f"Record it again if the change is intended (PROMPTVCR_RECORD_MODE=rewrite)."
     )

@@ -123,5 +123,6 @@ def report_text(entries: list[DriftEntry]) -> str:
 
 def write_report(path: Path, entries: list[DriftEntry]) -> None:
     from ..cassettes.storage import write_atomic
+    from ..credentials.printing import safe_text
 
-    write_atomic(path, report_text(entries))
+    write_atomic(path, safe_text(report_text(entries)))

@@ -12,12 +12,12 @@ from collections.abc import Iterable, Mapping
 from ..parts import Rule
 from ..select import family_of, for_families, rule_name, rules_for
 from .binary import base64_digests
-from .credentials import drop_credential_params, drop_credentials
 from .fields import drop_body_fields, drop_query_params
 from .google import google_empty_config, google_field_names, google_repeated_tools, google_schema_types
 from .ids import tool_call_ids
 from .mcp import mcp_session_ids
 from .provider import anthropic_beta_query, default_tool_type, drop_seed, vertex_project_location
+from .redacted import drop_credential_params, drop_credentials
 from .text import nfc_text, single_text_part
 
 __all__ = [
@@ -57,7 +57,7 @@ VOLATILE_BODY_FIELDS = frozenset({"user", "metadata", "safety_identifier", "prom
 #: The rules every cassette uses unless given ``rules=`` (or new defaults with
 #: :func:`set_default_rules`), in order. Credentials never take
 #: part in a key, wherever they sit: they are redacted from the file, so a stored request
-#: could not match (see :mod:`.credentials`).
+#: could not match (see :mod:`.redacted`).
 DEFAULT_RULES: tuple[Rule, ...] = (
     drop_credential_params(name="drop_credential_query_params"),
     drop_credentials(also=VOLATILE_BODY_FIELDS, name="drop_credential_and_caller_fields"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from .credentials import without_credentials
+from .redacted import without_credentials
 
 __all__ = ["VOLATILE_FRAME_FIELDS", "normalize_frame"]
 

@@ -19,14 +19,14 @@ from dataclasses import replace
 from typing import Any
 
 from ...credentials.names import NAME_ENDINGS, is_secret_field, is_secret_param, words_pattern
-from ...credentials.placeholders import PREFIX, is_placeholder
+from ...credentials.placeholder import PREFIX, is_placeholder
 from ..parts import KeyParts, Rule
 
 __all__ = ["drop_credential_params", "drop_credentials", "without_credentials"]
 
 #: The end of a credential name followed by the end of a JSON key or a form name, in bytes
 #: lower-cased (``api_key"``, ``password=``), or a placeholder.
-_MAY_HOLD = re.compile(f'(?:{words_pattern(NAME_ENDINGS)})(?:\\\\\\\\?"|=)|{PREFIX}'.encode())
+_MAY_HOLD = re.compile(("(?:" + words_pattern(NAME_ENDINGS) + r')\\?(?:"|=)|' + PREFIX).encode())
 
 
 def may_hold_credential(raw: bytes) -> bool:
