@@ -11,6 +11,8 @@ from typing import Any
 
 import anthropic
 import openai
+from google import genai
+from google.genai import types as genai_types
 
 TOOLS = [
     {
@@ -133,3 +135,30 @@ async def anthropic_messages_async(base_url: str) -> list[Any]:
     events = [event.type async for event in stream]
     await client.close()
     return [plain.content[0].text, events]
+
+
+def gemini_client(base_url: str) -> genai.Client:
+    options = genai_types.HttpOptions(base_url=base_url, api_version="v1beta")
+    return genai.Client(api_key="test-SECRET-gemini-0123456789", http_options=options)
+
+
+def gemini_generate(base_url: str) -> list[Any]:
+    client = gemini_client(base_url)
+    try:
+        plain = client.models.generate_content(model="gemini-2.5-flash", contents="Hello")
+        stream = client.models.generate_content_stream(model="gemini-2.5-flash", contents="Tell me a story")
+        pieces = [chunk.text for chunk in stream]
+    finally:
+        client.close()
+    return [plain.text, pieces]
+
+
+async def gemini_generate_async(base_url: str) -> list[Any]:
+    client = gemini_client(base_url).aio
+    try:
+        plain = await client.models.generate_content(model="gemini-2.5-flash", contents="Hi async")
+        stream = await client.models.generate_content_stream(model="gemini-2.5-flash", contents="A poem")
+        pieces = [chunk.text async for chunk in stream]
+    finally:
+        await client.aclose()
+    return [plain.text, pieces]

@@ -39,8 +39,10 @@ def record_then_replay(tmp_path: Path, call, *, is_async: bool = False):  # type
         (sdk_calls.openai_chat_async, True),
         (sdk_calls.anthropic_messages, False),
         (sdk_calls.anthropic_messages_async, True),
+        (sdk_calls.gemini_generate, False),
+        (sdk_calls.gemini_generate_async, True),
     ],
-    ids=["openai-sync", "openai-async", "anthropic-sync", "anthropic-async"],
+    ids=["openai-sync", "openai-async", "anthropic-sync", "anthropic-async", "gemini-sync", "gemini-async"],
 )
 def test_sdk_traffic_replays_exactly_what_was_recorded(tmp_path: Path, call, is_async: bool) -> None:  # type: ignore[no-untyped-def]
     recorded, replayed, served, recording, replaying = record_then_replay(tmp_path, call, is_async=is_async)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from ._lazy import install_when_imported
 from .decision import PASS_THROUGH, Decision, Handler, PassThrough, Record, Recorder, Replay, Uninstall
+from .unavailable import SEAM_ERRORS, guarded, skipped
 
 __all__ = [
     "INTERCEPTORS",
@@ -63,9 +64,12 @@ def _installer(name: str) -> Callable[[Handler], Uninstall] | None:
             f"{library} is installed but promptvcr cannot intercept it without {', '.join(missing)}. "
             f"Install it: pip install 'promptvcr[{name}]'"
         )
-    module = importlib.import_module(f"{__name__}.{name}")
+    try:
+        module = importlib.import_module(f"{__name__}.{name}")
+    except SEAM_ERRORS as error:  # a module of the library moved: the interceptor steps aside
+        return skipped(name, library, error)
     install: Callable[[Handler], Uninstall] = module.install
-    return install
+    return guarded(name, library, install)
 
 
 class RespxMissing(RuntimeError):

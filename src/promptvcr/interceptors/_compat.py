@@ -1,6 +1,6 @@
 """Every private name of another library that promptvcr touches, in one place.
 
-When httpx2, httpx, respx, urllib3 or aiohttp rename one of these, this is the only file
+When httpx2, httpx, respx, urllib3, aiohttp or websockets rename one of these, this is the only file
 to change. Each library is optional, so a class of one is imported on first use.
 """
 
@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
+import threading
 import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -25,6 +27,8 @@ __all__ = [
     "HEADERS_LINES",
     "URLLIB3_ATTEMPT_SEAM",
     "URL_PARTS",
+    "WEBSOCKETS_ASYNC_SEAMS",
+    "SeamMissing",
     "aiohttp_connect_timeout",
     "aiohttp_response_handler",
     "aiohttp_socketless_connection",
@@ -33,7 +37,18 @@ __all__ = [
     "respx_mocker",
     "respx_pass_through",
     "set_content_decoder",
+    "websockets_async_seam",
 ]
+
+class SeamMissing(Exception):
+    """A private name promptvcr patches is not where this version of ``library`` had it: the
+    library changed under promptvcr. Raised before anything is patched, so the interceptor
+    can be reported unavailable with nothing half-installed (see ``.unavailable``)."""
+
+    def __init__(self, library: str, what: str) -> None:
+        super().__init__(what)
+        self.library = library
+
 
 # --- httpx2 and httpx ------------------------------------------------------------------
 
@@ -222,23 +237,47 @@ def _socketless_connection_class() -> type[Connection]:
 
 # --- websockets ------------------------------------------------------------------------
 
-#: ``websockets.asyncio.client.connect.create_connection(self)`` opens the TCP (or proxy,
-#: or unix) connection of every asyncio client, subclasses included (openai's
-#: ``_WebSocketConnect``), redirects included, and returns the ``ClientConnection`` before
-#: its handshake. It builds that connection with ``self.protocol_factory(ws_uri)``: set on
-#: the instance, a wrapper sees the sans-I/O protocol before any frame passes.
-WEBSOCKETS_ASYNC_CONNECT_SEAM = "create_connection"
-WEBSOCKETS_ASYNC_PROTOCOL_FACTORY = "protocol_factory"
+#: The asyncio client's seam, newest first: ``(method, factory)``. ``connect.<method>(self)``
+#: opens the TCP (or proxy, or unix) connection of every asyncio client, subclasses included
+#: (openai's ``_WebSocketConnect``), redirects included, and returns the ``ClientConnection``
+#: before its handshake. It builds that connection with ``self.<factory>(ws_uri)``: set on the
+#: instance, a wrapper sees the sans-I/O protocol before any frame passes. websockets 17
+#: renamed both (``open_tcp_connection``, ``factory``); 14 to 16 have
+#: ``create_connection``, ``protocol_factory``. The pair is chosen by which method the class
+#: has, not by the version string, so a backport of either layout works too.
+WEBSOCKETS_ASYNC_SEAMS = (("open_tcp_connection", "factory"), ("create_connection", "protocol_factory"))
+
+
+def websockets_async_seam(connect_class: type) -> tuple[str, str]:
+    """The ``(method, factory)`` pair of :data:`WEBSOCKETS_ASYNC_SEAMS` that ``connect_class``
+    (``websockets.asyncio.client.connect``) has; :class:`SeamMissing` if it has none."""
+    for method, factory in WEBSOCKETS_ASYNC_SEAMS:
+        if callable(getattr(connect_class, method, None)):
+            return method, factory
+    names = " or ".join(method for method, _ in WEBSOCKETS_ASYNC_SEAMS)
+    raise SeamMissing("websockets", f"websockets.asyncio.client.connect has no {names}")
 
 
 def websockets_server_connection(sock: Any) -> Any:
     """A threaded websockets ``ServerConnection`` on ``sock``, not yet handshaken, without
-    keepalive pings or a limit on the messages it queues (it reads them only to drop them)."""
+    keepalive pings or a limit on the messages it queues (it reads them only to drop them).
+    Whether it takes a ``server`` (websockets 17) is read from its signature."""
     from websockets.server import ServerProtocol
     from websockets.sync.server import ServerConnection
 
     protocol = ServerProtocol(max_size=None)
+    if _server_connection_takes_a_server(ServerConnection):
+        # websockets 17: a connection asks its ``Server`` whether it is shutting down
+        # (``server.socket_closed``), to refuse a handshake then. This one has no server.
+        server = types.SimpleNamespace(socket_closed=threading.Event())
+        takes_a_server: Any = ServerConnection  # the signature of 17, not of the version mypy sees
+        return takes_a_server(sock, protocol, server, ping_interval=None, max_queue=None)
     return ServerConnection(sock, protocol, ping_interval=None, max_queue=None)
+
+
+@functools.cache
+def _server_connection_takes_a_server(connection_class: type) -> bool:
+    return "server" in inspect.signature(connection_class).parameters
 
 
 def redirect_function(function: Any, replacement: Callable[..., Any]) -> Callable[[], None]:

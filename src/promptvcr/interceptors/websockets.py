@@ -4,8 +4,9 @@ and asyncio) and of the Gemini Live API (``client.aio.live.connect``).
 Two seams see every connection: ``websockets.sync.client.connect``, the threaded client's
 one function, redirected in place so that references imported before the cassette see it too
 (:func:`._compat.redirect_function`), and the asyncio ``connect`` class's
-``create_connection`` (see :mod:`._compat`), which every asyncio connection, subclass or
-redirect goes through. The handshake is a :class:`Request` decided like any other:
+``open_tcp_connection`` (``create_connection`` before websockets 17; see :mod:`._compat`),
+which every asyncio connection, subclass or redirect goes through. The handshake is a
+:class:`Request` decided like any other:
 
 - replay: the recorded session is played by a :class:`~.wspeer.ReplayPeer` on a socket
   pair; the code's connection is a real websockets connection whose ``send`` first matches
@@ -28,7 +29,7 @@ from websockets.http11 import USER_AGENT
 from websockets.uri import parse_uri
 
 from ..cassettes.models import Request, Response
-from ._compat import WEBSOCKETS_ASYNC_CONNECT_SEAM, WEBSOCKETS_ASYNC_PROTOCOL_FACTORY, redirect_function
+from ._compat import redirect_function, websockets_async_seam
 from .decision import Handler, Record, Replay, Uninstall
 from .wspeer import ReplayPeer
 from .wstap import FrameTap
@@ -90,7 +91,8 @@ def _replayed(decision: Replay, request: Request) -> ReplayPeer:
 
 
 def install(handler: Handler) -> Uninstall:
-    async_original = getattr(async_client.connect, WEBSOCKETS_ASYNC_CONNECT_SEAM)
+    seam, factory_name = websockets_async_seam(async_client.connect)  # before anything is patched
+    async_original = getattr(async_client.connect, seam)
 
     def sync_connect(sync_original: Callable[..., Any], uri: str, **kwargs: Any) -> Any:
         request = _request(uri, kwargs.get("additional_headers"), kwargs.get("user_agent_header", USER_AGENT))
@@ -125,10 +127,10 @@ def install(handler: Handler) -> Uninstall:
             kwargs["create_connection"] = recording
         return sync_original(uri, **kwargs)
 
-    async def create_connection(self: Any) -> Any:
+    async def open_connection(self: Any) -> Any:
         request = _request(self.uri, self.additional_headers, self.user_agent_header)
         decision = handler.handle(request)
-        factory = getattr(self, WEBSOCKETS_ASYNC_PROTOCOL_FACTORY)
+        factory = getattr(self, factory_name)
         if isinstance(decision, Replay):
             peer = _replayed(decision, request)
             loop = asyncio.get_running_loop()
@@ -145,17 +147,17 @@ def install(handler: Handler) -> Uninstall:
             FrameTap(recorder, _handshake(connection)).attach(connection.protocol)
             return connection
 
-        setattr(self, WEBSOCKETS_ASYNC_PROTOCOL_FACTORY, recording)
+        setattr(self, factory_name, recording)
         try:
             return await async_original(self)
         finally:
-            setattr(self, WEBSOCKETS_ASYNC_PROTOCOL_FACTORY, factory)
+            setattr(self, factory_name, factory)
 
     undo_sync = redirect_function(sync_client.connect, sync_connect)
-    setattr(async_client.connect, WEBSOCKETS_ASYNC_CONNECT_SEAM, create_connection)
+    setattr(async_client.connect, seam, open_connection)
 
     def uninstall() -> None:
         undo_sync()
-        setattr(async_client.connect, WEBSOCKETS_ASYNC_CONNECT_SEAM, async_original)
+        setattr(async_client.connect, seam, async_original)
 
     return uninstall

@@ -1,0 +1,100 @@
+"""The newest websockets release, installed for real: cassettes record and replay HTTP and
+websocket traffic with it (issue 39: websockets 17 renamed the asyncio client's seam, and
+because google-genai imports websockets, every cassette broke, plain HTTP ones too).
+
+The suite's own environment resolves websockets to whatever its other packages allow, so this
+builds a venv under a temp folder that sees every package of this one (and this promptvcr),
+installs ``websockets>=17`` into it from the package index, and runs the realtime and Gemini
+Live tests and a google-genai HTTP record-and-replay there. ``nox -s compat`` covers the rest
+of the version matrix (docs/versions.md).
+"""
+
+from __future__ import annotations
+
+import os
+import site
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: The tests run with the newest websockets, each file with the part that needs it.
+TESTS = (
+    "tests/interceptors/test_websockets_realtime.py",
+    "tests/interceptors/test_websockets_frames.py",
+    "tests/test_record_replay.py::test_sdk_traffic_replays_exactly_what_was_recorded",
+)
+
+#: Fail fast when the index cannot be reached, rather than retrying for minutes.
+PIP_OPTIONS = ("--disable-pip-version-check", "--no-input", "--retries", "1", "--timeout", "20")
+
+#: What pip prints when it cannot reach the package index (offline, no DNS, a proxy refusing).
+UNREACHABLE = (
+    "NewConnectionError",
+    "Max retries exceeded",
+    "Temporary failure in name resolution",
+    "Network is unreachable",
+    "No matching distribution found",
+    "ProxyError",
+)
+
+
+def _venv_over_this_one(folder: Path) -> Path:
+    """A venv in ``folder`` whose own packages come first, then this environment's: what it
+    installs (a newer websockets) shadows the same package here and nothing else."""
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(folder)], check=True
+    )
+    python = folder / "bin" / "python"
+    own = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    # addsitedir, not a bare path: this environment's own .pth files (an editable promptvcr) apply too.
+    outer = [path for path in site.getsitepackages() if Path(path).is_dir()]
+    lines = "".join(f"import site; site.addsitedir({path!r})\n" for path in outer)
+    Path(own, "_promptvcr_outer_env.pth").write_text(lines)
+    return python
+
+
+def _install(python: Path, requirement: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", *PIP_OPTIONS, requirement],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        output = done.stdout + done.stderr
+        if any(sign in output for sign in UNREACHABLE):
+            pytest.skip(f"pip cannot reach the package index to install {requirement!r}: {output[-400:]}")
+        raise AssertionError(f"pip install {requirement!r} failed:\n{output}")
+
+
+def test_the_newest_websockets_records_and_replays_http_and_websocket_traffic(tmp_path: Path) -> None:
+    python = _venv_over_this_one(tmp_path / "venv")
+    _install(python, "websockets>=17")
+    version = subprocess.run(
+        [str(python), "-c", "import websockets; print(websockets.__version__, websockets.__file__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert int(version[0].split(".")[0]) >= 17, version
+    assert Path(version[1]).is_relative_to(tmp_path), version  # the venv's, not this environment's
+
+    done = subprocess.run(
+        [str(python), "-m", "pytest", "-q", "-n", "0", *TESTS],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        timeout=600,
+    )
+    summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
+    assert " passed" in summary and "skipped" not in summary and "deselected" not in summary, summary
