@@ -193,6 +193,21 @@ def _decoded_string(text: str) -> str | None:
     return decoded if printable >= 0.8 * min(len(decoded), 256) else None
 
 
+#: Largest JSON document inside a string that is parsed to be searched string by string.
+_MAX_DOCUMENT = 16 * 1024 * 1024
+
+
+def _document(text: str) -> Any:
+    """The JSON document a string holds, or ``None``."""
+    if len(text) > _MAX_DOCUMENT or text.rstrip()[-1:] not in ("}", "]"):
+        return None
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return document if isinstance(document, (dict, list)) else None
+
+
 def _views(text: str) -> Iterator[str]:
     """The text, percent-decoded when it holds escapes, and its base64 payload decoded."""
     yield text
@@ -214,6 +229,8 @@ def texts(data: Any, field: str) -> Iterator[tuple[str, str]]:
         if isinstance(value, str):
             for view in _views(value):
                 yield where, view
+            if value[:1] in ("{", "[") and (document := _document(value)) is not None:
+                stack.append((f"{where}(json)", document))  # JSON inside a string: its strings too
         elif isinstance(value, ChunkedBody):
             for window in windows(value.chunks):
                 yield where, window.decode("latin-1")

@@ -60,7 +60,13 @@ def _header_findings(data: Any, where: str) -> Iterator[Finding]:
 
 
 def _named_findings(place: str, text: str) -> Iterator[Finding]:
-    """Credentials by name in one text: a URL's query, a JSON document's field, a form field."""
+    """Credentials by name in one text: a URL's query, a JSON document's field, a form field,
+    a JSON part of a multipart body."""
+    if "content-disposition" in text[:4096].lower():
+        for line in text.splitlines():
+            if line[:1] in ("{", "["):
+                yield from _named_findings(place, line)
+        return
     if "=" in text and redact_query_values(text) != text:
         yield Finding("credential query parameter", "(not shown)", field=place)
     stripped = text.lstrip()[:1]
