@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import gzip
 import re
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote_plus
 
 import yaml
+import zstandard
 
 __all__ = ["assert_nowhere"]
 
@@ -48,8 +51,19 @@ def _decoded(text: str) -> Iterator[bytes]:
         except (binascii.Error, ValueError):
             continue
         yield raw
-        if raw[:2] == b"\x1f\x8b":
-            yield gzip.decompress(raw)
+        yield from _inflated(raw)
+
+
+def _inflated(raw: bytes) -> Iterator[bytes]:
+    """A compressed payload decompressed: gzip, deflate (zlib) or zstd."""
+    if raw[:2] == b"\x1f\x8b":
+        yield gzip.decompress(raw)
+    elif raw[:1] == b"\x78":
+        with contextlib.suppress(zlib.error):
+            yield zlib.decompress(raw)
+    elif raw[:4] == b"\x28\xb5\x2f\xfd":
+        with contextlib.suppress(zstandard.ZstdError):
+            yield zstandard.ZstdDecompressor().decompressobj().decompress(raw)
 
 
 def assert_nowhere(path: Path, key: str) -> None:

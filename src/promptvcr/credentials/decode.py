@@ -171,8 +171,10 @@ def decompressed(content: bytes) -> bytes | None:
 
 #: A JSON string that is base64 as a whole, long enough to hold a key: decoded and searched.
 _BASE64_STRING = re.compile(r"[A-Za-z0-9+/_\-]{24,}={0,2}")
-#: The same inside JSON text: the search that says whether any string is worth decoding.
-BASE64_IN_JSON = re.compile(r'"[A-Za-z0-9+/_\-]{24,}={0,2}"')
+#: The same inside JSON text (a JSON document in a string too: ``\\"``), in the standard
+#: alphabet: the search that says whether any string is worth decoding. Ids (``chatcmpl-...``,
+#: ``msg_01...``) hold ``-`` or ``_`` and do not send every answer down the slow walk.
+BASE64_IN_JSON = re.compile(r'"[A-Za-z0-9+/]{32,}={0,2}\\?"')
 
 
 def _decoded_string(text: str) -> str | None:
@@ -208,13 +210,20 @@ def _document(text: str) -> Any:
     return document if isinstance(document, (dict, list)) else None
 
 
-def _views(text: str) -> Iterator[str]:
-    """The text, percent-decoded when it holds escapes, and its base64 payload decoded."""
+def _views(text: str, depth: int = 0) -> Iterator[str]:
+    """The text, percent-decoded when it holds escapes, and its base64 payload decoded; each
+    of those decoded again, a few layers deep (a key percent-encoded, then base64-encoded)."""
     yield text
+    if depth >= _MAX_LAYERS:
+        return
     if "%" in text and (unquoted := unquote(text)) != text:
-        yield unquoted
+        yield from _views(unquoted, depth + 1)
     if len(text) >= 24 and (decoded := _decoded_string(text)) is not None:
-        yield decoded
+        yield from _views(decoded, depth + 1)
+
+
+#: How many encodings deep a string is decoded.
+_MAX_LAYERS = 4
 
 
 def texts(data: Any, field: str) -> Iterator[tuple[str, str]]:
@@ -229,8 +238,8 @@ def texts(data: Any, field: str) -> Iterator[tuple[str, str]]:
         if isinstance(value, str):
             for view in _views(value):
                 yield where, view
-            if value[:1] in ("{", "[") and (document := _document(value)) is not None:
-                stack.append((f"{where}(json)", document))  # JSON inside a string: its strings too
+                if view[:1] in ("{", "[") and (document := _document(view)) is not None:
+                    stack.append((f"{where}(json)", document))  # JSON inside a string: its strings too
         elif isinstance(value, ChunkedBody):
             for window in windows(value.chunks):
                 yield where, window.decode("latin-1")

@@ -248,7 +248,9 @@ def install(handler: Handler) -> Uninstall:
         recording.headers_arrived(real.status, real.headers.items())
         recording.started()  # reported at exit if the response is neither read nor closed
         reader = _Reader(real, recording)
-        plain = [(k, v) for k, v in real.headers.items() if k.lower() not in WIRE_HEADERS]
+        # A HEAD answer keeps its content-length: the length of the body it did not send.
+        wire = WIRE_HEADERS - {"content-length"} if str(call["method"]).upper() == "HEAD" else WIRE_HEADERS
+        plain = [(k, v) for k, v in real.headers.items() if k.lower() not in wire]
         response = _response(_Chunks(reader.next_chunk, reader.close), real.status, plain, call, pool, None)
         response.retries = real.retries
         return response
