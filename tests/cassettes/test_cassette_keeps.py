@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import quote
 
 import boto3
+import openai
 import pytest
 import requests
 import yaml
@@ -155,9 +156,9 @@ def test_a_signature_removed_from_an_answer_is_reported(tmp_path: Path) -> None:
     sas = "https://acct.blob.core.windows.net/c/img.png?sv=2021-08-06&sp=r&sig=" + shapeless()
     with LeakServer() as server:
         server.reply = lambda r: Answer(200, JSON, (json.dumps({"data": [{"url": sas}]}).encode(),))
-        with pytest.warns(SecretMaskedWarning, match=r"query sig"):
-            with promptvcr.use_cassette(tmp_path / "sas.yaml", record_mode="record"):
-                call_requests("GET", f"{server.url}/v1/images")
+        recording = promptvcr.use_cassette(tmp_path / "sas.yaml", record_mode="record")
+        with pytest.warns(SecretMaskedWarning, match=r"query sig"), recording:
+            call_requests("GET", f"{server.url}/v1/images")
     assert "sig=<redacted:query:sig>" in (tmp_path / "sas.yaml").read_text()
 
 
@@ -256,9 +257,9 @@ def test_faults_fired_shows_no_credential(tmp_path: Path) -> None:
     with LeakServer() as server:
         server.reply = lambda r: chat("ok")
         fault = faults.http_error(429, times=1)
-        with promptvcr.use_cassette(tmp_path / "f.yaml", record_mode="record", faults=[fault]) as cassette:
-            with pytest.raises(Exception):  # noqa: B017 - the 429 the fault answers, as the client raises it
-                call_openai(server.url, api_key=key)
+        cassette = promptvcr.use_cassette(tmp_path / "f.yaml", record_mode="record", faults=[fault])
+        with cassette, pytest.raises(openai.RateLimitError):  # the 429 the fault answers
+            call_openai(server.url, api_key=key)
     assert cassette.faults_fired
     assert key not in repr(cassette.faults_fired)
 
