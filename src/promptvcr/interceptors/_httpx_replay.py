@@ -62,8 +62,8 @@ def _wire_headers(module: ModuleType, response: Response) -> Any:
 
 
 #: Stored headers of at most this many are shared between responses (:func:`_shared`). A
-#: cassette keeps one or two in a response by default (``redact.RESPONSE_HEADERS``); a longer
-#: set is one a test chose to keep, request ids and dates among them, which no other response has.
+#: longer set holds request ids (kept by default since issue 41, see
+#: ``credentials.headers.RESPONSE_HEADERS``), which no other response has.
 _FEW = 4
 #: Headers made, by (library, the stored headers' items, the body's size in bytes).
 _MADE: dict[tuple[ModuleType, tuple[tuple[str, str], ...], int], Any] = {}
