@@ -152,9 +152,9 @@ def _secret_pattern() -> re.Pattern[str]:
     """One pattern with a group per kind: a single pass over the text however many kinds
     there are. Each kind must start at a boundary (or right after ``/bot``: a bot API's path),
     so a key inside a longer token is not split (a key after a percent-escape is found in the
-    percent-decoded view, :func:`.decode.texts`); the boundary and the first character are checked once, before any kind is tried,
-    so that most positions of any text cost one comparison (about 1 MB in a quarter of a
-    second)."""
+    percent-decoded view, :func:`.decode.texts`); the boundary and the first character are
+    checked once, before any kind is tried, so that most positions of any text cost one
+    comparison (about 1 MB in a quarter of a second)."""
     return re.compile(
         rf"(?=[{_FIRST_CHARACTERS}])(?:(?<![A-Za-z0-9_])|(?<=/bot))(?:"
         + "|".join(rf"(?P<{group}>{SECRET_KINDS[kind]})" for group, kind in _GROUP_OF_KIND.items())
