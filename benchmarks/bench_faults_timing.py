@@ -29,9 +29,9 @@ import openai
 
 import promptvcr
 from promptvcr import faults
-from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cassettes.timing import Timing
+from promptvcr.files import fileformat
 
 BASE = "http://127.0.0.1:9/v1"
 URL = f"{BASE}/chat/completions"

@@ -54,8 +54,8 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import promptvcr
-from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.models import Interaction, Request, Response
+from promptvcr.files import fileformat
 
 # cassetter is installed apart from the venv (``pip install --target DIR cassetter``, then
 # CASSETTER_PATH=DIR): in the venv its pytest plugin takes the ``cassette`` fixture from ours.
@@ -530,7 +530,7 @@ def load_times(workdir: Path, n: int, rounds: int) -> dict[str, float]:
     """Entering an n-interaction cassette in a fresh process (as a CI job does), wall-clock
     time and CPU time: ``cold`` is the first read of the file (its parse cache empty, as on a
     fresh CI machine, and no request key known), ``warm`` a read in a later process (the parse
-    cache filled by the first; see :mod:`promptvcr.cassettes.parsecache`). The cache is a
+    cache filled by the first; see :mod:`promptvcr.files.parsecache`). The cache is a
     folder of this run's. Not in this process: the replay cases above leave it holding
     millions of objects, which no test process has."""
     items = interactions(OpenAIChat(stream=False), n)
@@ -566,7 +566,7 @@ question = [{{"role": "user", "content": "question number 0"}}]
 if {floor!r}:
     sys.path.insert(0, {here!r})
     from bench_floor import FloorTransport, OpenAIChat, _BareClient
-    from promptvcr.cassettes import fileformat
+    from promptvcr.files import fileformat
     from pathlib import Path
     served = fileformat.loads(Path({path!r}).read_text(), Path({path!r}))
     client = openai.OpenAI(api_key="k", base_url={base!r}, max_retries=0,

@@ -36,9 +36,9 @@ from typing import Any
 import json_repair
 
 from promptvcr.repair import NOTHING, parse
-from promptvcr.repair.bail import bare_word_bail, certain_bail
 from promptvcr.repair.fastpath import without_trailing_commas
-from promptvcr.repair.token_pass import normalize
+from promptvcr.repair.tokens.bail import bare_word_bail, certain_bail
+from promptvcr.repair.tokens.token_pass import normalize
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "repair"))
 

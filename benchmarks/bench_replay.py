@@ -38,8 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_floor import OpenAIChat, sent_bodies
 
 import promptvcr
-from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.models import Interaction, Request, Response
+from promptvcr.files import fileformat
 
 BASE = "http://127.0.0.1:9/v1"
 URL = f"{BASE}/chat/completions"

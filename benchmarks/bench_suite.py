@@ -50,7 +50,7 @@ import json, sys
 import httpx2, openai, pytest
 sys.path.insert(0, {bench!r})
 from bench_floor import FloorTransport, OpenAIChat, bare
-from promptvcr.cassettes import fileformat
+from promptvcr.files import fileformat
 from pathlib import Path
 
 SERVED = fileformat.loads(Path({served!r}).read_text(), Path({served!r}))

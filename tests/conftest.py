@@ -13,11 +13,11 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 # This suite records against loopback servers, on CI too (where CI=true): it allows what a user's
-# CI refuses (see promptvcr.modes.check_ci), for this process and the pytest runs it starts. The
+# CI refuses (see promptvcr.policies.modes.check_ci), for this process and the pytest runs it starts. The
 # guard itself is tested with the variable removed (tests/pytest_plugin/test_ci_guard.py).
 os.environ.setdefault("PROMPTVCR_ALLOW_RECORD_IN_CI", "1")
 # Large cassettes read in tests are kept in a parse cache of the suite's own, never the user's
-# (see promptvcr.cassettes.parsecache); tests of the cache point it at their tmp_path.
+# (see promptvcr.files.parsecache); tests of the cache point it at their tmp_path.
 os.environ.setdefault("PROMPTVCR_CACHE_DIR", os.path.join(tempfile.gettempdir(), "promptvcr-tests-cache"))
 
 from fake_provider import FakeProvider

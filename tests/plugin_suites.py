@@ -16,7 +16,7 @@ import pytest
 
 import openai  # isort: skip
 
-from promptvcr.cassettes import fileformat
+from promptvcr.files import fileformat
 
 OFFLINE = "http://127.0.0.1:9/v1"  # nothing listens here: replay must not need a server
 

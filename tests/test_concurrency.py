@@ -19,7 +19,7 @@ from pathlib import Path
 import sdk_calls
 
 import promptvcr
-from promptvcr.cassettes import fileformat
+from promptvcr.files import fileformat
 
 THREADS, PER_THREAD = 8, 12
 TASKS, PER_TASK = 50, 4

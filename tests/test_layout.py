@@ -1,9 +1,11 @@
 """The house rules of the package, checked: where each idea lives and which way imports point.
 
-A newcomer should find every idea in one place (see the README's "How it works"): few
-modules at the top, none over 400 lines, no import cycle, ``cassettes/`` and ``matching/``
-free of HTTP clients, interceptors, pytest and the command line, ``repair`` on its own, and
-the public API exactly what ``promptvcr.__all__`` promises.
+A newcomer should find every idea in one place (see docs/how-it-works.md): few modules at
+the top, none over 400 lines, no folder of more than 20, no import cycle; ``cassettes/``,
+``matching/``, ``files/`` and ``policies/`` free of HTTP clients, interceptors, pytest and the
+command line; the values in ``cassettes/`` free of the files and credentials packages (they
+read the values, never the reverse); ``repair`` on its own; and the public API exactly what
+``promptvcr.__all__`` promises.
 """
 
 from __future__ import annotations
@@ -141,6 +143,17 @@ def test_few_modules_at_the_top_and_none_too_long() -> None:
     assert not too_long
 
 
+def test_no_folder_holds_more_than_twenty_modules() -> None:
+    """A folder is one job a newcomer can name; past 20 modules it holds several (a package's
+    own ``__init__`` is not counted: it is the folder's door, not a module in it)."""
+    crowded = {
+        str(folder.relative_to(PACKAGE.parent)): n
+        for folder in [PACKAGE, *(p.parent for p in PACKAGE.rglob("__init__.py"))]
+        if (n := len([p for p in folder.glob("*.py") if p.name != "__init__.py"])) > 20
+    }
+    assert crowded == {}
+
+
 def test_the_conformance_runner_is_not_installed() -> None:
     assert not any(name.startswith("promptvcr.conformance") for name in MODULES)
     with pytest.raises(ModuleNotFoundError):
@@ -155,7 +168,9 @@ def test_no_module_name_repeats_across_packages() -> None:
     assert {leaf: names for leaf, names in leaves.items() if len(names) > 1 and leaf != "__main__"} == {}
 
 
-@pytest.mark.parametrize("room", ["promptvcr.cassettes", "promptvcr.matching"])
+@pytest.mark.parametrize(
+    "room", ["promptvcr.cassettes", "promptvcr.matching", "promptvcr.files", "promptvcr.policies"]
+)
 def test_cassettes_and_matching_import_no_client_interceptor_pytest_or_cli(room: str) -> None:
     offending = {
         name: sorted(
@@ -172,6 +187,27 @@ def test_cassettes_do_not_reach_up_into_matching() -> None:
         name: sorted(t for t in targets if t.startswith("promptvcr.matching"))
         for name, targets in GRAPH.items()
         if name.startswith("promptvcr.cassettes") and any(t.startswith("promptvcr.matching") for t in targets)
+    } == {}
+
+
+def _is_credential_module(name: str) -> bool:
+    """What is a credential is decided in one package (issue 41)."""
+    return name.startswith("promptvcr.credentials")
+
+
+def test_the_values_import_neither_files_nor_credentials() -> None:
+    """``cassettes/`` holds the values and how each body kind reads and writes itself; the files
+    package and the credential rules use them (a websocket frame gets its credential rule from
+    the file writer), never the reverse."""
+    values = [n for n in MODULES if n.startswith("promptvcr.cassettes") and not _is_credential_module(n)]
+    assert {
+        name: found
+        for name in values
+        if (
+            found := sorted(
+                t for t in GRAPH[name] if t.startswith("promptvcr.files") or _is_credential_module(t)
+            )
+        )
     } == {}
 
 
@@ -217,22 +253,3 @@ def test_no_import_cycle_between_modules() -> None:
             walk(name, [name])
     assert cycles == []
 
-
-#: Modules of ``cassettes/`` that issue 40 moves to ``files/`` and ``policies/``: until then
-#: they may import the credentials package (they write files and report drift).
-_LEAVING_CASSETTES = {
-    "promptvcr.cassettes.fileformat",
-    "promptvcr.cassettes.persister",
-    "promptvcr.cassettes.verifying",
-}
-
-
-def test_the_values_do_not_import_the_credentials_package() -> None:
-    """``cassettes/`` holds the values; what is a credential is decided in one place above it."""
-    assert {
-        name: sorted(t for t in targets if t.startswith("promptvcr.credentials"))
-        for name, targets in GRAPH.items()
-        if name.startswith("promptvcr.cassettes")
-        and name not in _LEAVING_CASSETTES
-        and any(t.startswith("promptvcr.credentials") for t in targets)
-    } == {}

@@ -23,11 +23,11 @@ import sdk_calls
 from fake_provider import FakeProvider
 
 import promptvcr
-from promptvcr.cassettes import fileformat
-from promptvcr.cassettes.unwritten import RecordErrorWarning
+from promptvcr.files import fileformat
 from promptvcr.matching.key import request_key
 from promptvcr.matching.rules import default_rules
 from promptvcr.matching.tape import Tape
+from promptvcr.policies.unwritten import RecordErrorWarning
 
 SEED = "/raw/text"  # the unrelated interaction the plain run's file starts with: never requested
 

@@ -22,7 +22,7 @@ from fake_provider import FakeProvider
 
 import promptvcr
 from promptvcr import Request, activation
-from promptvcr.cassettes import fileformat
+from promptvcr.files import fileformat
 
 THREADS, PER_THREAD = 4, 6
 TASKS, PER_TASK = 6, 4

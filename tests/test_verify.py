@@ -198,7 +198,7 @@ def test_a_request_with_no_recording_goes_live_and_is_reported(
     assert [play.outcome for play in cassette.played] == ["verified", "passthrough"]
     [drift] = cassette.drift
     assert drift.position is None
-    assert drift.differences == (promptvcr.cassettes.verifying.NOT_RECORDED,)
+    assert drift.differences == (promptvcr.policies.verifying.NOT_RECORDED,)
     assert cassette.record_mode is RecordMode.VERIFY
 
 

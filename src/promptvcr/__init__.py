@@ -12,9 +12,6 @@ if _TYPE_CHECKING:
     from . import faults
     from .cassette import Cassette, use_cassette
     from .cassettes import Interaction, Play, Request, Response
-    from .cassettes.staleness import StaleCassetteWarning
-    from .cassettes.unwritten import RecordErrorWarning
-    from .cassettes.verifying import Drift, DriftWarning
     from .errors import (
         CassetteError,
         CassetteFormatError,
@@ -28,7 +25,10 @@ if _TYPE_CHECKING:
     from .matching import DEFAULT_RULES, KeyParts, Rule, drop_body_fields, drop_query_params
     from .matching.diagnose import FuzzyMatchWarning
     from .matching.rules import default_rules, drop_seed, edit_rules, for_families, set_default_rules
-    from .modes import RecordMode
+    from .policies.modes import RecordMode
+    from .policies.staleness import StaleCassetteWarning
+    from .policies.unwritten import RecordErrorWarning
+    from .policies.verifying import Drift, DriftWarning
     from .scripted import reply, script
     from .server import serve
 
@@ -41,10 +41,10 @@ _EXPORTS = {
     "Play": ".cassettes",
     "Request": ".cassettes",
     "Response": ".cassettes",
-    "StaleCassetteWarning": ".cassettes.staleness",
-    "RecordErrorWarning": ".cassettes.unwritten",
-    "Drift": ".cassettes.verifying",
-    "DriftWarning": ".cassettes.verifying",
+    "StaleCassetteWarning": ".policies.staleness",
+    "RecordErrorWarning": ".policies.unwritten",
+    "Drift": ".policies.verifying",
+    "DriftWarning": ".policies.verifying",
     "CassetteError": ".errors",
     "CassetteFormatError": ".errors",
     "CassetteMiss": ".errors",
@@ -64,7 +64,7 @@ _EXPORTS = {
     "edit_rules": ".matching.rules",
     "for_families": ".matching.rules",
     "set_default_rules": ".matching.rules",
-    "RecordMode": ".modes",
+    "RecordMode": ".policies.modes",
     "reply": ".scripted",
     "script": ".scripted",
     "serve": ".server",

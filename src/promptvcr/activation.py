@@ -12,7 +12,9 @@ A request from a context that entered no (still active) cassette, such as a plai
 it fails closed with a :class:`~promptvcr.errors.CassetteMiss` naming them, since
 guessing would record it into, or replay it from, another test's file.
 
-Exit watchers (the pytest plugin's run record) are kept here too. Importing this module
+:class:`Block` gives a cassette, and a script, its ``async with`` and its decorator (each call
+of a decorated function runs in a fresh one). Exit watchers (the pytest plugin's run record) are
+kept here too. Importing this module
 loads no HTTP library: :func:`~promptvcr.interceptors.install_all` imports each
 interceptor (and its library) only when the first cassette is entered.
 """
@@ -23,18 +25,31 @@ import contextvars
 import functools
 import inspect
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar, overload
 
 from .errors import CassetteMiss
 from .interceptors import PASS_THROUGH, Decision, Uninstall, install_all
 
 if TYPE_CHECKING:  # no values loaded with the exit watchers, which the pytest plugin registers
+    from .cassette import Cassette
     from .cassettes.models import Request
 
-__all__ = ["activate", "active_cassettes", "deactivate", "hold_patches", "run_each_call_in", "watch_exits"]
+__all__ = [
+    "Block",
+    "activate",
+    "active_cassettes",
+    "deactivate",
+    "hold_patches",
+    "run_each_call_in",
+    "watch_exits",
+]
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 class _Active(Protocol):
@@ -199,3 +214,37 @@ def run_each_call_in(fresh: Callable[[], _Block], func: Callable[..., Any]) -> C
             return func(*args, **kwargs)
 
     return wrapper
+
+
+class Block:
+    """A ``with`` block that is also an ``async with`` block and a decorator: a cassette, a script.
+
+    A subclass gives ``__enter__``, ``__exit__`` and ``_fresh`` (a new block with the same
+    settings): each call of a decorated function runs in its own, so that every call starts clean.
+    """
+
+    def __enter__(self) -> Cassette:
+        raise NotImplementedError
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        raise NotImplementedError
+
+    def _fresh(self) -> Block:
+        raise NotImplementedError
+
+    async def __aenter__(self) -> Cassette:
+        return self.__enter__()
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.__exit__(exc_type, exc, tb)
+
+    @overload
+    def __call__(self, func: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]: ...
+    @overload
+    def __call__(self, func: Callable[P, T]) -> Callable[P, T]: ...
+    def __call__(self, func: Callable[P, Any]) -> Callable[P, Any]:
+        return run_each_call_in(self._fresh, func)

@@ -1,38 +1,37 @@
 """``use_cassette``: one object that is a context manager (sync and async) and a decorator.
 
-Entering loads the cassette file (:mod:`.cassettes.persister`) and routes every HTTP
+Entering loads the cassette file (:mod:`.files.persister`) and routes every HTTP
 request of the supported clients to it (:mod:`.activation`); each request is then decided
 here, by the record mode: replayed from the :class:`~.matching.tape.Tape`, recorded, or let
 through. Exiting restores the clients and, in the recording modes, writes the file once,
 atomically. When the body raised, exit stays quiet so that the real error is what shows.
-
-``use_cassette`` is the :class:`Cassette` class itself, so its signature is written once.
 """
 
 from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta, timezone
 from os import PathLike
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar, overload
+from typing import TYPE_CHECKING, Literal
 
 from . import activation
-from .cassettes import persister, staleness, unwritten, verifying
 from .cassettes.models import Interaction, Play, Request, Response
 from .cassettes.playback import Pace, pace_factor, untimed_message
 from .credentials.headers import REQUEST_HEADERS, RESPONSE_HEADERS
 from .errors import CassetteMiss, CassetteWriteError
+from .files import persister
 from .interceptors.decision import PASS_THROUGH, Decision, Record, Replay
 from .matching.background import DEFAULT_IGNORE_HOSTS, DEFAULT_PASSTHROUGH_HOSTS, BackgroundHosts
 from .matching.key import request_key
 from .matching.parts import Rule
 from .matching.rules import default_rules
 from .matching.tape import Tape, fuzzy_threshold
-from .modes import RecordMode, check_ci, resolve_record_mode
+from .policies import staleness, unwritten, verifying
+from .policies.modes import RecordMode, check_ci, resolve_record_mode
 
 if TYPE_CHECKING:
     from .faults.plan import FaultFired, FaultPlan
@@ -41,49 +40,39 @@ if TYPE_CHECKING:
 
 __all__ = ["Cassette", "use_cassette"]
 
-P = ParamSpec("P")
-T = TypeVar("T")
 
-
-class Cassette:
+class Cassette(activation.Block):
     """Replay (or record) the HTTP traffic of a block, a function or a test from ``path``.
 
-    ``record_mode`` defaults to ``$PROMPTVCR_RECORD_MODE``, else ``replay``. A path
-    ending in ``.json`` is written as JSON, any other as YAML. ``rules`` decide what makes
-    two requests the same (default: :func:`~promptvcr.default_rules`, which is
-    :data:`DEFAULT_RULES` unless changed with :func:`~promptvcr.set_default_rules`). ``fuzzy``
-    (off by default; ``True`` for a similarity of 0.8, or a threshold from 0 to 1) replays, with
-    a :class:`FuzzyMatchWarning` listing the diff, a recorded request that differs from a
-    missing one only in message text that similar. ``request_headers`` and
-    ``response_headers`` are the headers written to the file (credentials never are).
-    Requests to ``ignore_hosts`` (telemetry exporters by default) are answered locally with
-    an empty ``204``; requests to ``passthrough_hosts`` (OAuth token endpoints by default)
-    go to the network and are never recorded; both in every mode, and both are listed in
-    ``Cassette.background_hosts``. Pass ``()`` to treat them as ordinary traffic.
+    ``record_mode`` defaults to ``$PROMPTVCR_RECORD_MODE``, else ``replay``. A path ending in
+    ``.json`` is written as JSON, any other as YAML. ``rules`` decide what makes two requests
+    the same (default: :func:`~promptvcr.default_rules`, :data:`DEFAULT_RULES` unless changed
+    with :func:`~promptvcr.set_default_rules`). ``fuzzy`` (off; ``True`` for a similarity of 0.8,
+    or a threshold from 0 to 1) replays, with a :class:`FuzzyMatchWarning` listing the diff, a
+    recorded request that differs from a missing one only in message text that similar.
+    Requests to ``ignore_hosts`` (telemetry exporters by default) get an empty local ``204``;
+    those to ``passthrough_hosts`` (OAuth token endpoints by default) go to the network,
+    unrecorded; both in every mode, listed in ``background_hosts``; ``()`` makes them ordinary.
+    ``timing`` paces replay: ``"none"`` (as fast as possible), ``"recorded"`` (the recorded
+    time to headers and between events, on the real clock) or a speed factor (``0.1`` is ten
+    times faster). ``faults`` inject provider failures (:mod:`promptvcr.faults`);
+    ``faults_fired`` lists those that fired.
 
-    ``timing`` paces replay: ``"none"`` (as fast as possible), ``"recorded"`` (the
-    recorded time to headers and gaps between events, on the real clock) or a speed
-    factor (``0.1`` is ten times faster than recorded). ``faults`` inject provider
-    failures (see :mod:`promptvcr.faults`); ``Cassette.faults_fired`` lists those that fired.
+    ``played`` lists every request sent while the cassette was active, in order, with its
+    outcome (``replayed``, ``recorded``, ``passthrough``), for a test to assert on the calls its
+    code made; ``missed`` the requests that raised :class:`CassetteMiss`, even those the code
+    swallowed: a block that returned normally after a miss raises it again as it exits. A
+    cassette serves the code that entered it and the tasks and threads started from it with
+    the context copied; a nested one hides the outer one (see :mod:`.activation`).
 
-    What the code under test did with it: ``played`` lists every request sent while the
-    cassette was active, in order, each with its outcome (``replayed``, ``recorded`` or
-    ``passthrough``), so a test can assert on the calls its code made. ``missed`` lists the
-    requests that raised :class:`CassetteMiss`, kept even when the code under test swallowed
-    the error: a block that returned normally after a miss raises it again as it exits.
-    A cassette serves the code that entered it, and the tasks and threads started from it
-    with the context copied; a nested one hides the outer one (see :mod:`.activation`).
-
-    ``allowed_secrets`` are values shaped like a secret that this cassette may hold as they
-    are (a documented example a test checks for): they are neither masked nor refused.
-    ``before_record_request`` / ``before_record_response`` edit or drop what is written (vcrpy's
-    hooks, on promptvcr's values: see :class:`.cassettes.persister.Writing`).
-
-    Keeping cassettes honest (README: "Stale cassettes and verify"): ``drift`` lists what
-    ``RecordMode.verify`` found (:mod:`.cassettes.verifying`); ``max_age`` (``"30d"``, a timedelta)
-    and ``on_stale`` (``warn``, ``fail``, ``rewrite``) act on old recordings (:mod:`.cassettes.staleness`);
-    ``on_record_error="keep"`` writes a 429, 5xx or timeout received while recording, which the
-    default ``"skip"`` leaves out (:mod:`.cassettes.unwritten`). On CI, see :func:`.modes.check_ci`.
+    What is written (:class:`.files.persister.Writing`): ``request_headers`` and
+    ``response_headers`` (credentials never are); ``allowed_secrets``, values shaped like a
+    secret this cassette may hold as they are; ``before_record_request`` /
+    ``before_record_response``, vcrpy's hooks, edit or drop what is written. Keeping cassettes
+    honest (:mod:`promptvcr.policies`): ``drift`` lists what ``RecordMode.verify`` found;
+    ``max_age`` (``"30d"``, a timedelta) and ``on_stale`` (``warn``, ``fail``, ``rewrite``) act
+    on old recordings; ``on_record_error="keep"`` writes a 429, 5xx or timeout received while
+    recording, which the default ``"skip"`` leaves out. On CI, see :func:`.policies.modes.check_ci`.
     """
 
     def __init__(
@@ -134,8 +123,8 @@ class Cassette:
         self.on_record_error = unwritten.check_on_record_error(on_record_error)
         self._clear_run()
         self._tape = Tape(rules=self.rules)
-        self._keyless = False  # see _start: _recorded is then the whole tape
-        self._lane = False  # see _start: a request found on the tape is then simply replayed
+        self._keyless = False  # see __enter__: _recorded is then the whole tape
+        self._lane = False  # see __enter__: a request found on the tape is then simply replayed
         self._lock = threading.Lock()
         self._active = False
 
@@ -244,10 +233,8 @@ class Cassette:
         interaction = Interaction(request, response, datetime.now(timezone.utc))
         with self._lock:
             self._unfinished.pop(id(request), None)
-            if self.on_record_error == "skip" and unwritten.is_transient(response):
+            if self.on_record_error == "skip" and unwritten.skipped(self.path, request, response):
                 self.played.append(Play(request, "passthrough", response))
-                message = unwritten.skipped_message(self.path, request, response)
-                warnings.warn(message, unwritten.RecordErrorWarning, stacklevel=2)
                 return
             if not self._keyless:
                 self._tape.append(key, interaction)
@@ -277,7 +264,7 @@ class Cassette:
 
     # Entering and leaving -----------------------------------------------------------------
 
-    def _start(self) -> None:
+    def __enter__(self) -> Cassette:
         if self._active:
             raise RuntimeError(
                 f"Cassette {self.path} is already in use; a use_cassette object does not nest in itself."
@@ -293,11 +280,9 @@ class Cassette:
         if self.record_mode.reads_cassette or self.record_mode is RecordMode.REWRITE:
             # rewrite reads too: a corrupt file must stop the run rather than be replaced silently.
             self._loaded = persister.load(self.path, appending=self.record_mode is RecordMode.RECORD)
-        if self.record_mode.reads_cassette and staleness.rewrite(
-            self.path, self._loaded, self.max_age, self.on_stale
-        ):
-            check_ci(RecordMode.REWRITE, self.path, because=", from max_age with on_stale=rewrite")
-            self.record_mode = RecordMode.REWRITE  # the old file stays until the block succeeds
+        self.record_mode = staleness.mode_after(
+            self.record_mode, self.path, self._loaded, self.max_age, self.on_stale
+        )
         interactions = self._loaded.interactions if self.record_mode.reads_cassette else []
         self._tape = Tape(interactions, rules=self.rules)
         # Recording onto nothing, without repeats: no lookup can find anything, so no key (issue 22).
@@ -307,9 +292,12 @@ class Cassette:
             self.record_mode.replays and not self._keyless and self._fault_plan is None and self._pace is None
         )
         if self._pace is not None and any(i.response.timing is None for i in interactions):
-            warnings.warn(untimed_message(self.path, self.timing), RuntimeWarning, stacklevel=3)
+            warnings.warn(untimed_message(self.path, self.timing), RuntimeWarning, stacklevel=2)
+        if self.record_mode.writes_cassette:
+            persister.prepare_to_write(self.path)
         activation.activate(self)
         self._active = True
+        return self
 
     def note_miss(self, request: Request, error: CassetteMiss) -> None:
         """A miss raised for this cassette by :mod:`.activation` (a request no cassette could
@@ -317,23 +305,22 @@ class Cassette:
         with self._lock:
             self._misses.append(error)
 
-    def _stop(self, body_raised: bool, error: BaseException | None = None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        body_raised = exc_type is not None
         self._active = False
         activation.deactivate(self)
-        if self._unfinished and not body_raised:
-            message = unwritten.unfinished_message(self.path, self._unfinished.values())
-            warnings.warn(message, RuntimeWarning, stacklevel=3)
-        if self.drift and not body_raised:
-            warnings.warn(
-                verifying.DriftWarning(verifying.drift_warning(self.path, self.drift)), stacklevel=3
-            )
+        if not body_raised:  # the real error is what shows
+            unwritten.warn_unfinished(self.path, self._unfinished.values())
+            verifying.warn_drift(self.path, self.drift)
         failed = body_raised or bool(self._misses)  # a caught miss fails the block too
         try:
             self._save(failed)
         except CassetteWriteError as write_error:
             if not failed:
                 raise
-            warnings.warn(str(write_error), RuntimeWarning, stacklevel=3)
+            warnings.warn(str(write_error), RuntimeWarning, stacklevel=2)
         if self._misses and not isinstance(error, CassetteMiss):
             if (add_note := getattr(error, "add_note", None)) is not None:  # 3.11+
                 add_note(self._misses[0].note(len(self._misses)))  # a framework's error hid the miss
@@ -348,35 +335,9 @@ class Cassette:
             # A body that failed half-way would replace a full cassette with part of one.
             self.writing.replace(self.path, self._recorded)
 
-    def __enter__(self) -> Cassette:
-        self._start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self._stop(body_raised=exc_type is not None, error=exc)
-
-    async def __aenter__(self) -> Cassette:
-        return self.__enter__()
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.__exit__(exc_type, exc, tb)
-
-    # As a decorator ------------------------------------------------------------------------
-
     def _fresh(self) -> Cassette:
-        """A new cassette with the same settings: each call of a decorated function starts clean."""
+        """A new cassette with the same settings, for each call of a decorated function."""
         return Cassette(self.path, **self._options)
-
-    @overload
-    def __call__(self, func: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]: ...
-    @overload
-    def __call__(self, func: Callable[P, T]) -> Callable[P, T]: ...
-    def __call__(self, func: Callable[P, Any]) -> Callable[P, Any]:
-        return activation.run_each_call_in(self._fresh, func)
 
 
 class _Recording:

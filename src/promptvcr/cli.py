@@ -25,6 +25,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ls": ("ls", "list cassettes: interactions, providers, models, streamed, size, age, tokens"),
     "show": ("show", "print a cassette's conversation as a person reads it"),
     "stats": ("stats", "tokens and requests per provider and model across cassettes"),
+    "report": (
+        "html_report",
+        "write an HTML page of the conversations cassettes hold: turns, tools, tokens and price",
+    ),
     "prune": ("prune", "remove the cassettes and interactions the last test run did not use"),
     "scan": ("scan", "look for API keys, tokens and private keys in cassettes; exit 1 on findings"),
     "serve": ("serve", "serve cassettes over HTTP to subprocesses and other languages, by base URL"),

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.bodies import decode_body, encode_body
 from promptvcr.errors import CassetteFormatError
+from promptvcr.files import fileformat
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(),

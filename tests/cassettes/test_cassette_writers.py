@@ -22,10 +22,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from property_settings import property_settings
 
-from promptvcr.cassettes import fileformat, storage, yamlreader, yamlwriter
 from promptvcr.cassettes.largebody import LARGE_BODY_BYTES, ChunkedBase64, ChunkedText
 from promptvcr.cassettes.models import Interaction, Request, Response
-from promptvcr.cassettes.yamlwriter import sequence_items
+from promptvcr.files import fileformat, storage, yamlreader, yamlwriter
+from promptvcr.files.yamlwriter import sequence_items
 
 SETTINGS = property_settings(300)
 

@@ -17,7 +17,7 @@ import yaml
 from network_guard import no_network
 
 import promptvcr
-from promptvcr.cassettes import fileformat
+from promptvcr.files import fileformat
 from promptvcr.importers import import_vcr
 
 CORPUS = Path(__file__).parents[1] / "corpus" / "pydantic-ai"

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from promptvcr.cassettes import fileformat
+from promptvcr.files import fileformat
 
 KILLS = 100
 NAMES = ("a.yaml", "b.json", "c.yaml")
@@ -171,7 +171,7 @@ def test_sigkill_at_random_points_leaves_every_cassette_whole(tmp_path: Path, pr
 
 
 def test_the_next_locked_write_removes_what_a_killed_write_left(tmp_path: Path) -> None:
-    from promptvcr.cassettes import storage
+    from promptvcr.files import storage
 
     path = tmp_path / "c.yaml"
     torn = tmp_path / ".c.yaml.k1ll3d.tmp"

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import sdk_calls
 
 import promptvcr
-from promptvcr.cassettes import fileformat
+from promptvcr.files import fileformat
 from promptvcr.pytest_plugin.naming import cassette_file_name, default_cassette_path
 
 MESSAGES = [{"role": "user", "content": "Hello"}]
@@ -50,9 +53,9 @@ READ_ONLY = """
 import os, sys
 sys.path.insert(0, {tests!r})
 import promptvcr, sdk_calls
-with promptvcr.use_cassette({warm!r}, record_mode="rewrite"):  # what is imported lazily, the save
-    sdk_calls.openai_client({base!r}).chat.completions.create(  # path's too, loads now, while every
-        model="gpt-4o", messages=[{{"role": "user", "content": "warm up"}}])  # file is readable
+with promptvcr.use_cassette({warm!r}, record_mode="record"):  # the same use as below, so that what
+    sdk_calls.openai_client({base!r}).chat.completions.create(  # openai and promptvcr import lazily
+        model="gpt-4o", messages=[{{"role": "user", "content": "warm up"}}])  # loads while all is readable
 if os.geteuid() == 0:  # root ignores file modes: record as an ordinary user
     os.setgid(65534); os.setuid(65534)
 try:
@@ -65,17 +68,33 @@ except promptvcr.CassetteWriteError as error:
 """
 
 
-def test_recording_into_a_read_only_folder_is_a_clear_error(tmp_path: Path, provider) -> None:  # type: ignore[no-untyped-def]
-    folder = tmp_path / "ro"
+@pytest.fixture
+def shared_tmp() -> Iterator[Path]:
+    """A temp folder the ordinary user root switches to can reach: straight under the system's
+    temp root, not in pytest's, which pytest keeps at 0700 (and another pytest run on the same
+    machine sets back to 0700 at its start)."""
+    folder = Path(tempfile.mkdtemp(prefix="promptvcr-hostile-"))
+    folder.chmod(0o755)
+    try:
+        yield folder
+    finally:
+        for inner in folder.rglob("*"):
+            if inner.is_dir():
+                inner.chmod(0o755)
+        shutil.rmtree(folder)
+
+
+def test_recording_into_a_read_only_folder_is_a_clear_error(shared_tmp: Path, provider) -> None:  # type: ignore[no-untyped-def]
+    folder = shared_tmp / "ro"
     folder.mkdir()
     path = folder / "chat.yaml"
     path.write_text("interactions: []\nversion: 1\n")
-    for p in [tmp_path, *tmp_path.parents][: len(tmp_path.parents) - 1]:  # up to the temp root, xdist's too
-        p.chmod(p.stat().st_mode | 0o055)  # reachable by the ordinary user root switches to
+    warm = shared_tmp / "warm.yaml"
+    warm.write_text("interactions: []\nversion: 1\n")
     path.chmod(0o644)
     folder.chmod(0o555)
-    tests, warm = str(Path(__file__).parents[1]), str(tmp_path / "warm.yaml")
-    code = READ_ONLY.format(tests=tests, warm=warm, path=str(path), base=provider.base_url)
+    tests = str(Path(__file__).parents[1])
+    code = READ_ONLY.format(tests=tests, warm=str(warm), path=str(path), base=provider.base_url)
     result = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=60
     )

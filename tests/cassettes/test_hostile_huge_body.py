@@ -18,7 +18,7 @@ import httpx2
 import pytest
 
 import promptvcr
-from promptvcr.cassettes import fileformat
+from promptvcr.files import fileformat
 
 SIZE = 100 * 1024 * 1024
 CHUNK = b"y" * 65535 + b"\n"

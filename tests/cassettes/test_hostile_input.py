@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from property_settings import property_settings
 
 from promptvcr import Request
-from promptvcr.cassettes import fileformat, storage
 from promptvcr.cassettes.sse import decode_events, event_ends, parse_events
 from promptvcr.errors import CassetteFormatError
+from promptvcr.files import fileformat, storage
 from promptvcr.importers.vcr_convert import ConversionError, to_interaction
 from promptvcr.importers.vcr_read import VcrReadError, read_vcr_bytes
 from promptvcr.matching.key import request_key

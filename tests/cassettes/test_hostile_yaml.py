@@ -24,8 +24,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from promptvcr.cassettes import fileformat, yamlreader
 from promptvcr.errors import CassetteFormatError
+from promptvcr.files import fileformat, yamlreader
 
 #: CPU seconds of the loading thread: "well under a second". Not the clock, and not the process's
 #: CPU time: what is bounded is the work a text costs, and a shared CI machine may leave a test

@@ -39,8 +39,8 @@ from leak_checks import assert_nowhere
 from leak_server import Answer, LeakServer, Received
 
 import promptvcr
-from promptvcr.cassettes import persister
 from promptvcr.credentials.redaction import SecretMaskedWarning
+from promptvcr.files import persister
 
 _rng = random.Random(16)
 ALNUM = string.ascii_letters + string.digits

@@ -15,7 +15,7 @@ from fake_provider import FakeProvider
 
 import promptvcr
 from promptvcr import RecordErrorWarning
-from promptvcr.cassettes import persister
+from promptvcr.files import persister
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "interceptors"))
 

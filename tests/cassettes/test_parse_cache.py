@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 import promptvcr
-from promptvcr.cassettes import fileformat, parsecache, persister, smallcache
-from promptvcr.cassettes.compactform import Compact
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cassettes.timing import Timing
 from promptvcr.cassettes.wsframes import Frame, WebSocketSession
+from promptvcr.files import fileformat, parsecache, persister, smallcache
+from promptvcr.files.compactform import Compact
 from promptvcr.matching import key as keys
 from promptvcr.matching.rules import DEFAULT_RULES
 from promptvcr.matching.tape import Tape

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from promptvcr.cassettes import compactform, fileformat, reading
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cassettes.timing import Timing
 from promptvcr.cassettes.wsframes import Frame, WebSocketSession
+from promptvcr.files import compactform, fileformat, reading
 
 URL = "http://127.0.0.1:9/v1/chat/completions"
 WHEN = datetime(2026, 11, 24, 6, 0, 0, tzinfo=timezone.utc)

@@ -13,7 +13,7 @@ from pathlib import Path
 import sdk_calls
 
 import promptvcr
-from promptvcr.cassettes import fileformat
+from promptvcr.files import fileformat
 
 
 def _ask(base_url: str, question: str) -> str:

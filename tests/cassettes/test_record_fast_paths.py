@@ -15,10 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tests.property_settings import property_settings
 
-from promptvcr.cassettes import yamlwriter
 from promptvcr.cassettes.bodies import _parsed, encode_body
 from promptvcr.cassettes.models import Request
-from promptvcr.cassettes.yamlwriter import sequence_items
 from promptvcr.credentials import decode, masking
 from promptvcr.credentials.byname import redact_query_values
 from promptvcr.credentials.headers import (
@@ -29,6 +27,8 @@ from promptvcr.credentials.headers import (
     keep_headers,
 )
 from promptvcr.credentials.names import is_secret_header
+from promptvcr.files import yamlwriter
+from promptvcr.files.yamlwriter import sequence_items
 
 
 def _plain_keep(headers: Mapping[str, str], allowed: Iterable[str]) -> dict[str, str]:

@@ -17,9 +17,9 @@ from plugin_suites import OFFLINE, chat, write_cassette
 
 import promptvcr
 from promptvcr import RecordMode, StaleCassetteError, StaleCassetteWarning
-from promptvcr.cassettes import persister
-from promptvcr.cassettes.fileformat import date_text
-from promptvcr.cassettes.staleness import parse_max_age
+from promptvcr.files import persister
+from promptvcr.files.fileformat import date_text
+from promptvcr.policies.staleness import parse_max_age
 
 SCHEMA = Path(promptvcr.__file__).parent / "cassettes" / "cassette.schema.json"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.models import Interaction, Request, Response
+from promptvcr.files import fileformat
 
 
 def test_form_body_credentials_are_redacted_on_the_way_to_the_file(tmp_path: Path) -> None:

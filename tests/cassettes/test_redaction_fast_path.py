@@ -14,11 +14,11 @@ from datetime import datetime, timezone
 
 import pytest
 
-from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cassettes.timing import Timing
 from promptvcr.credentials.masking import request_credentials
 from promptvcr.credentials.redaction import redact
+from promptvcr.files import fileformat
 
 KEY = "Zq8fK2mWcR7tLx4pN9vB3hJ6dS1gY5aE0uQ"
 JSON = {"content-type": "application/json"}

@@ -14,7 +14,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from promptvcr.cassettes import fileformat
+from promptvcr.files import fileformat
 
 URL = "http://api.example.com/v1/ping"
 HEAVY = (
@@ -25,7 +25,7 @@ HEAVY = (
     "promptvcr.credentials.keyshapes",
     "promptvcr.cassettes.multipart",
     "promptvcr.cassettes.tokens",
-    "promptvcr.cassettes.shapes",
+    "promptvcr.policies.shapes",
     "promptvcr.faults",
     "promptvcr.matching.diagnose",
 )

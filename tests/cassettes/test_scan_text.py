@@ -19,7 +19,6 @@ import random
 from datetime import datetime, timezone
 from typing import Any
 
-from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cassettes.timing import Timing
 from promptvcr.credentials.byname import may_need_redaction, redact_url
@@ -28,6 +27,7 @@ from promptvcr.credentials.keyshapes import may_hold_secret
 from promptvcr.credentials.masking import Masker, run_credentials, worth_masking
 from promptvcr.credentials.names import environment_credentials
 from promptvcr.credentials.redaction import Redacted, _found, _known, _removed_by_name, redact
+from promptvcr.files import fileformat
 
 SECRET = "sk-proj-" + "Q7w9E2r4T6y8U1i3O5p7A9s2D4f6G8h1J3k5L7z9"
 CREDENTIAL = "Hd7kPq2xWv9mZt4nRb8cYf3sLg6jAe1u"

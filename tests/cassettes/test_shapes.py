@@ -1,4 +1,4 @@
-"""The structure verify compares (``promptvcr.cassettes.shapes``): what counts as drift, what does not."""
+"""The structure verify compares (``promptvcr.policies.shapes``): what counts as drift, what does not."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from promptvcr.cassettes import persister
 from promptvcr.cassettes.models import Response
-from promptvcr.cassettes.shapes import differences, json_shape, shape_of
+from promptvcr.files import persister
+from promptvcr.policies.shapes import differences, json_shape, shape_of
 
 
 def json_response(value: Any, status: int = 200) -> Response:

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from fake_provider import FakeProvider
 
-from promptvcr.cassettes import fileformat, persister, smallcache
-from promptvcr.cassettes.compactform import Compact
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cassettes.tokens import Tokens, tokens_of
 from promptvcr.cassettes.wsframes import Frame, WebSocketSession
+from promptvcr.files import fileformat, persister, smallcache
+from promptvcr.files.compactform import Compact
 from promptvcr.matching import key as keys
 from promptvcr.matching.rules import DEFAULT_RULES
 from promptvcr.matching.tape import Tape
@@ -262,7 +262,7 @@ def test_memos_of_other_versions_of_the_code_are_dropped_but_the_last_few(
 LOAD_AND_EXIT = """
 import sys, time
 from pathlib import Path
-from promptvcr.cassettes import persister
+from promptvcr.files import persister
 ready, go, *names = sys.argv[1:]
 for name in names:
     persister.load(Path(name))

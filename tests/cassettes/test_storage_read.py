@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from promptvcr import CassetteFormatError
-from promptvcr.cassettes.storage import read_text
+from promptvcr.files.storage import read_text
 
 
 @pytest.mark.parametrize("size", [1, 4095, 4096, 65_537, 3 * (1 << 20) + 7])

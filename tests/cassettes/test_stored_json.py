@@ -1,4 +1,4 @@
-"""Stored ``json`` bodies read by a kept encoder (:mod:`promptvcr.cassettes.storedjson`): the
+"""Stored ``json`` bodies read by a kept encoder (:mod:`promptvcr.files.storedjson`): the
 same bytes as :func:`~promptvcr.cassettes.bodies.decode_body`, or left to it."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptvcr.cassettes.bodies import decode_body
-from promptvcr.cassettes.storedjson import json_body
+from promptvcr.files.storedjson import json_body
 
 values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),

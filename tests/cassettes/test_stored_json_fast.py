@@ -1,4 +1,4 @@
-"""The two styles :func:`~promptvcr.cassettes.storedjson.json_body` recognises whole (none,
+"""The two styles :func:`~promptvcr.files.storedjson.json_body` recognises whole (none,
 and ``json.dumps``'s default separators) give the bytes of the plain path,
 :func:`~promptvcr.cassettes.bodies.decode_body`; look-alikes are still checked field by field."""
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tests.property_settings import property_settings
 
 from promptvcr.cassettes.bodies import decode_body
-from promptvcr.cassettes.storedjson import json_body
+from promptvcr.files.storedjson import json_body
 
 values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),

@@ -21,13 +21,13 @@ from hypothesis import strategies as st
 from sdk_calls import OFFLINE, openai_async, openai_client
 
 import promptvcr
-from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.eventstream import CONTENT_TYPE as EVENT_STREAM
 from promptvcr.cassettes.eventstream import encode_frame
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cassettes.playback import pace_factor
 from promptvcr.cassettes.sse import decode_events, event_ends, parse_events
 from promptvcr.cassettes.timing import Timing, stored_offsets, timing_to_data
+from promptvcr.files import fileformat
 
 GAP = 0.06
 SHORT = [{"role": "user", "content": "a b"}]

@@ -1,4 +1,4 @@
-"""The line reader (:mod:`promptvcr.cassettes.yamllines`): what it reads is what the safe loader reads.
+"""The line reader (:mod:`promptvcr.files.yamllines`): what it reads is what the safe loader reads.
 
 It is a fast path: a text it does not recognise exactly is left to the event reader. So the
 properties are that (1) whatever it returns equals ``yaml.load`` with the safe loader, for
@@ -17,8 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from property_settings import property_settings
 
-from promptvcr.cassettes import yamllines, yamlreader
-from promptvcr.cassettes.yamlwriter import Flow, sequence_items
+from promptvcr.files import yamllines, yamlreader
+from promptvcr.files.yamlwriter import Flow, sequence_items
 
 SETTINGS = property_settings(400)
 SAFE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -1,5 +1,5 @@
 """A character YAML reads as a line break or refuses, anywhere in a text, leaves the text to
-the event reader (:mod:`promptvcr.cassettes.yamllines` looks for them in the whole text first,
+the event reader (:mod:`promptvcr.files.yamllines` looks for them in the whole text first,
 one way for an ASCII text and another for the rest): what is read is the safe loader's reading,
 always."""
 
@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from property_settings import property_settings
 
-from promptvcr.cassettes import yamllines, yamlreader
+from promptvcr.files import yamllines, yamlreader
 
 SAFE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 ASCII_SPECIAL = [chr(c) for c in [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F]]

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from plugin_suites import chat, make_suite, run, write_cassette
 
-from promptvcr.cassettes import fileformat
 from promptvcr.cli import main
+from promptvcr.files import fileformat
 
 SUITE = """
 import pytest

@@ -17,9 +17,9 @@ import pytest
 import yaml
 from fake_bedrock import encode_frame
 
-from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cli import main
+from promptvcr.files import fileformat
 
 TESTS = Path(__file__).resolve().parents[1]
 BEDROCK = TESTS / "data" / "bedrock_corpus"

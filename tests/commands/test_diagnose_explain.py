@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cli import main
 from promptvcr.commands.explain import explain
+from promptvcr.files import fileformat
 
 
 def _write(path: Path, bodies: list[dict[str, object]]) -> None:

@@ -8,15 +8,17 @@ adds or orders differently is for the key to absorb, not for the runner to patch
 from __future__ import annotations
 
 import inspect
+import io
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from promptvcr.cassettes.models import Interaction
+from promptvcr.cassettes.models import Interaction, Response
+from promptvcr.cassettes.wire import WIRE_HEADERS
 
-__all__ = ["Clients", "Recorded", "split_kwargs"]
+__all__ = ["Clients", "Recorded", "split_kwargs", "urllib3_response"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,3 +98,20 @@ def split_kwargs(method: Callable[..., Any], body: Mapping[str, Any], **fixed: A
         kwargs["extra_body"] = extra
     kwargs.update(fixed)
     return kwargs
+
+
+def urllib3_response(recorded: Response) -> Any:
+    """A ``urllib3.HTTPResponse`` holding ``recorded``'s bytes as recorded, for the reference
+    pass of a driver whose SDK sends through urllib3 (botocore, requests): its headers less
+    those of the wire (:data:`~promptvcr.cassettes.wire.WIRE_HEADERS`), with its length."""
+    import urllib3
+
+    headers = {k: v for k, v in recorded.headers.items() if k.lower() not in WIRE_HEADERS}
+    headers["content-length"] = str(len(recorded.content))
+    return urllib3.HTTPResponse(
+        body=io.BytesIO(recorded.content),
+        headers=headers,
+        status=recorded.status,
+        preload_content=False,
+        decode_content=False,
+    )

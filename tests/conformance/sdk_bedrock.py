@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import functools
-import io
 import json
 import re
 from collections.abc import Callable
@@ -29,7 +28,7 @@ from urllib.parse import unquote
 
 from promptvcr.cassettes.models import Response
 
-from .recorded import Clients, Recorded, split_kwargs
+from .recorded import Clients, Recorded, split_kwargs, urllib3_response
 
 __all__ = ["boto3_call", "drive_anthropic_bedrock", "drive_boto3", "is_botocore_request", "serve_recorded"]
 
@@ -37,7 +36,6 @@ _SERVICE = "bedrock-runtime"
 _REGION_HOST = re.compile(r"^bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com$")
 #: Headers that describe the bytes on the wire; the reference recomputes ``content-length``
 #: from the recorded body (the corpus's is stale where its body was re-serialized).
-_WIRE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 #: Per-call values in ``ResponseMetadata``: the request id and the raw headers (a replayed
 #: answer carries only the headers promptvcr stores). The status and retry count stay.
 _VOLATILE_METADATA = frozenset({"RequestId", "HostId", "HTTPHeaders"})
@@ -226,21 +224,11 @@ def drive_anthropic_bedrock(rec: Recorded, clients: Clients) -> Any:
 def serve_recorded(client: Any, next_response: Callable[[], Response]) -> None:
     """Answer every request of a botocore client with the next recorded response, bytes as
     recorded, from botocore's ``before-send`` event (so urllib3 is never reached)."""
-    import urllib3
     from botocore.awsrequest import AWSResponse
 
     def answer(request: Any, **_: Any) -> AWSResponse:
         recorded = next_response()
-        content = recorded.content
-        headers = {k: v for k, v in recorded.headers.items() if k.lower() not in _WIRE_HEADERS}
-        headers["content-length"] = str(len(content))
-        raw = urllib3.HTTPResponse(
-            body=io.BytesIO(content),
-            headers=headers,
-            status=recorded.status,
-            preload_content=False,
-            decode_content=False,
-        )
-        return AWSResponse(request.url, recorded.status, headers, raw)
+        raw = urllib3_response(recorded)
+        return AWSResponse(request.url, recorded.status, dict(raw.headers), raw)
 
     client.meta.events.register(f"before-send.{client.meta.service_model.service_id.hyphenize()}", answer)

@@ -8,7 +8,6 @@ urllib3, so never promptvcr), the replay pass lets voyageai build its default se
 
 from __future__ import annotations
 
-import io
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -16,11 +15,10 @@ from typing import Any
 
 from promptvcr.cassettes.models import Response
 
-from .recorded import Clients, Recorded
+from .recorded import Clients, Recorded, urllib3_response
 
 __all__ = ["drive_voyage", "recorded_session"]
 
-_WIRE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 #: ``voyageai.requestssession`` is module state: one driver call sets it at a time.
 _SESSION_LOCK = threading.Lock()
 
@@ -28,21 +26,10 @@ _SESSION_LOCK = threading.Lock()
 def recorded_session(next_response: Callable[[], Response]) -> Any:
     """A ``requests.Session`` whose every request is answered with the next recorded response."""
     import requests
-    import urllib3
 
     class RecordedAdapter(requests.adapters.HTTPAdapter):
         def send(self, request: Any, *args: Any, **kwargs: Any) -> Any:
-            recorded = next_response()
-            headers = {k: v for k, v in recorded.headers.items() if k.lower() not in _WIRE_HEADERS}
-            headers["content-length"] = str(len(recorded.content))
-            raw = urllib3.HTTPResponse(
-                body=io.BytesIO(recorded.content),
-                headers=headers,
-                status=recorded.status,
-                preload_content=False,
-                decode_content=False,
-            )
-            return self.build_response(request, raw)
+            return self.build_response(request, urllib3_response(next_response()))
 
     session = requests.Session()
     session.mount("https://", RecordedAdapter())

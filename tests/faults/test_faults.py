@@ -15,11 +15,11 @@ import pytest
 
 import promptvcr
 from promptvcr import faults
-from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.faults import FaultPlan
 from promptvcr.faults.plan import answer_for, break_answer
 from promptvcr.faults.provider_errors import error_body, error_headers, family_of
+from promptvcr.files import fileformat
 
 EVENTS = [b'data: {"n":%d}\n\n' % n for n in range(5)]
 STREAM_BODY = {"model": "m", "stream": True}

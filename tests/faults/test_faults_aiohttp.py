@@ -21,8 +21,8 @@ from network_guard import no_network
 
 import promptvcr
 from promptvcr import faults
-from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.timing import Timing
+from promptvcr.files import fileformat
 
 GAP = 0.06
 SLACK = 0.5  # how late a replayed event may be on a busy machine

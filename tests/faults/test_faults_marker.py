@@ -9,7 +9,7 @@ import pytest
 # Imported once here: pytester's in-process runs drop the modules each run imports.
 import openai  # noqa: F401  # isort: skip
 
-from promptvcr.cassettes import fileformat
+from promptvcr.files import fileformat
 
 CASSETTE = {
     "request": {

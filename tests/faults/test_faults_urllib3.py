@@ -28,8 +28,8 @@ from network_guard import no_network
 
 import promptvcr
 from promptvcr import faults
-from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.timing import Timing
+from promptvcr.files import fileformat
 
 Offline = Callable[[], contextlib.AbstractContextManager[list[Any]]]
 GAP = 0.06

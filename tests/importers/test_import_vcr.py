@@ -130,7 +130,7 @@ def test_pydantic_ai_parsed_body_cassettes_keep_every_interaction_in_order(tmp_p
     assert all(f.ok for f in report.files), report.summary()
     for file in report.files:
         raw = yaml.safe_load(file.source.read_text())["interactions"]
-        stored = promptvcr.cassettes.fileformat.loads(file.output.read_text(), file.output)  # type: ignore[union-attr]
+        stored = promptvcr.files.fileformat.loads(file.output.read_text(), file.output)  # type: ignore[union-attr]
         assert [i.request.url for i in stored] == [r["request"]["uri"] for r in raw]
         assert [i.response.status for i in stored] == [r["response"]["status"]["code"] for r in raw]
 
@@ -211,7 +211,7 @@ def test_an_unconvertible_interaction_is_named_and_the_rest_is_kept(tmp_path: Pa
         "interactions[2].response says content-encoding 'gzip' but its body does not decompress "
         "(Not a gzipped file (b'no')).",
     ]
-    stored = promptvcr.cassettes.fileformat.loads((tmp_path / "out" / "partial.yaml").read_text(), source)
+    stored = promptvcr.files.fileformat.loads((tmp_path / "out" / "partial.yaml").read_text(), source)
     assert [(i.request.method, i.response.status) for i in stored] == [("POST", 200)]
     assert file.describe().startswith("PARTIAL")
 

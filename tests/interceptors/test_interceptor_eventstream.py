@@ -10,10 +10,10 @@ import pytest
 import yaml
 
 from promptvcr import CassetteFormatError
-from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.bodies import decode_body, encode_body
 from promptvcr.cassettes.eventstream import CONTENT_TYPE, decode_frames, encode_frame
 from promptvcr.cassettes.models import Interaction, Request, Response
+from promptvcr.files import fileformat
 
 CORPUS = Path(__file__).parents[1] / "data" / "bedrock_corpus"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 
 import promptvcr
-from promptvcr.cassettes import fileformat
+from promptvcr.files import fileformat
 
 URL = "https://api.example.com/v1/ping"
 

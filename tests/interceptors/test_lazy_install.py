@@ -9,7 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from promptvcr.cassettes import fileformat
+from promptvcr.files import fileformat
 
 URL = "http://api.example.com/v1/ping"
 

@@ -15,7 +15,7 @@ from plugin_suites import chat, make_suite, run, write_cassette
 
 import promptvcr
 from promptvcr import RecordInCIError
-from promptvcr.modes import on_ci
+from promptvcr.policies.modes import on_ci
 
 RECORDING_SUITE = """
 import os

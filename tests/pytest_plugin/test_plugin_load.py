@@ -11,9 +11,9 @@ import pytest
 MACHINERY = (
     "promptvcr.cassette",
     "promptvcr.cassettes.models",
-    "promptvcr.cassettes.persister",
-    "promptvcr.cassettes.fileformat",
-    "promptvcr.cassettes.staleness",
+    "promptvcr.files.persister",
+    "promptvcr.files.fileformat",
+    "promptvcr.policies.staleness",
     "promptvcr.matching.key",
     "promptvcr.server.launch",
     "yaml",
@@ -66,7 +66,7 @@ def test_a_test_with_a_cassette_loads_it(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_marked=MARKED)
     result = pytester.runpytest_subprocess("-s", "-q", "-p", "no:cacheprovider")
     assert result.ret == 0, result.stdout.str()
-    assert {"promptvcr.cassette", "promptvcr.cassettes.persister"} <= set(_loaded(result))
+    assert {"promptvcr.cassette", "promptvcr.files.persister"} <= set(_loaded(result))
 
 
 def test_the_max_age_option_is_still_checked_at_start(pytester: pytest.Pytester) -> None:

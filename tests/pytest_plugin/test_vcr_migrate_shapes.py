@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from plugin_suites import chat, make_suite, run
 
-from promptvcr.cassettes import staleness
 from promptvcr.cli import main
 from promptvcr.matching import diagnose
-from promptvcr.modes import ENV_PYTEST_RECORD_FLAG
+from promptvcr.policies import staleness
+from promptvcr.policies.modes import ENV_PYTEST_RECORD_FLAG
 from promptvcr.pytest_plugin.naming import cassette_file_name, recording_file_name
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from promptvcr.repair import DEFAULT_TAGS, Job, RepairError, extract
-from promptvcr.repair.extract import find_candidates
-from promptvcr.repair.fences import fenced_blocks
-from promptvcr.repair.spans import json_spans
-from promptvcr.repair.tags import tagged_regions
+from promptvcr.repair.locate.extract import find_candidates
+from promptvcr.repair.locate.fences import fenced_blocks
+from promptvcr.repair.locate.spans import json_spans
+from promptvcr.repair.locate.tags import tagged_regions
 
 CONTENT = ("[CONTENT]", "[/CONTENT]")
 

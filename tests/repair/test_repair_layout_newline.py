@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from promptvcr.repair import DEFAULT_STEPS, parse
-from promptvcr.repair.strings import without_layout_newline
+from promptvcr.repair.tokens.strings import without_layout_newline
 
 PIPELINE_ONLY = list(DEFAULT_STEPS)  # not DEFAULT_STEPS itself (tuple() would return it): no shortcut
 

@@ -10,10 +10,10 @@ import pytest
 
 from promptvcr.repair import parse
 from promptvcr.repair.choose import choose_value
-from promptvcr.repair.coerce import coerce
 from promptvcr.repair.job import Candidate
-from promptvcr.repair.keys import canonical_key, fix_keys
-from promptvcr.repair.schema import conforms, load_schema
+from promptvcr.repair.schemas.coerce import coerce
+from promptvcr.repair.schemas.keys import canonical_key, fix_keys
+from promptvcr.repair.schemas.schema import conforms, load_schema
 
 PROPS = {"Original Requirements": {}, "Product Goals": {}, "Id": {}, "kind": {}}
 

@@ -27,10 +27,10 @@ from peer_suites import NO_VALUE, attempt, load_suite
 from repair_corpus import load_cases
 
 from promptvcr.repair import DEFAULT_TAGS, Job, RepairError, parse, run
-from promptvcr.repair.bail import bare_word_bail, certain_bail
 from promptvcr.repair.fastpath import finite
-from promptvcr.repair.fences import fenced_blocks
 from promptvcr.repair.job import NOTHING
+from promptvcr.repair.locate.fences import fenced_blocks
+from promptvcr.repair.locate.spans import json_spans
 from promptvcr.repair.measure import source_size, text_size
 from promptvcr.repair.no_loss import _kept_size, _lost
 from promptvcr.repair.pipeline import DEFAULT_STEPS
@@ -42,8 +42,8 @@ from promptvcr.repair.quick import (
     prose_value,
     quick_value,
 )
-from promptvcr.repair.spans import json_spans
-from promptvcr.repair.token_pass import normalize
+from promptvcr.repair.tokens.bail import bare_word_bail, certain_bail
+from promptvcr.repair.tokens.token_pass import normalize
 from promptvcr.repair.upstream import forget, source_for_upstream, upstream_value
 
 _SOUP = [

@@ -1,4 +1,4 @@
-"""The token pass that runs before json_repair (``promptvcr.repair.token_pass``)."""
+"""The token pass that runs before json_repair (``promptvcr.repair.tokens.token_pass``)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from promptvcr.repair import token_pass
-from promptvcr.repair.strings import decode_body
-from promptvcr.repair.token_pass import normalize, restore
+from promptvcr.repair.tokens import token_pass
+from promptvcr.repair.tokens.strings import decode_body
+from promptvcr.repair.tokens.token_pass import normalize, restore
 
 
 def value_of(text: str) -> object:

@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from promptvcr.cassettes import persister
 from promptvcr.cassettes.models import Interaction, Response
 from promptvcr.cassettes.sse import parse_events
+from promptvcr.files import persister
 
 
 def field_paths(value: Any, prefix: str = "") -> set[str]:

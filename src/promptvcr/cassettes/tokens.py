@@ -22,9 +22,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..cassettes.models import Response
-from ..cassettes.sse import parse_events
 from .eventstream import chunk_event, decode_frames, is_event_stream
+from .models import Response
+from .sse import parse_events
 
 __all__ = ["Tokens", "tokens_of"]
 

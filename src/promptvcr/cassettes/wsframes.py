@@ -21,7 +21,7 @@ import dataclasses
 import hashlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -73,7 +73,7 @@ def frame_json(frame: Frame) -> Any:
         return None
 
 
-def _frame_to_data(frame: Frame) -> dict[str, Any]:
+def _frame_to_data(frame: Frame, redact_json: Callable[[Any], Any]) -> dict[str, Any]:
     data: dict[str, Any] = {"from": frame.sender, "at": round(frame.at, 3)}
     if frame.kind == "close":
         data["close"] = {"code": frame.code, "reason": frame.data.decode("utf-8", "replace")}
@@ -82,7 +82,7 @@ def _frame_to_data(frame: Frame) -> dict[str, Any]:
     text = frame.data.decode("utf-8", "replace") if document is not None else ""
     style = json_style(text, document) if document is not None else None
     if document is not None and style is not None:
-        data["json"] = document
+        data["json"] = redact_json(document)
         if style:
             data["style"] = style
         if digests := dict(_audio_digests(document, "")):
@@ -114,9 +114,13 @@ def _audio_digests(value: Any, path: str) -> Iterator[tuple[str, str]]:
         yield path, "sha256:" + hashlib.sha256(payload).hexdigest()
 
 
-def session_to_data(session: WebSocketSession) -> dict[str, Any]:
-    """The stored form: ``{frames: [...]}``."""
-    return {"frames": [_frame_to_data(frame) for frame in session.frames]}
+def session_to_data(session: WebSocketSession, redact_json: Callable[[Any], Any]) -> dict[str, Any]:
+    """The stored form: ``{frames: [...]}``, each JSON message passed through ``redact_json``.
+
+    The file writer hands in the credential rules (what reaches disk is its decision, see
+    :mod:`promptvcr.files.fileformat`): a value module knows how a frame is written, not what
+    a credential is."""
+    return {"frames": [_frame_to_data(frame, redact_json) for frame in session.frames]}
 
 
 def _frame_from_data(data: Any, index: int) -> Frame:

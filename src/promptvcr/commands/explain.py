@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from os import PathLike
 from pathlib import Path
 
-from ..cassettes import fileformat, storage
 from ..errors import CassetteError
+from ..files import fileformat, storage
 from ..matching.diagnose import explain_interactions
 from ..matching.parts import Rule
 from ..matching.rules import default_rules

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from ..cassettes import fileformat, storage
 from ..cassettes.eventstream import is_event_stream as is_aws_event_stream
 from ..cassettes.models import Interaction, Response
 from ..cassettes.tokens import Tokens, tokens_of
 from ..errors import CassetteError
+from ..files import fileformat, storage
 from ..matching.select import family_of
 
 __all__ = ["CASSETTE_SUFFIXES", "CassetteSummary", "InteractionSummary", "find_cassettes", "summarize"]

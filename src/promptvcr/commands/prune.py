@@ -14,8 +14,8 @@ import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..cassettes import fileformat, storage
 from ..errors import CassetteError
+from ..files import fileformat, storage
 from . import _output
 from .inventory import CassetteSummary, find_cassettes
 from .run_record import RECORD_PATH, UsageRecord, read_record

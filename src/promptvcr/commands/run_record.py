@@ -91,7 +91,7 @@ class UsageRecord:
         )
 
     def write(self, path: Path) -> None:
-        from ..cassettes.storage import write_atomic
+        from ..files.storage import write_atomic
 
         write_atomic(path, json.dumps(self.to_data(), indent=1, sort_keys=True) + "\n")
 

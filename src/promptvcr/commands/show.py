@@ -14,11 +14,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from ..cassettes import fileformat, storage
 from ..cassettes.eventstream import decode_frames, is_event_stream
 from ..cassettes.models import Interaction, Response
 from ..cassettes.sse import parse_events
 from ..errors import CassetteError
+from ..files import fileformat, storage
 from . import _output
 from .inventory import summarize_interaction
 from .transcript import Turn, answer_turns, request_turns

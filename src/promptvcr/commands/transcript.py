@@ -27,6 +27,9 @@ class Turn:
     role: str
     """``system``, ``user``, ``assistant``, ``thinking``, ``tool call``, ``tool result``, ``tools``..."""
     text: str
+    image: str = ""
+    """An image part's ``data:`` URI, for views that can show it; ``""`` else (an image given by
+    URL too: a report opened offline must not fetch anything)."""
 
 
 def _json(value: Any) -> str:
@@ -97,7 +100,26 @@ def _block_turns(role: str, block: Any) -> list[Turn]:
         return [Turn("tool result", f"{response.get('name')}: {_json(response.get('response'))}")]
     if kind == "message" and "content" in block:  # OpenAI responses output item
         return _content_turns(str(block.get("role", role)), block["content"])
-    return [Turn(f"{role} ({kind or next(iter(block), 'part')})", _json(block))]  # images, code, ...
+    label = f"{role} ({kind or next(iter(block), 'part')})"
+    return [Turn(label, _json(block), _image(block))]  # images, code, ...
+
+
+def _image(block: dict[str, Any]) -> str:
+    """The image a block holds, as a ``data:`` URI: OpenAI ``image_url``/``input_image``,
+    Anthropic ``image`` (base64 source), Gemini ``inlineData``; ``""`` for any other block."""
+    url = block.get("image_url")
+    url = url.get("url") if isinstance(url, dict) else url
+    if isinstance(url, str) and url.startswith("data:image/"):
+        return url
+    source, inline = block.get("source"), block.get("inlineData") or block.get("inline_data")
+    if isinstance(source, dict) and source.get("type") == "base64":
+        kind, data = source.get("media_type"), source.get("data")
+    elif isinstance(inline, dict):
+        kind, data = inline.get("mimeType") or inline.get("mime_type"), inline.get("data")
+    else:
+        return ""
+    ok = isinstance(kind, str) and kind.startswith("image/") and isinstance(data, str)
+    return f"data:{kind};base64,{data}" if ok else ""
 
 
 def _content_turns(role: str, content: Any) -> list[Turn]:

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ..cassettes import fileformat
 from ..cassettes.models import Interaction
+from ..files import fileformat
 from .byname import names_secret_field, redact_url
 from .decode import BASE64_IN_JSON, json_escaped, plain_dump, texts
 from .headers import REQUEST_HEADERS, RESPONSE_HEADERS

@@ -10,10 +10,10 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..cassettes import fileformat, persister, storage
 from ..cassettes.models import Interaction
 from ..credentials import redaction
 from ..credentials.headers import ALL_HEADERS
+from ..files import fileformat, persister, storage
 from .vcr import FileReport, _import_one, convert_vcr_file
 from .vcr_read import VcrReadError, read_vcr_file
 

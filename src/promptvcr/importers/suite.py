@@ -8,6 +8,7 @@ line; the suite still runs meanwhile (see :mod:`promptvcr.pytest_plugin.vcr_comp
 from __future__ import annotations
 
 import ast
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,9 +32,10 @@ KEPT = frozenset({"record_mode", "allowed_hosts"})
 _IMPORT = "from promptvcr.pytest_plugin.vcr_compat import match_on_rules\n"
 _IMPORT_HOOKS = "from promptvcr.pytest_plugin.record_hooks import vcr_style\n"
 _HOOKS = frozenset({"before_record_request", "before_record_response"})
-#: vcrpy's default ``match_on`` (no body), written out where a ``vcr_config`` relied on it.
-DEFAULT_MATCH_ON = '["method", "scheme", "host", "port", "path", "query"]'
-KEEP_VCR_MATCHING = f'"rules": match_on_rules({DEFAULT_MATCH_ON})'
+#: vcrpy's default ``match_on``: it never compares bodies. Written out where a ``vcr_config``
+#: relied on it, and what an unmigrated suite matches by (:mod:`promptvcr.pytest_plugin.vcr_compat`).
+DEFAULT_MATCH_ON = ("method", "scheme", "host", "port", "path", "query")
+KEEP_VCR_MATCHING = f'"rules": match_on_rules({json.dumps(list(DEFAULT_MATCH_ON))})'
 
 
 @dataclass

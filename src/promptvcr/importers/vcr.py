@@ -16,12 +16,12 @@ from os import PathLike
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
-from ..cassettes import fileformat, storage
 from ..cassettes.models import Interaction
 from ..credentials import redaction
 from ..credentials.headers import ALL_HEADERS, AllHeadersBut
 from ..credentials.names import is_secret_header, is_secret_param
 from ..errors import CassetteWriteError
+from ..files import fileformat, storage
 from .vcr_convert import ConversionError, to_interaction
 from .vcr_read import VcrReadError, read_vcr_file
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from ..cassettes import yamlreader
+from ..files import yamlreader
 
 __all__ = ["RawCassette", "VcrReadError", "read_vcr_bytes", "read_vcr_file"]
 

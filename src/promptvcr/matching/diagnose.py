@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from ..cassettes.models import Interaction, Request
 from ..credentials.printing import safe_text
-from ..modes import record_flag
+from ..policies.modes import record_flag
 from .diffs import Candidate, Difference, candidates, describe, differences, show
 from .key import request_key
 from .parts import KeyParts, Rule, key_parts

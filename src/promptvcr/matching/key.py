@@ -27,7 +27,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..cassettes.models import Interaction, LazyRequest, Request
-from ..cassettes.parsecache import CachedInteractions
+from ..files.parsecache import CachedInteractions
 from .parts import KeyParts, Rule, parts_of
 from .rules import DEFAULT_RULES
 from .select import rules_for
@@ -126,7 +126,7 @@ def known_keys(
     interactions: Sequence[Interaction], rules: Sequence[Rule] = DEFAULT_RULES
 ) -> list[str] | None:
     """The key of every interaction's request as a parse cache entry brought them (see
-    :mod:`..cassettes.parsecache`: a cassette read before under the default rules), each
+    :mod:`..files.parsecache`: a cassette read before under the default rules), each
     remembered as :func:`request_key` does; ``None`` when none were brought."""
     if type(interactions) is not CachedInteractions or rules is not DEFAULT_RULES:
         return None

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cassettes.models import Interaction, Request
-from ..cassettes.persister import collection_paused
+from ..files.persister import collection_paused
 from .key import known_keys, offer_keys, request_key, sent_content_type
 from .parts import Rule
 from .rules import DEFAULT_RULES

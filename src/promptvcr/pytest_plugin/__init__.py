@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..errors import CassetteMiss
-from ..modes import VCR_MODES, RecordMode, record_flag, vcr_mode_note
-from . import coexist, held, network, upkeep, vcr_compat
+from ..policies.modes import VCR_MODES, RecordMode, record_flag, vcr_mode_note
+from . import coexist, held, html, network, upkeep, vcr_compat
 from .coexist import promptvcr_cassette_dir  # noqa: F401  (pytest-recording's vcr_cassette_dir)
 from .failures import failure_text
 from .fixture_values import fixture_value
@@ -89,6 +89,7 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         _addoption_network(group)
     _addoption_own(group)
     upkeep.add_options(group)  # --max-age, --on-stale, --allow-record-in-ci
+    html.add_options(group)  # --promptvcr-html
 
 
 def _addoption_network(group: pytest.OptionGroup) -> None:
@@ -145,6 +146,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(Tracker(config, drift_path), "promptvcr-tracking")
     config.pluginmanager.register(MissWatch(), "promptvcr-misses")
     config.pluginmanager.register(held, held.NAME)
+    html.configure(config)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from ..modes import ENV_PYTEST_RECORD_FLAG
+from ..policies.modes import ENV_PYTEST_RECORD_FLAG
 from .settings import export_env
 
 __all__ = [

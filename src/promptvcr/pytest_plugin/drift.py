@@ -6,7 +6,7 @@ request, then the one command that re-records exactly those tests (``--record-mo
 records only what missed and keeps everything else as it is).
 
 A ``--record-mode=verify`` run adds a second section: each live answer whose structure
-differs from its recording (see :mod:`promptvcr.cassettes.verifying`), per test, with the
+differs from its recording (see :mod:`promptvcr.policies.verifying`), per test, with the
 command that re-records those tests (``--record-mode=rewrite``: the answers changed, so the
 cassettes are recorded anew).
 """
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..matching.diagnose import miss_message
 from ..matching.key import request_key
-from ..modes import record_flag
+from ..policies.modes import record_flag
 
 if TYPE_CHECKING:
     from ..cassette import Cassette
@@ -122,7 +122,7 @@ def report_text(entries: list[DriftEntry]) -> str:
 
 
 def write_report(path: Path, entries: list[DriftEntry]) -> None:
-    from ..cassettes.storage import write_atomic
     from ..credentials.printing import safe_text
+    from ..files.storage import write_atomic
 
     write_atomic(path, safe_text(report_text(entries)))

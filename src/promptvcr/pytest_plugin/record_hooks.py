@@ -3,7 +3,7 @@
 ``before_record_request`` / ``before_record_response`` are ``use_cassette`` arguments (so also
 ``promptvcr_config`` and marker keys, and taken from pytest-recording's ``vcr_config``): each
 gets a recorded :class:`~promptvcr.Request` or :class:`~promptvcr.Response` (see
-:class:`promptvcr.cassettes.persister.Writing`). vcrpy's hooks take other values (a
+:class:`promptvcr.files.persister.Writing`). vcrpy's hooks take other values (a
 ``vcr.request.Request``, a response ``dict`` with ``body.string``): wrap one in
 :func:`vcr_style` (``promptvcr migrate`` does), and it gets and returns those.
 """

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..cassettes import fileformat, storage
+from ..files import fileformat, storage
 
 if TYPE_CHECKING:
     from ..cassette import Cassette

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from ..modes import ENV_RECORD_MODE, RecordMode, resolve_record_mode
+from ..policies.modes import ENV_RECORD_MODE, RecordMode, resolve_record_mode
 from .naming import cassette_in, default_cassette_path
 
 __all__ = [

@@ -4,7 +4,7 @@
 ``--record-mode``), and reach a ``use_cassette(...)`` a test calls itself as
 ``$PROMPTVCR_MAX_AGE`` / ``$PROMPTVCR_ON_STALE`` (an argument written in code still wins).
 ``--allow-record-in-ci`` sets ``$PROMPTVCR_ALLOW_RECORD_IN_CI`` for the run: with ``$CI`` set,
-recording, rewriting and verifying refuse without it (see :func:`promptvcr.modes.check_ci`).
+recording, rewriting and verifying refuse without it (see :func:`promptvcr.policies.modes.check_ci`).
 What ``RecordMode.verify`` found is summed up in :func:`drift_lines`.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from ..modes import ENV_ALLOW_IN_CI, ENV_MAX_AGE, ENV_ON_STALE, ON_STALE
+from ..policies.modes import ENV_ALLOW_IN_CI, ENV_MAX_AGE, ENV_ON_STALE, ON_STALE
 from .settings import export_env
 
 __all__ = ["add_options", "configure", "drift_lines", "overrides"]
@@ -49,7 +49,7 @@ def configure(config: pytest.Config) -> None:
     """Check ``--max-age`` and export the options to every cassette of the run."""
     max_age = config.getoption("--max-age")
     if max_age:
-        from ..cassettes.staleness import parse_max_age  # the cassette machinery loads when used
+        from ..policies.staleness import parse_max_age  # the cassette machinery loads when used
 
         try:
             parse_max_age(max_age)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..modes import resolve_record_mode, vcr_mode_note
+from ..policies.modes import resolve_record_mode, vcr_mode_note
 from .record_hooks import HOOKS, vcr_style
 from .settings import Options, Settings, cassette_arguments
 
@@ -39,8 +39,6 @@ NAME = "promptvcr-vcr-compat"
 _WORKER_OUTPUT = "promptvcr_vcr_compat"
 #: Set on a match_on rule that leaves bodies out: its tests are checked for stale cassettes.
 _VCR_RULE = "_promptvcr_ignores_bodies"
-#: vcrpy's default match_on: it never compares bodies.
-VCR_DEFAULT_MATCH_ON = ("method", "scheme", "host", "port", "path", "query")
 #: vcr_config keys that need nothing here besides those ``promptvcr migrate`` drops
 #: (``importers.suite.DROPPED``): promptvcr names cassettes itself.
 _ALSO_HANDLED = frozenset({"path_transformer"})
@@ -203,9 +201,10 @@ def _merged(request: pytest.FixtureRequest, item: pytest.Item) -> tuple[dict[str
 
 
 def _rules(merged: dict[str, Any], state: _Compat) -> list[Rule]:
+    from ..importers.suite import DEFAULT_MATCH_ON  # vcrpy's, as migrate writes it out
     from ..matching.rules import default_rules
 
-    match_on = tuple(merged.pop("match_on", VCR_DEFAULT_MATCH_ON))
+    match_on = tuple(merged.pop("match_on", DEFAULT_MATCH_ON))
     custom = [
         m if isinstance(m, str) else getattr(m, "__name__", repr(m)) for m in match_on if m not in _MATCHERS
     ]

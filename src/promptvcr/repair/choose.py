@@ -16,8 +16,8 @@ from typing import Any
 
 from .failure import RepairError
 from .job import Candidate, Job, JSONValue, Schema
-from .keys import fix_keys
-from .schema import conforms, declared_types, resolve
+from .schemas.keys import fix_keys
+from .schemas.schema import conforms, declared_types, resolve
 
 _CORRECTION = re.compile(
     r"\b(?:correct(?:ed|ion|ing)?|mistake|error|wrong|oops|sorry|actually|instead|wait|fix(?:ed)?|updated?|revised?)\b",

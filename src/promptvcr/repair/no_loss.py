@@ -17,7 +17,7 @@ import re
 from .fastpath import DECODER
 from .job import NOTHING, Candidate, Job
 from .measure import richer, source_size, value_size
-from .token_pass import normalize
+from .tokens.token_pass import normalize
 from .upstream import known_value, upstream_value
 
 _DATA = re.compile(r"[^\W_]")  # a letter or digit: without one, nothing outside can be lost

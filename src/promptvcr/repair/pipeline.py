@@ -11,17 +11,17 @@ import json
 from collections.abc import Sequence
 
 from .choose import choose
-from .extract import extract
 from .failure import RepairError
 from .fastpath import DECODER, decode_valid, finite
-from .fences import without_orphan_closer
 from .job import NOTHING, Job, JSONValue, Step, TagPair
+from .locate.extract import extract
+from .locate.fences import without_orphan_closer
+from .locate.tags import DEFAULT_TAGS
 from .no_loss import keep_upstream_data
 from .quick import quick_value
-from .schema import load_schema
-from .schema_steps import coerce_types, repair_keys
-from .syntax import repair_syntax
-from .tags import DEFAULT_TAGS
+from .schemas.schema import load_schema
+from .schemas.schema_steps import coerce_types, repair_keys
+from .tokens.syntax import repair_syntax
 from .upstream import forget
 
 DEFAULT_STEPS: tuple[Step, ...] = (

@@ -19,20 +19,20 @@ from __future__ import annotations
 import re
 from typing import NoReturn
 
-from .bail import bare_word_bail, certain_bail
 from .choose import choose
-from .extract import MEMBER_BEFORE, looks_like_json
-from .extract import THINKING as _THINKING
 from .failure import RepairError
 from .fastpath import DECODER, without_trailing_commas
-from .fences import fenced_blocks
 from .job import NOTHING, Candidate, Job, JSONValue, TagPair
+from .locate.extract import MEMBER_BEFORE, looks_like_json
+from .locate.extract import THINKING as _THINKING
+from .locate.fences import fenced_blocks
+from .locate.spans import Span, json_spans, matching_end
+from .locate.tags import DEFAULT_TAGS, any_opener
 from .measure import richer, source_size, text_size, value_size
 from .no_loss import continued, keep_upstream_data
-from .spans import Span, json_spans, matching_end
-from .syntax import repair_syntax
-from .tags import DEFAULT_TAGS, any_opener
-from .token_pass import normalize, restore
+from .tokens.bail import bare_word_bail, certain_bail
+from .tokens.syntax import repair_syntax
+from .tokens.token_pass import normalize, restore
 from .upstream import source_for_upstream, upstream_value
 
 _LONE_QUOTE = re.compile(r"""\s*["']\s*\Z""")

@@ -17,7 +17,7 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess by 
     ) from error
 
 from .job import NOTHING, JSONValue
-from .token_pass import Normalized
+from .tokens.token_pass import Normalized
 
 
 class _Repair(threading.local):

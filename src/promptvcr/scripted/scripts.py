@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import hashlib
 import weakref
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, ParamSpec, TypeVar, overload
+from typing import Any
 
 from .. import activation
 from ..cassette import Cassette
@@ -38,9 +38,6 @@ from .rendering import Turn
 from .replies import Reply
 
 __all__ = ["SCRIPT_PATH", "Script", "script"]
-
-P = ParamSpec("P")
-T = TypeVar("T")
 
 #: The path a script entered on its own reports: no file is read or written there.
 SCRIPT_PATH = Path("<promptvcr script>")
@@ -55,8 +52,11 @@ class _Use:
         self.played, self.next = played, 0
 
 
-class Script:
-    """Replies served in order to the requests no recording answers. Build it with :func:`script`."""
+class Script(activation.Block):
+    """Replies served in order to the requests no recording answers. Build it with :func:`script`.
+
+    ``async with`` and the decorator come from :class:`~promptvcr.activation.Block`: each call
+    of a decorated function runs with a fresh use of the script, from its first reply."""
 
     def __init__(
         self, replies: Sequence[Reply], *, timing: Pace = "none", faults: Sequence[Fault] = ()
@@ -152,21 +152,8 @@ class Script:
     ) -> None:
         self._entered.pop().__exit__(exc_type, exc, tb)
 
-    async def __aenter__(self) -> Cassette:
-        return self.__enter__()
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.__exit__(exc_type, exc, tb)
-
-    @overload
-    def __call__(self, func: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]: ...
-    @overload
-    def __call__(self, func: Callable[P, T]) -> Callable[P, T]: ...
-    def __call__(self, func: Callable[P, Any]) -> Callable[P, Any]:
-        """As a decorator: each call runs with a fresh use of the script, from its first reply."""
-        return activation.run_each_call_in(self.cassette, func)
+    def _fresh(self) -> Cassette:
+        return self.cassette()
 
 
 def script(*replies: Reply, timing: Pace = "none", faults: Sequence[Fault] = ()) -> Script:

@@ -15,8 +15,8 @@ from typing import Any
 
 import yaml
 
-from promptvcr.cassettes import fileformat
 from promptvcr.cassettes.models import Interaction, Request, Response
+from promptvcr.files import fileformat
 
 HERE = Path(__file__).parent
 

@@ -1,0 +1,221 @@
+"""Cassette files: YAML (default) or JSON, written for review (read by :mod:`.reading`).
+
+Layout::
+
+    interactions:
+    - request:  {method, url, headers, <body>}
+      response: {status, headers, <body>}
+    version: 1
+
+Each interaction recorded by promptvcr also holds ``recorded: "2026-11-24T06:00:00Z"``, the
+date it was recorded (UTC, quoted so that YAML reads it as text), which ``max_age`` measures;
+older cassettes have none and load as before (their age is unknown). A response also holds
+``timing: {headers: s, chunks: [s, ...]}`` (see :mod:`.timing`); it is optional, so
+cassettes written without it load as before.
+``version`` comes last on purpose: a file cut short loses it, so truncation is reported
+as such instead of silently replaying fewer interactions. Bodies use the keys of
+:mod:`.bodies`. Secrets are removed here, on the way to the file, for every mode.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..cassettes.bodies import drop_stale_raw, encode_chunks, stored_chunk_count
+from ..cassettes.models import Interaction
+from ..cassettes.timing import timing_to_data
+from ..cassettes.wsframes import session_to_data
+from ..credentials.byname import (
+    may_need_redaction,
+    redact_form_fields,
+    redact_json_fields,
+    redact_query_values,
+    redact_url,
+)
+from ..credentials.headers import REQUEST_HEADERS, RESPONSE_HEADERS, keep_headers
+from ..credentials.recordtext import json_text, scan_text
+from . import jsonwriter
+from .reading import FORMAT_VERSION, interaction_from_data, is_json_path, load_document, loads, read
+
+__all__ = [
+    "FORMAT_VERSION",
+    "appended_pieces",
+    "date_text",
+    "dump_pieces",
+    "dumps",
+    "interaction_from_data",
+    "interaction_to_data",
+    "is_json_path",
+    "load_document",
+    "loads",
+    "read",
+    "stored_with_text",
+]
+
+
+def _redact_body(data: dict[str, Any], content_type: str) -> None:
+    """Credential fields and query values out of the stored body in ``data``, in place."""
+    for key in ("json", "events", "frames"):
+        if key in data:
+            data[key] = redact_json_fields(original := data[key])
+            drop_stale_raw(data, key, original)
+    if isinstance(data.get("text"), str):
+        form = content_type == _FORM
+        data["text"] = redact_form_fields(data["text"]) if form else redact_query_values(data["text"])
+
+
+_FORM = "application/x-www-form-urlencoded"
+
+
+def date_text(moment: datetime) -> str:
+    """A recorded date as stored: ISO 8601 in UTC to the second, ``2026-11-24T06:00:00Z``.
+    Interactions recorded in the same second share the text of the last one written."""
+    global _last_date
+    if moment.tzinfo is not None and moment.tzinfo is not timezone.utc:
+        moment = moment.astimezone(timezone.utc)
+    second = (moment.second, moment.minute, moment.hour, moment.day, moment.month, moment.year)
+    last = _last_date
+    if last[0] == second and type(moment) is datetime:
+        return last[1]
+    text = moment.replace(tzinfo=None, microsecond=0).isoformat() + "Z"
+    if type(moment) is datetime:
+        _last_date = (second, text)  # one assignment: for threads
+    return text
+
+
+_last_date: tuple[tuple[int, ...], str] = ((), "")
+
+
+def interaction_to_data(
+    interaction: Interaction,
+    *,
+    request_headers: Iterable[str] = REQUEST_HEADERS,
+    response_headers: Iterable[str] = RESPONSE_HEADERS,
+) -> dict[str, Any]:
+    """The stored form of an interaction, with every credential removed."""
+    return _to_data(interaction, request_headers, response_headers, redact_bodies=True)
+
+
+def stored_with_text(
+    interaction: Interaction,
+    *,
+    request_headers: Iterable[str] = REQUEST_HEADERS,
+    response_headers: Iterable[str] = RESPONSE_HEADERS,
+    for_scan: bool = False,
+) -> tuple[dict[str, Any], str | None]:
+    """:func:`interaction_to_data`, and its text as ``json.dumps(..., ensure_ascii=False)``
+    writes it (``None`` for data JSON cannot hold: a large body), or ``for_scan`` a text the
+    credential searches find the same things in (:func:`.scantext.scan_text`). The bodies' fields are
+    looked at one by one only when that text shows a credential field name or a URL query
+    (see :func:`.redact.may_need_redaction`), or a body is a form; else they are kept as
+    parsed, which is what redaction would have left of them."""
+    types = (interaction.request.content_type, interaction.response.content_type)  # read once
+    data = _to_data(interaction, request_headers, response_headers, redact_bodies=False, types=types)
+    text = scan_text(data, interaction) if for_scan else json_text(data)
+    if text is None or may_need_redaction(text, text.lower()) or _FORM in types:
+        _redact_body(data["request"], types[0])
+        _redact_body(data["response"], types[1])
+        text = json_text(data)
+    return data, text
+
+
+def _to_data(
+    interaction: Interaction,
+    request_headers: Iterable[str],
+    response_headers: Iterable[str],
+    *,
+    redact_bodies: bool,
+    types: tuple[str, str] | None = None,
+) -> dict[str, Any]:
+    req, resp = interaction.request, interaction.response
+    req_type, resp_type = types or (req.content_type, resp.content_type)
+    request: dict[str, Any] = {"method": req.method.upper(), "url": redact_url(req.url)}
+    if headers := keep_headers(req.headers, request_headers):
+        request["headers"] = headers
+    request_body = encode_chunks([req.content], req_type)
+    if redact_bodies:
+        _redact_body(request_body, req_type)
+    request.update(request_body)
+    response: dict[str, Any] = {"status": resp.status}
+    if headers := keep_headers(resp.headers, response_headers):
+        response["headers"] = headers
+    dated = {} if interaction.recorded is None else {"recorded": date_text(interaction.recorded)}
+    if resp.websocket is not None:  # its frames, each with its own time (see .wsframes)
+        return {
+            "request": request,
+            "response": {**response, "websocket": session_to_data(resp.websocket, redact_json_fields)},
+            **dated,
+        }
+    body = encode_chunks(resp.chunks, resp_type, streamed_events=resp.is_event_stream)
+    if redact_bodies:
+        _redact_body(body, resp_type)
+    response.update(body)
+    if resp.end != "complete":
+        response["end"] = resp.end
+    if resp.timing is not None:
+        response["timing"] = timing_to_data(
+            resp.timing, resp.chunks, body_key=next(iter(body), ""), stored_chunks=stored_chunk_count(body)
+        )
+    return {"request": request, "response": response, **dated}
+
+
+def _yaml_items(data: list[dict[str, Any]]) -> Iterator[str]:
+    from .yamlwriter import Flow, sequence_items  # with PyYAML: on the first YAML write
+
+    for item in data:
+        response = item.get("response") if isinstance(item, dict) else None
+        if isinstance(response, dict) and isinstance(response.get("timing"), dict):
+            response["timing"] = Flow(response["timing"])
+    return sequence_items(data)
+
+
+def dump_pieces(data: list[dict[str, Any]], path: Path) -> Iterator[str]:
+    """File text for interactions already in stored form (see :func:`interaction_to_data`),
+    in pieces: a writer streams them to disk, so a large body is never held as one string."""
+    if is_json_path(path):
+        yield from jsonwriter.document_pieces(data, FORMAT_VERSION)
+        return
+    if not data:
+        yield f"interactions: []\nversion: {FORMAT_VERSION}\n"
+        return
+    yield "interactions:\n"
+    yield from _yaml_items(data)
+    yield f"version: {FORMAT_VERSION}\n"
+
+
+#: Lines at the left margin of a YAML cassette other than its items (``- ``), comments and
+#: blank lines: in the layout promptvcr writes, exactly the two keys of the document.
+_TOP_LEVEL_LINE = re.compile(r"^(?!- )[^\s#].*$", re.MULTILINE)
+_VERSION_LINE = f"version: {FORMAT_VERSION}\n"
+#: The items start at the left margin, after any comments and blank lines.
+_ITEMS_START = re.compile(r"interactions:\n(?:[ \t]*(?:#[^\n]*)?\n)*- ")
+
+
+def appended_pieces(text: str, data: list[dict[str, Any]], path: Path) -> Iterator[str] | None:
+    """``text`` with ``data`` appended as its last interactions, without parsing ``text``;
+    ``None`` when ``text`` is not in the layout this needs (the caller then merges parsed data).
+
+    For a file the caller has read and loaded before (so it is a valid cassette): record
+    mode appends without re-reading every stored interaction, and what was in the file
+    (comments a reviewer added, its quoting) stays exactly as it was.
+    """
+    if is_json_path(path) or not _ITEMS_START.match(text) or not text.endswith("\n" + _VERSION_LINE):
+        return None
+    if _TOP_LEVEL_LINE.findall(text) != ["interactions:", _VERSION_LINE.rstrip("\n")]:
+        return None
+
+    def pieces() -> Iterator[str]:
+        yield text[: -len(_VERSION_LINE)]
+        yield from _yaml_items(data)
+        yield _VERSION_LINE
+
+    return pieces()
+
+
+def dumps(data: list[dict[str, Any]], path: Path) -> str:
+    """The whole file text (see :func:`dump_pieces`), for callers that want one string."""
+    return "".join(dump_pieces(data, path))

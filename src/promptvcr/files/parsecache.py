@@ -1,0 +1,302 @@
+"""A large cassette read once: its parsed interactions kept on disk, found again by its text.
+
+Reading a 10,000-interaction YAML cassette walks about a million parser events and writes
+every structured body back to its exact bytes: a second or more, paid again by every test
+process. Files of :data:`MIN_SIZE` characters or more are therefore kept here after they
+are read, in the compact form they were read into (:mod:`.compactform`: plain data, written
+with :mod:`marshal`, which constructs no other objects, unlike ``pickle``). An entry
+is named by a hash of the file's text, its format (YAML or JSON), Python's marshal format
+and the source of the code that reads cassettes: any edit to the file, even one that keeps
+its size, or to promptvcr, finds another name, and the file is read as before.
+
+The cache is an optimisation and never a reason for a load to fail: an entry that cannot
+be written (a read-only home, a full disk) is skipped, and one that is truncated or damaged
+(each holds a checksum of its content) is ignored and replaced. Interactions this form
+cannot hold (a websocket session) leave their file uncached rather than lose data.
+
+Secrets: an entry holds exactly what the cassette file holds, already redacted when it was
+written, and nothing more (no request that was not recorded, no environment).
+
+Where: ``$PROMPTVCR_CACHE_DIR``, else ``$XDG_CACHE_HOME/promptvcr``, else
+``~/.cache/promptvcr``; ``PROMPTVCR_CACHE_DIR=off`` (or empty) turns it off. It keeps at most
+:data:`MAX_ENTRIES` entries and :data:`MAX_BYTES` bytes, dropping the least recently used.
+
+A cassette read from the cache offers its requests' keys to the matching layer (see
+:class:`CachedInteractions`), which computes them once and offers them back to be kept.
+They go into the entry in place (its interactions are not written, nor hashed, again): on a
+first read the entry is written once, then its keys' part replaced when the tape offers them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import importlib.util
+import marshal
+import os
+import sys
+import tempfile
+import zlib
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from ..cassettes.models import Interaction
+from . import compactform
+from .compactform import Compact
+from .reading import is_json_path
+
+__all__ = [
+    "MIN_SIZE",
+    "CachedInteractions",
+    "cache_dir",
+    "code_fingerprint",
+    "entry_name",
+    "file_entry_name",
+    "lookup",
+    "store",
+]
+
+#: Files shorter than this (in characters) get no entry of their own: they share the memo of
+#: small files (:mod:`.smallcache`). An entry is read 15-30 times faster than the text is parsed
+#: at any size, but below this the time saved (12 ms for a 128 KiB YAML cassette of 190
+#: interactions, 1.5 ms for JSON) is not worth a file opened, and on a first read one written.
+MIN_SIZE = 128 << 10
+MAX_ENTRIES = 256
+MAX_BYTES = 512 << 20
+#: Bumped when the compact form (or how it is hashed) changes.
+_LAYOUT = b"promptvcr-parse-cache-4"
+_MAGIC = b"PVCRPC04"
+#: Names are SHA-256, cut to this many bytes: every file read is hashed whole, and SHA-256
+#: is the one of hashlib's hashes that CPUs compute in hardware (x86's SHA extensions,
+#: ARMv8's): 6.0 ms to name a 10,000-interaction JSON cassette (11.7 MB) where BLAKE2b took
+#: 8.6 ms, on the machine of issue 22. A name must never be shared by two texts.
+_DIGEST = 16
+#: An entry's content is checked by CRC-32 (:func:`zlib.crc32`, 4 bytes): it is there to
+#: find an entry torn or damaged on disk, not to tell texts apart (its name does that), and
+#: it is a third of SHA-256's time: 0.7 ms instead of 2.3 for the 5 MB entry of that
+#: cassette, paid when it is written and again by every read.
+_CHECK = 4
+#: An entry: magic, the checksum of all that follows the header, the length of the
+#: interactions' part, that part, then the keys' part (``None`` until keys are offered,
+#: which then replace it in place: see :func:`_append_keys`).
+_LENGTH = 8
+_HEADER = len(_MAGIC) + _CHECK + _LENGTH
+
+
+def cache_dir() -> Path | None:
+    """Where entries live, or ``None`` when the cache is turned off. Asked on every load: the
+    folder is worked out once per value of the variables it depends on (6 us each time, else)."""
+    environ = os.environ
+    return _cache_dir(environ.get("PROMPTVCR_CACHE_DIR"), environ.get("XDG_CACHE_HOME"), environ.get("HOME"))
+
+
+@functools.lru_cache(maxsize=16)
+def _cache_dir(configured: str | None, xdg: str | None, home: str | None) -> Path | None:
+    if configured is not None:
+        if not configured.strip() or configured.strip().lower() == "off":
+            return None
+        return Path(configured)
+    base = Path(xdg) if xdg else Path.home() / ".cache"  # Path.home() reads $HOME: ``home``
+    return base / "promptvcr"
+
+
+@functools.cache
+def code_fingerprint() -> bytes:
+    """The running promptvcr's cassette-reading code: every source file's name, size and
+    modification time (an installed release and a working copy being edited alike), and
+    PyYAML's, found without importing it: a process replaying from the cache never imports it."""
+    parts = [_LAYOUT, str(marshal.version).encode(), sys.version.encode()]
+    with contextlib.suppress(ImportError, ValueError, OSError):
+        spec = importlib.util.find_spec("yaml")
+        if spec is not None and spec.origin is not None:
+            stat = os.stat(spec.origin)
+            parts.append(f"yaml:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    here = Path(__file__).resolve().parent
+    for folder in (here, here / "rules"):
+        with contextlib.suppress(OSError):
+            for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+                if entry.name.endswith(".py"):
+                    stat = entry.stat()
+                    parts.append(f"{entry.name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    return hashlib.sha256(b"\0".join(parts)).digest()[:_DIGEST]
+
+
+def entry_name(text: str | bytes, fmt: str) -> str:
+    """The name of the entry for a file's ``text`` read as ``fmt`` (``"yaml"`` or ``"json"``).
+
+    ``text`` may be the file's bytes instead (those of a file read as UTF-8 text are what
+    encoding its text gives): the same name without encoding a large text back."""
+    digest = hashlib.sha256(code_fingerprint() + fmt.encode())
+    digest.update(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()[: 2 * _DIGEST]
+
+
+def file_entry_name(data: bytes, path: Path) -> str:
+    """The name of the entry for the file at ``path``, read as ``data``: its format is its name's."""
+    return entry_name(data, "json" if is_json_path(path) else "yaml")
+
+
+class CachedInteractions(list[Interaction]):
+    """A loaded cassette's interactions, with what the matching layer knows of them.
+
+    ``keys(token)`` gives each request's key as computed before under the code and rules
+    that ``token`` names (``None`` when unknown); ``offer_keys(token, keys)`` keeps them with
+    the cache entry. The token is opaque here: the matching layer makes it.
+    """
+
+    _keys: tuple[bytes, list[str]] | None = None
+    _remember: Callable[[bytes, list[str]], None] | None = None
+
+    @classmethod
+    def holding(
+        cls,
+        interactions: Iterable[Interaction],
+        keys: tuple[bytes, list[str]] | None,
+        remember: Callable[[bytes, list[str]], None] | None,
+    ) -> CachedInteractions:
+        """``interactions`` with the ``(token, keys)`` kept for them, and what keeps keys offered."""
+        held = cls(interactions)
+        held._keys, held._remember = keys, remember
+        return held
+
+    def keys(self, token: bytes) -> list[str] | None:
+        if self._keys is not None and self._keys[0] == token and len(self._keys[1]) == len(self):
+            return self._keys[1]
+        return None
+
+    def offer_keys(self, token: bytes, keys: list[str]) -> None:
+        if self.keys(token) is not None or len(keys) != len(self):
+            return
+        self._keys = (token, keys)
+        remember, self._remember = self._remember, None
+        if remember is not None:
+            remember(token, keys)
+
+    def __reduce__(self) -> tuple[type[list[Interaction]], tuple[list[Interaction]]]:
+        # Copied or pickled as the plain list it is.
+        return list, (list(self),)
+
+
+def _entry_path(name: str) -> Path | None:
+    folder = cache_dir()
+    return None if folder is None else folder / name
+
+
+def lookup(name: str, path: Path) -> CachedInteractions | None:
+    """The interactions kept under ``name`` (``path`` is the cassette, for messages), or
+    ``None``: no entry, the cache turned off, or an entry that is damaged."""
+    entry = _entry_path(name)
+    if entry is None:
+        return None
+    try:
+        data = entry.read_bytes()
+    except OSError:
+        return None
+    if data[: len(_MAGIC)] != _MAGIC or len(data) < _HEADER:
+        return None
+    size = int.from_bytes(data[_HEADER - _LENGTH : _HEADER], "little")
+    view = memoryview(data)
+    part_check = zlib.crc32(view[_HEADER : _HEADER + size])
+    if _checksum(zlib.crc32(view[_HEADER + size :], part_check)) != data[len(_MAGIC) : len(_MAGIC) + _CHECK]:
+        return None
+    try:
+        keys = marshal.loads(view[_HEADER + size :])
+        interactions = compactform.interactions_from(view[_HEADER : _HEADER + size], path)
+        loaded = CachedInteractions.holding(interactions, keys, _keeper(name, size, part_check))
+    except (ValueError, TypeError, EOFError, IndexError):
+        return None
+    with contextlib.suppress(OSError):
+        os.utime(entry)  # recently used: pruned last
+    return loaded
+
+
+def _checksum(crc: int) -> bytes:
+    return crc.to_bytes(_CHECK, "little")
+
+
+def _keeper(name: str, size: int, part_check: int) -> Callable[[bytes, list[str]], None]:
+    """What keeps keys offered for the entry ``name`` whose interactions' part is ``size``
+    bytes long, of CRC-32 ``part_check`` (so that neither is computed again)."""
+
+    def remember(token: bytes, keys: list[str]) -> None:
+        _append_keys(name, size, part_check, (token, keys))
+
+    return remember
+
+
+def store(name: str, interactions: list[Interaction], compact: list[Compact] | None) -> CachedInteractions:
+    """Keep ``interactions`` under ``name`` as ``compact``, their compact form (``None``: they do
+    not fit it), when the cache can be written; what to hand on either way (offering keys keeps
+    them too). See :func:`.reading.read`, which gives both."""
+    part = None if compact is None else compactform.dumps(compact)
+    if part is None:
+        return CachedInteractions(interactions)
+    part_check = zlib.crc32(part)
+    remember = _keeper(name, len(part), part_check) if _write(name, part, part_check) else None
+    return CachedInteractions.holding(interactions, None, remember)
+
+
+def _write(name: str, part: bytes, part_check: int) -> bool:
+    """Write one entry atomically, without keys; ``False`` (silently) when it cannot be."""
+    entry = _entry_path(name)
+    if entry is None:
+        return False
+    tail = marshal.dumps(None)
+    temp = None
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
+        with os.fdopen(fd, "wb") as out:
+            out.write(
+                _MAGIC + _checksum(zlib.crc32(tail, part_check)) + len(part).to_bytes(_LENGTH, "little")
+            )
+            out.write(part)
+            out.write(tail)
+        os.replace(temp, entry)
+        temp = None
+        _prune(entry.parent)
+    except OSError:
+        return False
+    finally:
+        if temp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+    return True
+
+
+def _append_keys(name: str, size: int, part_check: int, keys: tuple[bytes, list[str]]) -> None:
+    """Put ``keys`` in the entry ``name`` in place of the ones it holds, without writing its
+    interactions again. Not atomic: a reader meanwhile (or a crash) sees a digest that does
+    not match, takes the entry for damaged and replaces it, as for any damaged entry."""
+    entry = _entry_path(name)
+    if entry is None:
+        return
+    try:
+        tail = marshal.dumps(keys)
+    except ValueError:
+        return
+    with contextlib.suppress(OSError), open(entry, "r+b") as out:
+        out.seek(_HEADER + size)
+        out.write(tail)
+        out.truncate()
+        out.seek(len(_MAGIC))
+        out.write(_checksum(zlib.crc32(tail, part_check)))
+
+
+def _prune(folder: Path) -> None:
+    """Drop the least recently used entries beyond :data:`MAX_ENTRIES` or :data:`MAX_BYTES`."""
+    entries = []
+    with os.scandir(folder) as scan:
+        for item in scan:
+            if len(item.name) == 2 * _DIGEST and item.is_file():
+                with contextlib.suppress(OSError):
+                    stat = item.stat()
+                    entries.append((stat.st_mtime_ns, stat.st_size, item.path))
+    entries.sort(reverse=True)
+    total = 0
+    for count, (_, size, name) in enumerate(entries):
+        total += size
+        if count >= MAX_ENTRIES or total > MAX_BYTES:
+            with contextlib.suppress(OSError):
+                os.unlink(name)

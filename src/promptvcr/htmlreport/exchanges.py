@@ -1,0 +1,185 @@
+"""One request and its answer as the report shows them: masked, as turns, with tokens and price.
+
+Nothing reaches the report that a cassette would not hold: each request and answer goes
+through the cassette's own redaction first (:func:`promptvcr.credentials.redaction.redact`:
+credential headers, parameters and fields by name, every value the request sent as a
+credential wherever else it appears, secret-shaped values and ``$*_API_KEY`` values of
+the environment). A request redaction would refuse to write is not shown at all.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..cassettes.models import Interaction, Request, Response
+from ..cassettes.providers import provider_of
+from ..commands.inventory import summarize_interaction
+from ..commands.transcript import Turn, answer_turns, request_turns
+from ..matching.diffs import MISSING, candidates
+from .model import DriftLine, Exchange, FieldDiff, Miss, TurnView
+from .pricing import Prices
+from .sessionturns import jsonrpc_answer, jsonrpc_request, session_model, session_turns
+
+__all__ = ["drift_line", "exchanges", "masked", "miss"]
+
+#: Paths of the OpenAI wire format that many providers and gateways serve on their own hosts.
+_OPENAI_PATHS = ("/chat/completions", "/responses", "/embeddings", "/completions", "/realtime")
+_WORDS = re.compile(r"\S+|\s+")
+#: What stands in for the answer of a request nothing answered, for redaction (then dropped).
+_NO_RESPONSE = Response(status=204)
+_REFUSED = "promptvcr left this request out: it holds a value shaped like a credential."
+
+
+def masked(pairs: Sequence[tuple[Request, Response | None]]) -> list[Interaction | None]:
+    """Each ``(request, response)`` as a cassette would store it; ``None`` for one whose request
+    redaction refuses (a credential in a place it cannot mask without changing the request).
+
+    One redaction for all: what it sets up (the environment's credentials) is done once."""
+    from ..credentials import redaction
+    from ..files import reading
+
+    label = "report"
+    redacted = redaction.redact(
+        [Interaction(request, response or _NO_RESPONSE) for request, response in pairs],
+        environ=os.environ,
+        label=label,
+    )
+    refused = {int(where[len(label) + 1 : -1]) for where, _, _ in redacted.refused}
+    kept = iter(redacted.data)
+    return [
+        None if index in refused else reading.interaction_from_data(next(kept), Path(label), index)
+        for index in range(len(pairs))
+    ]
+
+
+def provider_name(request: Request) -> str:
+    """The provider as the report filters by it: known by host, SDK headers or path, else MCP
+    for JSON-RPC, Gemini Live's websocket, the OpenAI wire format's paths, else the host."""
+    found = provider_of(request.url, request.headers)
+    if found:
+        return found
+    path = urlsplit(request.url).path
+    if b'"jsonrpc"' in request.content:
+        return "mcp"
+    if "BidiGenerateContent" in path:
+        return "google"
+    if path.endswith(_OPENAI_PATHS):
+        return "openai-compatible"
+    return urlsplit(request.url).hostname or "unknown"
+
+
+def _views(turns: Sequence[Turn]) -> list[TurnView]:
+    return [TurnView(turn.role, turn.text, turn.image) for turn in turns]
+
+
+def _request_views(request: Request) -> list[TurnView]:
+    return _views(jsonrpc_request(request) or request_turns(request))
+
+
+def _answer_views(response: Response) -> list[TurnView]:
+    if response.websocket is not None:
+        return _views(session_turns(response.websocket))
+    return _views(jsonrpc_answer(response) or answer_turns(response))
+
+
+def exchanges(
+    pairs: Sequence[tuple[Request, Response | None]], outcomes: Sequence[str], prices: Prices
+) -> list[Exchange]:
+    """The exchanges of ``pairs`` (a ``None`` response: a request nothing answered), masked."""
+    shown = masked(pairs)
+    return [
+        _exchange(request, masked_pair, response is not None, outcome, prices)
+        for (request, response), masked_pair, outcome in zip(pairs, shown, outcomes, strict=True)
+    ]
+
+
+def _exchange(
+    request: Request, shown: Interaction | None, answered: bool, outcome: str, prices: Prices
+) -> Exchange:
+    provider = provider_name(request)
+    if shown is None:
+        view = TurnView("refused", _REFUSED)
+        return Exchange(outcome, request.method, "(not shown)", provider, "", None, False, [view], [])
+    summary = summarize_interaction(shown)
+    tokens = summary.tokens
+    model = summary.model or session_model(shown.request, shown.response)
+    return Exchange(
+        outcome=outcome,
+        method=shown.request.method,
+        url=shown.request.url,
+        provider=provider,
+        model=model,
+        status=shown.response.status if answered else None,
+        streamed=summary.streamed if answered else False,
+        request=_request_views(shown.request),
+        answer=_answer_views(shown.response) if answered else [],
+        tokens_in=tokens.input,
+        tokens_out=tokens.output,
+        price=prices.price(provider, model, tokens.input, tokens.output),
+    )
+
+
+def _text(value: Any) -> str:
+    if value is MISSING:
+        return "(absent)"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, indent=1, default=repr)
+
+
+def _pieces(recorded: str, sent: str) -> tuple[list[tuple[bool, str]], list[tuple[bool, str]]]:
+    """Both texts cut into word runs, each marked changed or not, for a side-by-side view."""
+    left, right = _WORDS.findall(recorded), _WORDS.findall(sent)
+    if len(left) * len(right) > 4_000_000:  # two long texts: mark them changed as a whole
+        return [(True, recorded)], [(True, sent)]
+    old: list[tuple[bool, str]] = []
+    new: list[tuple[bool, str]] = []
+    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if i2 > i1:
+            old.append((tag != "equal", "".join(left[i1:i2])))
+        if j2 > j1:
+            new.append((tag != "equal", "".join(right[j1:j2])))
+    return old, new
+
+
+def miss(request: Request, interactions: Sequence[Interaction], rules: Sequence[Any], why: str) -> Miss:
+    """A request no recording matched, with the fields in which the nearest one differs.
+
+    The diff is taken on the masked request, so a credential sent in the body never shows."""
+    shown = masked([(request, None)])[0]
+    provider = provider_name(request)
+    if shown is None:
+        return Miss(request.method, "(not shown)", "", [], [TurnView("refused", _REFUSED)], why, provider)
+    sent = shown.request
+    found = candidates(sent, interactions, rules)
+    nearest, diffs = "", []
+    if found:
+        best = found[0]
+        recorded = best.interaction.request
+        nearest = f"interactions[{best.position}] {recorded.method} {recorded.url}"
+        for difference in best.diffs:
+            old, new = _pieces(_text(difference.recorded), _text(difference.sent))
+            diffs.append(FieldDiff(difference.path, old, new))
+    model = summarize_interaction(shown).model
+    return Miss(sent.method, sent.url, nearest, diffs, _request_views(sent), why, provider, model)
+
+
+def drift_line(where: str, text: str) -> DriftLine:
+    """A line of ``RecordMode.verify``'s drift with its severity: ``added`` for a new field (code
+    that ignores it still works), ``changed`` for a finish reason, ``breaking`` for the rest (a
+    field gone, a type, status, content type, stream events or tool calls changed)."""
+    if ": new field " in text:
+        severity = "added"
+    elif text.startswith("finish reason:"):
+        severity = "changed"
+    else:
+        severity = "breaking"
+    return DriftLine(where, severity, text)
