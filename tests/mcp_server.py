@@ -13,10 +13,11 @@ import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
 
 
-def _server() -> MCPServer:
+def _server(title: str | None = None) -> MCPServer:
+    """``title``: the ``add`` tool has one (a server that changed since a recording)."""
     server: MCPServer = MCPServer("promptvcr-test")
 
-    @server.tool()
+    @server.tool(title=title)
     def add(a: int, b: int) -> int:
         """Add two numbers."""
         return a + b
@@ -33,8 +34,9 @@ def _server() -> MCPServer:
 class McpServer:
     """``with McpServer() as server:`` ``server.url`` (streamable HTTP) until exit."""
 
-    def __init__(self, *, transport: str = "streamable-http") -> None:
+    def __init__(self, *, transport: str = "streamable-http", title: str | None = None) -> None:
         self.transport = transport
+        self.title = title
         self.port = 0
         self._uvicorn: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
@@ -45,7 +47,7 @@ class McpServer:
         return f"http://127.0.0.1:{self.port}{path}"
 
     def __enter__(self) -> McpServer:
-        app: Any = _server()
+        app: Any = _server(self.title)
         asgi = app.streamable_http_app() if self.transport == "streamable-http" else app.sse_app()
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))

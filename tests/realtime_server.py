@@ -7,6 +7,7 @@ import base64
 import datetime
 import ipaddress
 import json
+import socket
 import ssl
 import tempfile
 import threading
@@ -23,7 +24,10 @@ from websockets.sync.server import Server, ServerConnection, serve
 AUDIO_OUT = base64.b64encode(bytes(range(256)) * 4).decode()
 
 
-def _openai(ws: ServerConnection) -> None:
+def _openai(ws: ServerConnection, drift: str = "") -> None:
+    """``drift``: the server changed since a session was recorded, as providers do: a new
+    ``rate_limits.updated`` event (``"event"``) or a new ``item_id`` field in ``response.done``
+    (``"field"``)."""
     n = 0
 
     def send(event: dict[str, Any]) -> None:
@@ -52,11 +56,20 @@ def _openai(ws: ServerConnection) -> None:
         elif kind == "response.create":
             ids = {"response_id": "resp_1", "item_id": "item_2", "output_index": 0, "content_index": 0}
             send({"type": "response.created", "response": {"id": "resp_1", "object": "realtime.response"}})
+            if drift == "event":
+                send({"type": "rate_limits.updated", "rate_limits": [{"name": "tokens", "remaining": 9}]})
             for word in ("I heard ", f"{len(audio)} bytes", "."):
                 send({"type": "response.output_audio_transcript.delta", **ids, "delta": word})
             send({"type": "response.output_audio.delta", **ids, "delta": AUDIO_OUT})
             send({"type": "response.output_audio.done", **ids})
-            send({"type": "response.done", "response": {"id": "resp_1", "status": "completed"}})
+            done = {"id": "resp_1", "status": "completed", "usage": {"input_tokens": 12, "output_tokens": 7}}
+            send(
+                {
+                    "type": "response.done",
+                    "response": done,
+                    **({"item_id": "item_2"} if drift == "field" else {}),
+                }
+            )
 
 
 def _gemini(ws: ServerConnection) -> None:
@@ -109,15 +122,42 @@ def _echo(ws: ServerConnection) -> None:
         ws.send(message)
 
 
+def _cut(ws: ServerConnection, how: str) -> None:
+    """Answers ``go`` with two frames, then ends the session as ``how`` says: ``close`` (1011
+    with a reason), ``nostatus`` (a close frame without a code), ``violation`` (a text frame
+    that is not UTF-8: the client fails the connection with 1007), ``abrupt`` (the TCP
+    connection closed, no close frame), ``going`` (1001 before answering at all)."""
+    assert ws.recv() == "go"
+    if how == "going":
+        ws.close(1001, "going away")
+        return
+    ws.send("partial 1")
+    ws.send(json.dumps({"type": "response.output_text.delta", "delta": "partial 2"}))
+    if how == "close":
+        ws.close(1011, "internal error")
+    elif how == "nostatus":
+        with ws.protocol_mutex:
+            ws.protocol.send_close()
+            ws.send_data()
+        ws.recv_events_thread.join(5)
+    elif how == "violation":
+        ws.socket.sendall(b"\x81\x02\xff\xfe")
+        ws.recv_events_thread.join(5)
+    elif how == "abrupt":
+        ws.socket.shutdown(socket.SHUT_RDWR)
+        ws.socket.close()
+
+
 class RealtimeServer:
     """``with RealtimeServer() as server:`` ``server.url`` (``ws://127.0.0.1:port``) until exit.
 
     ``tls=True`` serves ``wss://`` with a self-signed certificate that ``server.client_ssl``
     trusts (the Gemini SDK speaks only ``wss://``)."""
 
-    def __init__(self, *, tls: bool = False) -> None:
+    def __init__(self, *, tls: bool = False, drift: str = "") -> None:
         self.paths: list[str] = []
         self.tls = tls
+        self.drift = drift
         self.client_ssl: ssl.SSLContext | None = None
         self._port = 0
         self._server: Server | None = None
@@ -128,8 +168,12 @@ class RealtimeServer:
         self.paths.append(path)
         if path.startswith("/echo"):
             _echo(ws)
+        elif path.startswith("/cut"):
+            _cut(ws, path.partition("how=")[2])
+        elif "BidiGenerateContent" in path:
+            _gemini(ws)
         else:
-            (_gemini if "BidiGenerateContent" in path else _openai)(ws)
+            _openai(ws, self.drift)
 
     def __enter__(self) -> RealtimeServer:
         server_ssl = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import warnings
 from pathlib import Path
 
 import httpx
@@ -15,6 +16,7 @@ from fake_provider import FakeProvider
 
 import promptvcr
 from promptvcr import RecordMode
+from promptvcr.files import fileformat
 
 
 def record_then_replay(tmp_path: Path, call, *, is_async: bool = False):  # type: ignore[no-untyped-def]
@@ -111,9 +113,12 @@ def test_record_mode_appends_and_keeps_what_the_cassette_held(tmp_path: Path, pr
         assert len(replay.interactions) == 2
 
 
-def test_rewrite_replaces_the_cassette_but_not_when_the_body_failed(
+def test_rewrite_replaces_what_it_re_recorded_but_not_when_the_body_failed(
     tmp_path: Path, provider: FakeProvider
 ) -> None:
+    """Issue 42: a rewrite replaces the interactions it re-recorded, keeps the others (another
+    test's, in a shared cassette), and a body that failed leaves the file as it was and its
+    recordings aside, beside it."""
     path = tmp_path / "rewrite.yaml"
     client = sdk_calls.openai_client(provider.base_url)
     with promptvcr.use_cassette(path, record_mode="record"):
@@ -121,18 +126,24 @@ def test_rewrite_replaces_the_cassette_but_not_when_the_body_failed(
         client.chat.completions.create(model="m", messages=[{"role": "user", "content": "old two"}])
     before = path.read_text()
 
-    with pytest.raises(ZeroDivisionError), promptvcr.use_cassette(path, record_mode="rewrite"):
+    with pytest.raises(ZeroDivisionError), promptvcr.use_cassette(path, record_mode="rewrite") as failed:
         client.chat.completions.create(model="m", messages=[{"role": "user", "content": "new"}])
         1 / 0  # noqa: B018
     assert path.read_text() == before
+    aside = tmp_path / "rewrite.rerecorded.yaml"
+    assert failed.saved.aside == aside and failed.saved.aside_count == 1 and failed.saved.written == 0
+    assert [i.request.content for i in fileformat.loads(aside.read_text(), aside)] == [
+        failed.played[0].request.content
+    ]
 
     with promptvcr.use_cassette(path, record_mode=RecordMode.REWRITE) as cassette:
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "old two"}])
         client.chat.completions.create(model="m", messages=[{"role": "user", "content": "new"}])
-    assert [play.outcome for play in cassette.played] == ["recorded"]
+    assert [play.outcome for play in cassette.played] == ["recorded", "recorded"]
+    assert cassette.saved.written == 2
     with promptvcr.use_cassette(path) as replay:
-        assert [json.loads(i.request.content)["messages"] for i in replay.interactions] == [
-            [{"role": "user", "content": "new"}]
-        ]
+        asked = [json.loads(i.request.content)["messages"][0]["content"] for i in replay.interactions]
+    assert asked == ["old one", "old two", "new"]
 
 
 def test_passthrough_sends_everything_and_writes_nothing(tmp_path: Path, provider: FakeProvider) -> None:
@@ -276,14 +287,19 @@ def test_json_cassette_when_the_path_ends_in_json(tmp_path: Path, provider: Fake
     assert cassette.played[0].hit
 
 
-def test_a_stream_left_open_is_reported_not_silently_dropped(tmp_path: Path, provider: FakeProvider) -> None:
+def test_a_stream_left_open_is_recorded_as_far_as_it_arrived(tmp_path: Path, provider: FakeProvider) -> None:
+    """Issue 42: a stream the code neither read to the end nor closed was paid for: it is written
+    as far as it arrived, ``end: closed``, and counted as recorded."""
     client = sdk_calls.openai_client(provider.base_url)
     path = tmp_path / "open.yaml"
-    unfinished = r"1 response\(s\) recorded into .* were neither read to the end nor closed"
-    with pytest.warns(RuntimeWarning, match=unfinished), promptvcr.use_cassette(path, record_mode="record"):
-        stream = client.chat.completions.create(
-            model="m", messages=[{"role": "user", "content": "x"}], stream=True
-        )
-        next(iter(stream))
-    assert not path.exists()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with promptvcr.use_cassette(path, record_mode="record") as cassette:
+            stream = client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "x"}], stream=True
+            )
+            next(iter(stream))
     stream.close()
+    assert [play.outcome for play in cassette.played] == ["recorded"]
+    (written,) = fileformat.loads(path.read_text(), path)
+    assert written.response.end == "closed" and written.response.chunks

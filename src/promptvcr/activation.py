@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextvars
 import functools
 import inspect
+import os
 import threading
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
@@ -128,6 +129,10 @@ def activate(cassette: _Active) -> None:
             _uninstall = install_all(_Dispatcher())
         _active = (*_active, cassette)
         _tokens[id(cassette)] = _entered.set((*_entered.get(), cassette))
+    if not _watchers and os.environ.get("PROMPTVCR_USAGE_DIR"):
+        from .usage import ready  # now, not at exit: by then the code under test may have
+
+        ready()  # dropped privileges or moved the package (tests/cassettes/test_save_imports.py)
 
 
 def _leave_context(cassette: _Active, token: contextvars.Token[tuple[_Active, ...]] | None) -> None:
@@ -160,6 +165,10 @@ def deactivate(cassette: _Active) -> None:
         watchers = list(_watchers)
     for callback in watchers:
         callback(cassette)
+    if not watchers and (folder := os.environ.get("PROMPTVCR_USAGE_DIR")):
+        from .usage import note  # a child of a pytest run (a subprocess, promptvcr serve): tell it
+
+        note(cassette, folder)
 
 
 def hold_patches(held: bool) -> None:

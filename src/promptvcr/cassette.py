@@ -23,8 +23,9 @@ from .cassettes.models import Interaction, Play, Request, Response
 from .cassettes.playback import Pace, pace_factor, untimed_message
 from .credentials.headers import REQUEST_HEADERS, RESPONSE_HEADERS
 from .errors import CassetteMiss, CassetteWriteError
-from .files import persister
+from .files import persister, saving
 from .interceptors.decision import PASS_THROUGH, Decision, Record, Replay
+from .matching import jsonrpc
 from .matching.background import DEFAULT_IGNORE_HOSTS, DEFAULT_PASSTHROUGH_HOSTS, BackgroundHosts
 from .matching.key import request_key
 from .matching.parts import Rule
@@ -140,7 +141,9 @@ class Cassette(activation.Block):
         #: What ``RecordMode.verify`` found: each live answer whose structure changed.
         self.drift: list[verifying.Drift] = []
         self._recorded: list[Interaction] = []
-        self._unfinished: dict[int, Request] = {}  # sent to record, response not complete yet
+        #: Sent to record, response not complete yet; with what records it as far as it arrived.
+        self._unfinished: dict[int, tuple[Request, Callable[[], None] | None]] = {}
+        self._saver: saving.Saver | None = None  # writes each recording as it completes
         self._loaded = persister.Loaded([], exists=False)
 
     def __repr__(self) -> str:
@@ -221,10 +224,14 @@ class Cassette(activation.Block):
 
     def _replayed(self, request: Request, interaction: Interaction) -> Replay:
         """Under the lock: ``interaction`` answers ``request``. The request is kept in ``played``
-        with the recorded body when it sent the same bytes: its own copy may then go."""
+        with the recorded body when it sent the same bytes: its own copy may then go. A JSON-RPC
+        answer takes the live request's ids (keys ignore them: :mod:`.matching.jsonrpc`)."""
+        response = interaction.response
         if request.content == (recorded := interaction.request.content):
             request.content = recorded
-        self.played.append(Play(request, "replayed", response := interaction.response))
+        elif jsonrpc.MARKER in recorded:
+            response = jsonrpc.renumbered(response, jsonrpc.renumbering(recorded, request.content))
+        self.played.append(Play(request, "replayed", response))
         if self._pace is None and request.method != "GET" and not response.websocket:
             return Replay(response)
         return Replay(response.served(self._pace, self.played), self)  # self: misses
@@ -240,6 +247,8 @@ class Cassette(activation.Block):
                 self._tape.append(key, interaction)
             self._recorded.append(interaction)
             self.played.append(Play(request, "recorded", response))
+        if self._saver is not None:
+            self._saver.recorded(interaction)  # on disk now: a kill loses at most what is in flight
 
     def _add_verified(self, request: Request, interaction: Interaction, live: Response) -> None:
         with self._lock:
@@ -291,6 +300,11 @@ class Cassette(activation.Block):
         self._lane = (
             self.record_mode.replays and not self._keyless and self._fault_plan is None and self._pace is None
         )
+        if self.record_mode.writes_cassette:
+            rewrite = self.record_mode is RecordMode.REWRITE
+            self._saver = saving.Saver(
+                self.path, self.writing, self._loaded, rewrite=rewrite, rules=self.rules
+            )
         if self._pace is not None and any(i.response.timing is None for i in interactions):
             warnings.warn(untimed_message(self.path, self.timing), RuntimeWarning, stacklevel=2)
         if self.record_mode.writes_cassette:
@@ -311,8 +325,9 @@ class Cassette(activation.Block):
         body_raised = exc_type is not None
         self._active = False
         activation.deactivate(self)
+        unwritten.record_abandoned(self._unfinished)  # as far as they arrived, ``end: closed``
         if not body_raised:  # the real error is what shows
-            unwritten.warn_unfinished(self.path, self._unfinished.values())
+            unwritten.warn_unfinished(self.path, (request for request, _ in self._unfinished.values()))
             verifying.warn_drift(self.path, self.drift)
         failed = body_raised or bool(self._misses)  # a caught miss fails the block too
         try:
@@ -321,6 +336,8 @@ class Cassette(activation.Block):
             if not failed:
                 raise
             warnings.warn(str(write_error), RuntimeWarning, stacklevel=2)
+        if (miss := CassetteMiss.unwrapped(error)) is not None:  # a task group of misses only
+            raise miss from None
         if self._misses and not isinstance(error, CassetteMiss):
             if (add_note := getattr(error, "add_note", None)) is not None:  # 3.11+
                 add_note(self._misses[0].note(len(self._misses)))  # a framework's error hid the miss
@@ -328,12 +345,15 @@ class Cassette(activation.Block):
                 raise CassetteMiss.swallowed(self._misses[0], len(self._misses), self.path)
 
     def _save(self, body_raised: bool) -> None:
-        mode = self.record_mode
-        if mode is RecordMode.RECORD and self._recorded:
-            self.writing.append(self.path, self._recorded, self._loaded)
-        elif mode is RecordMode.REWRITE and not body_raised:
-            # A body that failed half-way would replace a full cassette with part of one.
-            self.writing.replace(self.path, self._recorded)
+        """What the use recorded is on disk already (:mod:`.files.saving`); a rewrite whose body
+        failed half-way leaves the cassette as it was and its recordings aside."""
+        if self._saver is not None:
+            self._saver.finish(body_raised)
+
+    @property
+    def saved(self) -> saving.Saved:
+        """What the last use wrote, and what a failed rewrite kept aside (:class:`~.saving.Saved`)."""
+        return saving.Saved() if self._saver is None else self._saver.saved
 
     def _fresh(self) -> Cassette:
         """A new cassette with the same settings, for each call of a decorated function."""
@@ -348,9 +368,9 @@ class _Recording:
     def __init__(self, cassette: Cassette, request: Request, key: str) -> None:
         self._cassette, self._request, self._key = cassette, request, key
 
-    def started(self) -> None:
+    def started(self, abandon: Callable[[], None] | None = None) -> None:
         with self._cassette._lock:
-            self._cassette._unfinished[id(self._request)] = self._request
+            self._cassette._unfinished[id(self._request)] = (self._request, abandon)
 
     def __call__(self, response: Response) -> None:
         self._cassette._add_recorded(self._request, self._key, response)

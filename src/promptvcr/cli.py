@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "prune": ("prune", "remove the cassettes and interactions the last test run did not use"),
     "scan": ("scan", "look for API keys, tokens and private keys in cassettes; exit 1 on findings"),
     "serve": ("serve", "serve cassettes over HTTP to subprocesses and other languages, by base URL"),
+    "mcp": ("mcp_wrap", "run an MCP server over stdio through a cassette, for MCP clients in any language"),
 }
 
 

@@ -50,6 +50,27 @@ class CassetteMiss(BaseException):
             cassette=first.cassette or cassette,
         )
 
+    @classmethod
+    def unwrapped(cls, error: BaseException | None) -> CassetteMiss | None:
+        """The first miss of an exception group that holds nothing but misses (an anyio task
+        group, as the ``mcp`` SDK runs each session in one, wraps whatever a task raised);
+        ``None`` for any other error. The test then gets the miss itself, not a group."""
+        if error is None or not isinstance(getattr(error, "exceptions", None), tuple):  # not a group
+            return None
+        leaves: list[BaseException] = []
+        pending: list[BaseException] = [error]
+        while pending:
+            item = pending.pop(0)
+            if isinstance(inner := getattr(item, "exceptions", None), tuple):
+                pending[:0] = inner
+            else:
+                leaves.append(item)
+        if not leaves or not all(isinstance(leaf, cls) for leaf in leaves):
+            return None
+        first = leaves[0]
+        assert isinstance(first, cls)
+        return first
+
     def note(self, count: int) -> str:
         """What a cassette adds to another error the body raised after it caught this miss
         (a framework that turned the miss into its own error)."""

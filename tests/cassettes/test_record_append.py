@@ -72,3 +72,30 @@ def test_a_cassette_laid_out_by_hand_is_merged_and_loses_nothing(tmp_path: Path,
     with promptvcr.use_cassette(path, record_mode="record"):
         _ask(provider.base_url, "second")
     assert _questions(path) == ["first", "second"]
+
+
+KILLED_MID_USE = """
+import os, signal, sys
+import promptvcr, sdk_calls
+client = sdk_calls.openai_client(sys.argv[2])
+with promptvcr.use_cassette(sys.argv[1], record_mode="record"):
+    for n in range(3):
+        client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": f"paid {n}"}])
+    os.kill(os.getpid(), signal.SIGKILL)  # a CI timeout, the OOM killer: the cassette never exits
+"""
+
+
+def test_a_recording_is_on_disk_as_soon_as_it_completes(tmp_path: Path, provider) -> None:  # type: ignore[no-untyped-def]
+    """Issue 42: a process killed inside its cassette loses at most the request in flight."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    path = tmp_path / "killed.yaml"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[1]), *sys.path])}
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED_MID_USE, str(path), provider.base_url], env=env, timeout=120
+    )
+    assert done.returncode == -signal.SIGKILL
+    assert _questions(path) == ["paid 0", "paid 1", "paid 2"]

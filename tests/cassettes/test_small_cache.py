@@ -250,7 +250,7 @@ def test_memos_of_other_versions_of_the_code_are_dropped_but_the_last_few(
 ) -> None:
     cache.mkdir()
     for n in range(5):
-        (cache / f"small-{n:032x}").write_bytes(b"an old memo")
+        (cache / f"small-{n:032x}").write_bytes(b"PVCRSM02 an old memo")  # its header: the cache's own
         os.utime(cache / f"small-{n:032x}", ns=(n * 10**9, n * 10**9))
     persister.load(_write(tmp_path / "c.yaml", [_chat(0)]))
     smallcache.flush()

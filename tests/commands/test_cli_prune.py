@@ -67,10 +67,11 @@ def _count(path: Path) -> int:
 
 
 DRY_RUN = (
-    "would remove cassettes/test_app/test_gone.yaml (no test used it)\n"
     "would remove interactions[1] from cassettes/test_app/test_hello.yaml (no test played them)\n"
-    "1 cassette(s) and 1 interaction(s) would be removed; 1 cassette(s) no test opened kept (outside the "
-    "folders whose tests ran, or owned by skipped tests); run without --dry-run to remove them.\n"
+    "kept cassettes/test_app/test_gone.yaml: no test of the run used it (a script's?); name it to remove it\n"
+    "kept cassettes/test_later/test_skipped.yaml: a skipped test's, which may need it\n"
+    "0 cassette(s) and 1 interaction(s) would be removed; 2 cassette(s) no test used kept (listed above); "
+    "run without --dry-run to remove them.\n"
 )
 
 
@@ -87,16 +88,22 @@ def test_prune_removes_only_what_the_whole_run_did_not_use(
 
     code, out = prune(capsys)
     assert code == 0
-    assert out == (
-        DRY_RUN.replace("would remove", "removed")
-        .replace("would be removed", "removed")
-        .replace("; run without --dry-run to remove them", "")
+    assert out == DRY_RUN.replace("would remove", "removed").replace("would be removed", "removed").replace(
+        "; run without --dry-run to remove them", ""
     )
-    assert not (suite / "cassettes/test_app/test_gone.yaml").exists()
+    # A whole cassette no test used goes only when named (issue 42: a script may be its user).
+    assert (suite / "cassettes/test_app/test_gone.yaml").read_bytes() == before[
+        suite / "cassettes/test_app/test_gone.yaml"
+    ]
     assert _count(suite / "cassettes/test_app/test_hello.yaml") == 1
     # Used directly, owned by a skipped test, or not a cassette: all kept as they were.
     for kept in ("data/direct.yaml", "cassettes/test_later/test_skipped.yaml", "data/notes.yaml"):
         assert (suite / kept).read_bytes() == before[suite / kept]
+    code, out = prune(capsys, "cassettes/test_app/test_gone.yaml", "cassettes/test_later/test_skipped.yaml")
+    assert code == 0
+    assert "removed cassettes/test_app/test_gone.yaml (named here, and no test used it)" in out
+    assert not (suite / "cassettes/test_app/test_gone.yaml").exists()
+    assert (suite / "cassettes/test_later/test_skipped.yaml").exists()  # a skipped test's: never
     run(pytester, *workers).assert_outcomes(passed=2, skipped=1)  # the pruned suite still replays
 
 
@@ -181,11 +188,15 @@ def test_prune_keeps_cassettes_outside_the_folders_whose_tests_ran(
     capsys.readouterr()
     code, out = prune(capsys, "--dry-run")
     assert code == 0
-    assert out == (
-        "would remove tests/cassettes/test_app/test_gone.yaml (no test used it)\n"
+    assert out.startswith(
         "would remove interactions[1] from tests/cassettes/test_app/test_hello.yaml (no test played them)\n"
-        "1 cassette(s) and 1 interaction(s) would be removed; 2 cassette(s) no test opened kept (outside the "
-        "folders whose tests ran, or owned by skipped tests); run without --dry-run to remove them.\n"
+    )
+    assert "kept fixtures/orphan.yaml: no test of the run used it" in out
+    assert "kept tests/cassettes/test_app/test_gone.yaml: no test of the run used it" in out
+    assert out.endswith(
+        "0 cassette(s) and 1 interaction(s) would be removed; "
+        "3 cassette(s) no test used kept (listed above); "
+        "run without --dry-run to remove them.\n"
     )
 
 
@@ -229,8 +240,8 @@ def test_prune_keeps_what_tests_that_did_not_pass_may_need(
     code, out = prune(capsys)
     assert code == 0
     assert out == (
-        "0 cassette(s) and 0 interaction(s) removed; 1 cassette(s) no test opened kept "
-        "(outside the folders whose tests ran, or owned by skipped tests).\n"
+        "kept recordings/test_mod/test_later.yaml: a skipped test's, which may need it\n"
+        "0 cassette(s) and 0 interaction(s) removed; 1 cassette(s) no test used kept (listed above).\n"
     )
     assert _count(three) == 3
     assert later.exists()
@@ -240,6 +251,6 @@ def test_prune_wants_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     code, out = prune(capsys, str(tmp_path / "nowhere"))
     assert code == 1
     assert (
-        out
-        == f"promptvcr prune: {tmp_path / 'nowhere'} is not a folder; give the folder of your cassettes.\n"
+        out == f"promptvcr prune: no such file or folder: {tmp_path / 'nowhere'}; give the folder of your "
+        "cassettes, or cassette files.\n"
     )

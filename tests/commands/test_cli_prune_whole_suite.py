@@ -62,7 +62,7 @@ def test_a_run_that_collected_every_test_file_is_the_whole_suite(
     run(pytester, *args, "--cassette-unused=ignore").assert_outcomes(passed=1)
     code, out = _prune(capsys)
     assert code == 0, out
-    assert "would remove cassettes/test_app/test_gone.yaml (no test used it)" in out
+    assert "kept cassettes/test_app/test_gone.yaml: no test of the run used it" in out
     assert "would remove interactions[1] from cassettes/test_app/test_hello.yaml" in out
 
 

@@ -21,6 +21,7 @@ from scripted_server import Script, scripted
 
 import promptvcr
 from promptvcr.cassettes.playback import StreamNotRecorded
+from promptvcr.files import fileformat
 
 OFFLINE = "http://127.0.0.1:9"
 REST = 3.0  # seconds the slow stream waits after its first event
@@ -182,16 +183,19 @@ def test_a_stream_cut_by_the_server_is_recorded_cut_and_replays_cut(
     assert attempts == []
 
 
-def test_a_response_neither_read_nor_closed_is_reported_as_such(tmp_path: Path) -> None:
+def test_a_response_neither_read_nor_closed_is_recorded_as_far_as_it_arrived(tmp_path: Path) -> None:
+    """Issue 42: it was paid for, so it is written (``end: closed``) rather than only reported."""
     import requests
 
     path = tmp_path / "open.yaml"
     with scripted() as server:
         url = server.add("open", SLOW)
-        with pytest.warns(RuntimeWarning) as warned, promptvcr.use_cassette(path, record_mode="record"):
-            response = requests.post(url + "/chat/completions", json={}, stream=True)  # urllib3 underneath
-            assert response.status_code == 200
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            with promptvcr.use_cassette(path, record_mode="record") as cassette:
+                response = requests.post(url + "/chat/completions", json={}, stream=True)  # urllib3
+                assert response.status_code == 200
         response.close()
-    (warning,) = [w for w in warned if "promptvcr" in str(w.message)]
-    text = str(warning.message)
-    assert "neither read to the end nor closed" in text and "/open/chat/completions" in text
+    assert [play.outcome for play in cassette.played] == ["recorded"]
+    (written,) = fileformat.loads(path.read_text(), path)
+    assert written.response.end == "closed"

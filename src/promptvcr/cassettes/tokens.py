@@ -25,6 +25,7 @@ from typing import Any
 from .eventstream import chunk_event, decode_frames, is_event_stream
 from .models import Response
 from .sse import parse_events
+from .wsframes import WebSocketSession, frame_json
 
 __all__ = ["Tokens", "tokens_of"]
 
@@ -97,9 +98,25 @@ def tokens_of(response: Response) -> Tokens:
     """The tokens one answer consumed, as its provider reported them; zero when it did not."""
     if response.usage is not None:  # counted already (a small cassette's: see .smallcache)
         return Tokens(*response.usage)
+    if response.websocket is not None:  # a session: each answer (``response.done``) counted once
+        return _session_tokens(response.websocket)
     input_tokens = output_tokens = 0
     for body in _bodies(response):
         for usage in _usages(body):
             input_tokens = max(input_tokens, _first(usage, _INPUT) + _count(usage, _INPUT_EXTRA))
             output_tokens = max(output_tokens, _first(usage, _OUTPUT) + _count(usage, _OUTPUT_EXTRA))
     return Tokens(input_tokens, output_tokens)
+
+
+def _session_tokens(session: WebSocketSession) -> Tokens:
+    """The usage the server's messages of a session report (OpenAI Realtime: ``response.done``;
+    Gemini Live: ``usageMetadata``), added up: each is one answer's."""
+    total = Tokens()
+    for frame in session.frames:
+        if frame.sender == "server" and (document := frame_json(frame)) is not None:
+            for usage in _usages(document):
+                total += Tokens(
+                    _first(usage, _INPUT) + _count(usage, _INPUT_EXTRA),
+                    _first(usage, _OUTPUT) + _count(usage, _OUTPUT_EXTRA),
+                )
+    return total

@@ -8,8 +8,13 @@ mapping, its sender in ``from`` and its arrival in ``at`` (seconds after the han
              see :mod:`.jsonstyle`); with ``binary: true`` a binary message holding JSON text;
              ``digests`` names the sha256 of each base64 payload (audio) in it, for review
 ``text``     any other text message
-``base64``   any other binary message (audio), with its ``digest`` (``sha256:...``) for review
-``close``    the closing handshake: ``{code, reason}``
+``base64``   any other binary message (audio), with its ``digest`` (``sha256:...``) for review;
+             with ``opcode: text`` a text message that is not UTF-8 (a protocol violation the
+             live client failed the connection for: replayed as it came, it fails it again)
+``close``    the closing handshake: ``{code, reason}`` (``code: null``: a close frame
+             without a status, which the other side reads as 1005)
+``eof``      ``true``: the sender closed the TCP connection without a close frame (the other
+             side reads 1006); a session cut this way replays cut there
 
 A recorded session replays the same bytes: :meth:`Frame.data` is what was on the wire.
 """
@@ -31,10 +36,18 @@ from .timing import Timing
 if TYPE_CHECKING:
     from .models import Response
 
-__all__ = ["Frame", "WebSocketSession", "frame_json", "session_from_data", "session_to_data", "with_session"]
+__all__ = [
+    "STORED_AS",
+    "Frame",
+    "WebSocketSession",
+    "frame_json",
+    "session_from_data",
+    "session_to_data",
+    "with_session",
+]
 
 Sender = Literal["client", "server"]
-Kind = Literal["text", "binary", "close"]
+Kind = Literal["text", "binary", "close", "eof"]
 SENDERS: tuple[Sender, ...] = ("client", "server")
 #: A JSON string this long that is base64 is a binary payload (audio): its digest is stored too.
 _AUDIO = 512
@@ -54,9 +67,15 @@ class Frame:
 
 @dataclass(slots=True)
 class WebSocketSession:
-    """The frames of one websocket connection after its handshake, in the order they were seen."""
+    """The frames of one websocket connection after its handshake, in the order they were seen.
+
+    ``transport="stdio"``: the lines an MCP client and the server process it started wrote
+    to each other (stored under ``stdio``, see :mod:`promptvcr.interceptors.stdiosession`):
+    the same frames, a ``close`` being the end of a side's stream (its ``code``, for the
+    server, the process's exit status)."""
 
     frames: list[Frame] = field(default_factory=list)
+    transport: Literal["websocket", "stdio"] = "websocket"
 
     @property
     def offsets(self) -> tuple[float, ...]:
@@ -65,7 +84,7 @@ class WebSocketSession:
 
 def frame_json(frame: Frame) -> Any:
     """The parsed JSON document a text or binary frame holds, else ``None``."""
-    if frame.kind == "close" or frame.data.lstrip()[:1] not in (b"{", b"["):
+    if frame.kind in ("close", "eof") or frame.data.lstrip()[:1] not in (b"{", b"["):
         return None
     try:
         return json.loads(frame.data)
@@ -78,6 +97,9 @@ def _frame_to_data(frame: Frame, redact_json: Callable[[Any], Any]) -> dict[str,
     if frame.kind == "close":
         data["close"] = {"code": frame.code, "reason": frame.data.decode("utf-8", "replace")}
         return data
+    if frame.kind == "eof":
+        data["eof"] = True
+        return data
     document = frame_json(frame)
     text = frame.data.decode("utf-8", "replace") if document is not None else ""
     style = json_style(text, document) if document is not None else None
@@ -89,12 +111,21 @@ def _frame_to_data(frame: Frame, redact_json: Callable[[Any], Any]) -> dict[str,
             data["digests"] = digests
         if frame.kind == "binary":
             data["binary"] = True
-    elif frame.kind == "text":
-        data["text"] = frame.data.decode("utf-8", "replace")
+    elif frame.kind == "text" and (decoded := _utf8(frame.data)) is not None:
+        data["text"] = decoded
     else:
         data["base64"] = base64.b64encode(frame.data).decode("ascii")
         data["digest"] = "sha256:" + hashlib.sha256(frame.data).hexdigest()
+        if frame.kind == "text":
+            data["opcode"] = "text"
     return data
+
+
+def _utf8(data: bytes) -> str | None:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _audio_digests(value: Any, path: str) -> Iterator[tuple[str, str]]:
@@ -115,7 +146,8 @@ def _audio_digests(value: Any, path: str) -> Iterator[tuple[str, str]]:
 
 
 def session_to_data(session: WebSocketSession, redact_json: Callable[[Any], Any]) -> dict[str, Any]:
-    """The stored form: ``{frames: [...]}``, each JSON message passed through ``redact_json``.
+    """The stored form: ``{frames: [...]}`` (under :data:`STORED_AS` of its transport), each JSON
+    message passed through ``redact_json``.
 
     The file writer hands in the credential rules (what reaches disk is its decision, see
     :mod:`promptvcr.files.fileformat`): a value module knows how a frame is written, not what
@@ -123,8 +155,12 @@ def session_to_data(session: WebSocketSession, redact_json: Callable[[Any], Any]
     return {"frames": [_frame_to_data(frame, redact_json) for frame in session.frames]}
 
 
-def _frame_from_data(data: Any, index: int) -> Frame:
-    where = f"websocket.frames[{index}]"
+#: The response key a session is stored under, by its transport.
+STORED_AS = {"websocket": "websocket", "stdio": "stdio"}
+
+
+def _frame_from_data(data: Any, index: int, transport: str) -> Frame:
+    where = f"{transport}.frames[{index}]"
     if not isinstance(data, dict) or data.get("from") not in SENDERS:
         raise ValueError(f"{where} needs from: client or server")
     sender: Sender = data["from"]
@@ -143,15 +179,19 @@ def _frame_from_data(data: Any, index: int) -> Frame:
     if isinstance(data.get("text"), str):
         return Frame(sender, "text", data["text"].encode(), float(at))
     if isinstance(data.get("base64"), str):
-        return Frame(sender, "binary", base64.b64decode(data["base64"], validate=True), float(at))
-    raise ValueError(f"{where} holds none of json, text, base64, close")
+        kind: Kind = "text" if data.get("opcode") == "text" else "binary"
+        return Frame(sender, kind, base64.b64decode(data["base64"], validate=True), float(at))
+    if data.get("eof") is True:
+        return Frame(sender, "eof", b"", float(at))
+    raise ValueError(f"{where} holds none of json, text, base64, close, eof")
 
 
-def session_from_data(data: Any) -> WebSocketSession:
+def session_from_data(data: Any, transport: Literal["websocket", "stdio"] = "websocket") -> WebSocketSession:
     """A stored session, checked; ``ValueError`` says what is wrong."""
     if not isinstance(data, dict) or not isinstance(data.get("frames"), list):
-        raise ValueError("websocket is not a mapping with a list of frames")
-    return WebSocketSession([_frame_from_data(frame, i) for i, frame in enumerate(data["frames"])])
+        raise ValueError(f"{transport} is not a mapping with a list of frames")
+    frames = [_frame_from_data(frame, i, transport) for i, frame in enumerate(data["frames"])]
+    return WebSocketSession(frames, transport)
 
 
 def with_session(response: Response, session: WebSocketSession) -> Response:

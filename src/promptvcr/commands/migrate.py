@@ -1,17 +1,29 @@
 """``promptvcr migrate [PATH]``: a pytest-recording suite onto promptvcr, in place, once.
 
 Converts every vcrpy cassette under PATH (promptvcr cassettes are left as they are, and a
-file that would lose anything is not touched), rewrites ``@pytest.mark.vcr`` markers and
-the ``vcr_config`` fixture, and prints each thing it could not translate with the line to
-fix. Running it twice changes nothing the second time.
+file that would lose anything, such as cassetter's ``ws_interactions``, is not touched and
+is listed), rewrites ``@pytest.mark.vcr`` markers and the ``vcr_config`` fixture, and prints
+each thing it could not translate with the line to fix. Running it twice changes nothing the
+second time.
+
+It plans everything first (every file read, decoded and converted in memory), then applies
+(each file atomically): a file it cannot decode, a read-only file or a symlink out of the tree
+is skipped with one line, never a traceback half-way (issue 42). Source keeps every byte it
+does not change: encoding, line endings, form feeds (:mod:`promptvcr.importers.sourcefile`).
+``--dry-run`` prints the diff and writes nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import inspect
+import sys
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from ..importers.sourcefile import Source, read_source, refusal, write_source
 
 HELP = "move a pytest-recording/vcrpy suite to promptvcr: cassettes, markers and vcr_config, in place"
 _SKIP = frozenset({".git", ".venv", "venv", ".tox", ".nox", "node_modules", ".promptvcr", "__pycache__"})
@@ -20,7 +32,9 @@ _CASSETTES = (".yaml", ".yml", ".json")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", nargs="?", type=Path, default=Path("."), help="folder (default: here)")
-    parser.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
+    parser.add_argument(
+        "--dry-run", action="store_true", help="print the diff of what would change, change nothing"
+    )
 
 
 def _files(root: Path) -> Iterator[Path]:
@@ -39,19 +53,25 @@ def _supported() -> frozenset[str]:
     return frozenset(names | {"record_mode", "cassette_dir", "allowed_hosts"})
 
 
-def run(args: argparse.Namespace) -> int:
-    from ..importers.inplace import convert_in_place
+@dataclass
+class _Plan:
+    """Everything migrate will do, decided before anything is written."""
+
+    cassettes: list[Path] = field(default_factory=list)
+    sources: list[tuple[Path, Source, str]] = field(default_factory=list)  # path, as read, migrated
+    kept: int = 0
+    changes: list[str] = field(default_factory=list)
+    todo: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+
+def _plan(root: Path, files: list[Path]) -> _Plan:
     from ..importers.suite import migrate_source
+    from ..importers.vcr import convert_vcr_file
     from ..importers.vcr_read import VcrReadError, read_vcr_file
 
-    root: Path = args.path
-    if not root.exists():
-        print(f"promptvcr migrate: no such file or folder: {root}")
-        return 2
-    converted = kept = 0
-    todo: list[str] = []
-    changes: list[str] = []
-    files = list(_files(root))
+    plan = _Plan()
+    tree = root if root.is_dir() else root.parent
     for path in files:
         if not path.name.lower().endswith(_CASSETTES):
             continue
@@ -60,30 +80,80 @@ def run(args: argparse.Namespace) -> int:
         except VcrReadError:
             continue  # not a cassette (CI config, data): none of ours
         if layout == "promptvcr":
-            kept += 1
+            plan.kept += 1
             continue
-        if args.dry_run:
-            converted += 1
-            continue
-        report = convert_in_place(path)
-        if report.error is not None:
-            todo.append(f"{path}: cassette not converted: {report.error}")
+        converted = convert_vcr_file(path)
+        if converted.error is not None or converted.skipped:
+            why = converted.error or "; ".join(converted.skipped)
+            plan.todo.append(f"{path}: cassette not converted, left as it is: {why}")
+        elif (refused := refusal(path, tree)) is not None:
+            plan.refused.append(refused)
         else:
-            converted += 1
+            plan.cassettes.append(path)
     supported = _supported()
     for path in files:
-        if path.suffix != ".py" or "vcr" not in path.read_text(encoding="utf-8", errors="replace"):
+        if path.suffix != ".py":
             continue
-        text, source_report = migrate_source(path, supported=supported)
-        if text != path.read_text(encoding="utf-8") and not args.dry_run:
-            path.write_text(text, encoding="utf-8")
-        changes.extend(source_report.changes)
-        todo.extend(source_report.todo)
-    for line in changes:
+        try:
+            source = read_source(path)
+        except (OSError, SyntaxError, ValueError) as error:  # undecodable: not Python we can edit
+            if b"vcr" in path.read_bytes():
+                plan.refused.append(f"{path}: cannot be decoded ({error}); not rewritten")
+            continue
+        if "vcr" not in source.text:
+            continue
+        text, report = migrate_source(path, supported=supported, text=source.text, newline=source.newline)
+        if text != source.text:
+            if (refused := refusal(path, tree)) is not None:
+                plan.refused.append(refused)
+                continue
+            plan.sources.append((path, source, text))
+        plan.changes.extend(report.changes)
+        plan.todo.extend(report.todo)
+    return plan
+
+
+def _diff(path: Path, before: str, after: str) -> str:
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{path}", f"b/{path}"
+    )
+    return "".join(line if line.endswith(("\n", "\r")) else line + "\n" for line in lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..importers.inplace import convert_in_place
+
+    root: Path = args.path
+    if not root.exists():
+        print(f"promptvcr migrate: no such file or folder: {root}")
+        return 2
+    plan = _plan(root, list(_files(root)))
+    failed: list[str] = []
+    converted = 0
+    if args.dry_run:
+        converted = len(plan.cassettes)
+        for path, source, text in plan.sources:
+            sys.stdout.write(_diff(path, source.text, text))
+    else:  # apply: each file atomically; one that fails is reported, the others still done
+        for path in plan.cassettes:
+            report = convert_in_place(path)
+            if report.error is not None:
+                failed.append(f"{path}: cassette not converted: {report.error}")
+            else:
+                converted += 1
+        for path, source, text in plan.sources:
+            try:
+                write_source(path, source, text)
+            except OSError as error:
+                failed.append(f"{path}: not rewritten ({error.strerror or error})")
+    for line in plan.changes:
         print(line)
+    for line in (*plan.refused, *failed):
+        print(f"skipped {line}")
     verb = "would convert" if args.dry_run else "converted"
-    print(f"cassettes: {verb} {converted}, {kept} already promptvcr (left as they are)")
-    print(f"source: {len(changes)} change(s){' (dry run: none written)' if args.dry_run else ''}")
+    print(f"cassettes: {verb} {converted}, {plan.kept} already promptvcr (left as they are)")
+    print(f"source: {len(plan.changes)} change(s){' (dry run: none written)' if args.dry_run else ''}")
+    todo = [*plan.todo, *plan.refused, *failed]
     if todo:
         print(f"left to do by hand ({len(todo)}):")
         for line in todo:

@@ -1,11 +1,16 @@
-"""``promptvcr prune [DIR]``: remove the cassettes and interactions the last test run did not use.
+"""``promptvcr prune [PATH...]``: remove the interactions the last test run proves unused.
 
 It deletes only on the evidence of the usage record the pytest plugin writes at the end of
-each run (:mod:`promptvcr.usage`), and refuses when that evidence is missing, partial (tests
-deselected, failed or not run) or older than a cassette. A cassette no test opened goes
-only when it lies in a folder whose tests all ran and no skipped test may own it; an
-interaction goes only when every test that opened its cassette left it unplayed. Cassettes
-shrink here and nowhere else: rewritten atomically, under the same lock recording uses.
+each run (:mod:`promptvcr.commands.run_record`; children of the run, subprocesses and
+``promptvcr serve``, report into it through :mod:`promptvcr.usage`), and refuses when that
+evidence is missing, partial (tests deselected, failed or not run) or older than a cassette.
+An interaction goes only when every use of its cassette left it unplayed.
+
+A whole cassette no test opened is never deleted on that absence alone: a script, a notebook
+or a tool outside the tests may be what uses it (issue 42: the Quickstart's own ``hello.yaml``
+was deleted). Prune lists such files and keeps them; one goes only when named on the command
+line (``promptvcr prune cassettes/old.yaml``). Everything is planned first, then applied; what
+could not be applied is reported and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -30,9 +35,12 @@ class Plan:
     """What prune removes: whole files, and interaction positions in the files it keeps."""
 
     files: list[Path] = field(default_factory=list)
+    """Cassettes no test opened that were named on the command line: deleted."""
     interactions: dict[Path, list[int]] = field(default_factory=dict)
-    kept_out_of_reach: int = 0
-    """Cassettes no test opened that the run cannot vouch for: outside its test folders, or protected."""
+    unowned: list[Path] = field(default_factory=list)
+    """Cassettes no test opened, found in a folder: kept (a script may use them), and listed."""
+    skipped_tests: list[Path] = field(default_factory=list)
+    """Cassettes of skipped tests: kept, named or not."""
 
 
 class Refusal(Exception):
@@ -43,8 +51,9 @@ def _under(path: Path, folders: list[str]) -> bool:
     return any(path == Path(folder) or path.is_relative_to(folder) for folder in folders)
 
 
-def plan(root: Path, record: UsageRecord) -> Plan:
-    """What to remove under ``root``; :class:`Refusal` when the record cannot justify any of it."""
+def plan(root: Path, record: UsageRecord, named: frozenset[Path] = frozenset()) -> Plan:
+    """What to remove under ``root`` (a folder, or one cassette named on the command line; the
+    ``named`` ones may go whole); :class:`Refusal` when the record cannot justify any of it."""
     if record.incomplete:
         reasons = "; ".join(record.incomplete)
         raise Refusal(
@@ -64,16 +73,19 @@ def plan(root: Path, record: UsageRecord) -> Plan:
         # Owned by a test that was skipped: it may need any interaction, whoever else opened the file.
         protected = _under(resolved, record.protected) or resolved.parent.name in record.protected_modules
         if usage is None:
-            if _under(resolved, record.test_dirs) and not protected:
+            if protected:
+                result.skipped_tests.append(path)
+            elif resolved in named:
                 result.files.append(path)
             else:
-                result.kept_out_of_reach += 1
+                result.unowned.append(path)
         elif usage.unplayed and usage.interactions == len(found.interactions) and not protected:
             result.interactions[path] = list(usage.unplayed)
     return result
 
 
-def _remove_interactions(path: Path, positions: list[int], expected: int) -> None:
+def remove_interactions(path: Path, positions: list[int], expected: int) -> None:
+    """Remove the interactions at ``positions`` from ``path``, which must still hold ``expected``."""
     with storage.cassette_lock(path):
         text = storage.read_text(path)
         if text is None:
@@ -88,52 +100,107 @@ def _remove_interactions(path: Path, positions: list[int], expected: int) -> Non
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("dir", nargs="?", type=Path, default=Path("."), help="folder to prune (default: .)")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        metavar="PATH",
+        help="folders to prune (default: .), or cassettes: one named here that no test used is deleted",
+    )
     parser.add_argument("--dry-run", action="store_true", help="print what would be removed, remove nothing")
     parser.add_argument(
         "--record",
         type=Path,
-        default=RECORD_PATH,
-        help=f"the usage record the last test run wrote (default: {RECORD_PATH}, under the pytest rootdir)",
+        action="append",
+        help=f"the usage record the last test run wrote (default: {RECORD_PATH}, under the pytest rootdir); "
+        "give it once per shard to prune on the records of a run split across machines",
     )
+
+
+def _records(paths: list[Path] | None) -> UsageRecord:
+    """The record to prune on: one, or those of the shards of one run, merged."""
+    records = [read_record(path) for path in (paths or [RECORD_PATH])]
+    merged = records[0]
+    for other in records[1:]:
+        merged.merge(other)
+        merged.finished = min(merged.finished, other.finished)
+    return merged
+
+
+def _plan_all(paths: list[Path], record: UsageRecord) -> Plan:
+    named = frozenset(path.resolve() for path in paths if path.is_file())
+    total = Plan()
+    seen: set[Path] = set()
+    for path in paths:
+        part = plan(path, record, named)
+        total.files.extend(p for p in part.files if p.resolve() not in seen)
+        total.unowned.extend(p for p in part.unowned if p.resolve() not in seen)
+        total.skipped_tests.extend(p for p in part.skipped_tests if p.resolve() not in seen)
+        for cassette, positions in part.interactions.items():
+            if cassette.resolve() not in seen:
+                total.interactions[cassette] = positions
+        seen.update(
+            p.resolve() for p in (*part.files, *part.unowned, *part.skipped_tests, *part.interactions)
+        )
+    return total
 
 
 def run(args: argparse.Namespace) -> int:
     out = _output.console()
-    if not args.dir.is_dir():
-        out.print(f"promptvcr prune: {args.dir} is not a folder; give the folder of your cassettes.")
+    paths: list[Path] = args.paths or [Path(".")]
+    missing = [str(path) for path in paths if not path.exists()]
+    if missing:
+        out.print(
+            f"promptvcr prune: no such file or folder: {', '.join(missing)}; give the folder of your "
+            "cassettes, or cassette files.",
+            markup=False,
+        )
         return 1
     try:
-        record = read_record(args.record)
-        todo = plan(args.dir, record)
+        record = _records(args.record)
+        todo = _plan_all(paths, record)
     except (CassetteError, Refusal) as error:
         out.print(f"promptvcr prune: {error}", markup=False)
         return 1
     verb = "would remove" if args.dry_run else "removed"
-    sizes = {path: len(positions) for path, positions in todo.interactions.items()}
+    failed: list[str] = []
+    removed_files = removed = 0
     for path in todo.files:
         if not args.dry_run:
-            path.unlink()
-        out.print(f"{verb} {path} (no test used it)", markup=False)
+            try:
+                path.unlink()
+            except OSError as error:
+                failed.append(f"{path}: not removed ({error.strerror or error})")
+                continue
+        removed_files += 1
+        out.print(f"{verb} {path} (named here, and no test used it)", markup=False)
     for path, positions in todo.interactions.items():
         if not args.dry_run:
             try:
-                _remove_interactions(path, positions, record.cassettes[str(path.resolve())].interactions)
+                remove_interactions(path, positions, record.cassettes[str(path.resolve())].interactions)
             except CassetteError as error:
-                out.print(f"promptvcr prune: {error}", markup=False)
-                return 1
+                failed.append(f"{path}: nothing removed: {error}")
+                continue
+        removed += len(positions)
         shown = ", ".join(f"interactions[{p}]" for p in positions)
         out.print(f"{verb} {shown} from {path} (no test played them)", markup=False)
-    removed = sum(sizes.values())
-    done = "would be removed" if args.dry_run else "removed"
-    summary = f"{len(todo.files)} cassette(s) and {removed} interaction(s) {done}"
-    if todo.kept_out_of_reach:
-        summary += (
-            f"; {todo.kept_out_of_reach} cassette(s) no test opened kept "
-            "(outside the folders whose tests ran, or owned by skipped tests)"
+    for path in todo.unowned:
+        out.print(
+            f"kept {path}: no test of the run used it (a script's?); name it to remove it", markup=False
         )
+    for path in todo.skipped_tests:
+        out.print(f"kept {path}: a skipped test's, which may need it", markup=False)
+    for line in failed:
+        out.print(f"skipped {line}", markup=False)
+    done = "would be removed" if args.dry_run else "removed"
+    summary = f"{removed_files} cassette(s) and {removed} interaction(s) {done}"
+    if todo.unowned or todo.skipped_tests:
+        count = len(todo.unowned) + len(todo.skipped_tests)
+        summary += f"; {count} cassette(s) no test used kept (listed above)"
+    if failed:
+        summary += f"; {len(failed)} skipped (listed above)"
     out.print(
         summary
         + ("; run without --dry-run to remove them." if args.dry_run and (todo.files or removed) else ".")
     )
-    return 0
+    return 1 if failed else 0

@@ -41,11 +41,15 @@ class CassetteUsage:
     """How many interactions it held when used; ``-1`` when uses disagreed (it changed meanwhile)."""
     unplayed: list[int] = field(default_factory=list)
     """Positions of the interactions that no use played."""
+    users: list[str] = field(default_factory=list)
+    """Who used it: test ids, and ``process <pid>: <argv>`` for a child process or a server
+    outside any test (see :mod:`promptvcr.usage`)."""
 
     def merge(self, other: CassetteUsage) -> CassetteUsage:
+        users = sorted({*self.users, *other.users})
         if self.interactions != other.interactions:
-            return CassetteUsage(-1, [])  # the file changed during the run: keep all of it
-        return CassetteUsage(self.interactions, sorted(set(self.unplayed) & set(other.unplayed)))
+            return CassetteUsage(-1, [], users)  # the file changed during the run: keep all of it
+        return CassetteUsage(self.interactions, sorted(set(self.unplayed) & set(other.unplayed)), users)
 
 
 @dataclass

@@ -28,7 +28,7 @@ from typing import Any
 from ..cassettes.bodies import drop_stale_raw, encode_chunks, stored_chunk_count
 from ..cassettes.models import Interaction
 from ..cassettes.timing import timing_to_data
-from ..cassettes.wsframes import session_to_data
+from ..cassettes.wsframes import STORED_AS, session_to_data
 from ..credentials.byname import (
     may_need_redaction,
     redact_form_fields,
@@ -147,7 +147,10 @@ def _to_data(
     if resp.websocket is not None:  # its frames, each with its own time (see .wsframes)
         return {
             "request": request,
-            "response": {**response, "websocket": session_to_data(resp.websocket, redact_json_fields)},
+            "response": {
+                **response,
+                STORED_AS[resp.websocket.transport]: session_to_data(resp.websocket, redact_json_fields),
+            },
             **dated,
         }
     body = encode_chunks(resp.chunks, resp_type, streamed_events=resp.is_event_stream)

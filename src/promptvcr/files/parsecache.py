@@ -19,7 +19,9 @@ written, and nothing more (no request that was not recorded, no environment).
 
 Where: ``$PROMPTVCR_CACHE_DIR``, else ``$XDG_CACHE_HOME/promptvcr``, else
 ``~/.cache/promptvcr``; ``PROMPTVCR_CACHE_DIR=off`` (or empty) turns it off. It keeps at most
-:data:`MAX_ENTRIES` entries and :data:`MAX_BYTES` bytes, dropping the least recently used.
+:data:`MAX_ENTRIES` entries and :data:`MAX_BYTES` bytes, dropping the least recently used, and
+deletes nothing but its own files in a folder it owns: a folder holding someone else's files
+gets a subfolder for the cache instead (:mod:`.cacheowner`).
 
 A cassette read from the cache offers its requests' keys to the matching layer (see
 :class:`CachedInteractions`), which computes them once and offers them back to be kept.
@@ -42,7 +44,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..cassettes.models import Interaction
-from . import compactform
+from . import cacheowner, compactform
 from .compactform import Compact
 from .reading import is_json_path
 
@@ -96,9 +98,9 @@ def _cache_dir(configured: str | None, xdg: str | None, home: str | None) -> Pat
     if configured is not None:
         if not configured.strip() or configured.strip().lower() == "off":
             return None
-        return Path(configured)
+        return cacheowner.folder_for(Path(configured))
     base = Path(xdg) if xdg else Path.home() / ".cache"  # Path.home() reads $HOME: ``home``
-    return base / "promptvcr"
+    return cacheowner.folder_for(base / "promptvcr")
 
 
 @functools.cache
@@ -245,7 +247,7 @@ def _write(name: str, part: bytes, part_check: int) -> bool:
     tail = marshal.dumps(None)
     temp = None
     try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
+        cacheowner.claim(entry.parent)
         fd, temp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
         with os.fdopen(fd, "wb") as out:
             out.write(
@@ -285,11 +287,14 @@ def _append_keys(name: str, size: int, part_check: int, keys: tuple[bytes, list[
 
 
 def _prune(folder: Path) -> None:
-    """Drop the least recently used entries beyond :data:`MAX_ENTRIES` or :data:`MAX_BYTES`."""
+    """Drop the least recently used entries beyond :data:`MAX_ENTRIES` or :data:`MAX_BYTES`:
+    only in a folder the cache owns, only files it wrote (see :mod:`.cacheowner`)."""
+    if not cacheowner.owns(folder):
+        return
     entries = []
     with os.scandir(folder) as scan:
         for item in scan:
-            if len(item.name) == 2 * _DIGEST and item.is_file():
+            if len(item.name) == 2 * _DIGEST and item.is_file() and cacheowner.is_own(Path(item.path)):
                 with contextlib.suppress(OSError):
                     stat = item.stat()
                     entries.append((stat.st_mtime_ns, stat.st_size, item.path))

@@ -196,7 +196,7 @@ class Writing:
         # writing them, so that they are freed before a collection could walk them (2 ms per
         # 1,000 interactions when the pause ended in between, issue 22).
         with collection_paused():
-            append(path, self.stored_form(path, recorded), loaded)
+            append(path, self.stored_form(path, recorded), loaded)  # its signature: not needed here
 
     def replace(self, path: Path, recorded: Sequence[Interaction]) -> None:
         """Write the file anew with ``recorded`` (:func:`replace`) in its stored form."""
@@ -214,16 +214,31 @@ class Writing:
         )
 
     def _hooked(self, recorded: Sequence[Interaction]) -> Sequence[Interaction]:
+        kept, failures = self.hooked_each(recorded)
+        if failures:
+            raise failures[0][1]
+        return kept
+
+    def hooked_each(
+        self, recorded: Sequence[Interaction]
+    ) -> tuple[Sequence[Interaction], list[tuple[Interaction, BaseException]]]:
+        """``recorded`` through the hooks, one interaction at a time: a hook that raises on one
+        leaves that one out (it is returned with the error), never the others (issue 42)."""
         on_request, on_response = self.before_record_request, self.before_record_response
         if on_request is None and on_response is None:
-            return recorded
+            return recorded, []
         kept = []
+        failures: list[tuple[Interaction, BaseException]] = []
         for interaction in recorded:
-            request = on_request(interaction.request) if on_request else interaction.request
-            response = on_response(interaction.response) if on_response else interaction.response
+            try:
+                request = on_request(interaction.request) if on_request else interaction.request
+                response = on_response(interaction.response) if on_response else interaction.response
+            except Exception as error:  # the user's hook: any error it raises is reported, not lost
+                failures.append((interaction, error))
+                continue
             if request is not None and response is not None:
                 kept.append(dataclasses.replace(interaction, request=request, response=response))
-        return kept
+        return kept, failures
 
 
 def _refuse(path: Path, recorded: list[dict[str, Any]]) -> None:
@@ -232,11 +247,13 @@ def _refuse(path: Path, recorded: list[dict[str, Any]]) -> None:
         raise CassetteSecretError(refusal, path=path)
 
 
-def append(path: Path, recorded: list[dict[str, Any]], loaded: Loaded) -> None:
-    """Add ``recorded`` (in stored form) to the cassette as it is on disk now."""
+def append(path: Path, recorded: list[dict[str, Any]], loaded: Loaded) -> tuple[int, int] | None:
+    """Add ``recorded`` (in stored form) to the cassette as it is on disk now; the signature of
+    the text written (``None`` when nothing was), for the next append to the same file to take
+    the fast path (see :mod:`.saving`, which appends each recording as it completes)."""
     if not recorded:
         _refuse(path, recorded)
-        return
+        return None
     # No collection while the file's items are read and all of them written (see collection_paused).
     with storage.cassette_lock(path), collection_paused():
         text = storage.read_text(path)
@@ -248,8 +265,10 @@ def append(path: Path, recorded: list[dict[str, Any]], loaded: Loaded) -> None:
             stored = fileformat.load_document(text, path) if text is not None else []
             stored.extend(recorded)
             pieces = fileformat.dump_pieces(stored, path)
-        storage.write_atomic(path, pieces)
+        written = "".join(pieces)
+        storage.write_atomic(path, written)
     _refuse(path, recorded)
+    return len(written), hash(written)
 
 
 def replace(path: Path, data: list[dict[str, Any]]) -> None:

@@ -12,7 +12,7 @@ import functools
 import json
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..cassettes.bodies import BODY_KEYS, decode_body
 from ..cassettes.models import Interaction, Request, Response
@@ -117,9 +117,10 @@ def _checked(data: Any, path: Path, index: int) -> Compact | Interaction:
     response_headers = _headers(resp.get("headers"), path, index, "response")
     chunks = _body(resp, path, index, "response")
     session = None
-    if "websocket" in resp:  # its frames are its chunks (see .wsframes.with_session)
+    if "websocket" in resp or "stdio" in resp:  # its frames are its chunks (see .wsframes.with_session)
+        transport: Literal["websocket", "stdio"] = "websocket" if "websocket" in resp else "stdio"
         try:
-            frames = session_from_data(resp["websocket"])
+            frames = session_from_data(resp[transport], transport)
             session = with_session(Response(status, response_headers, chunks), frames)
         except ValueError as error:
             raise _fail(path, f"interactions[{index}].response.{error}.") from None

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cassettes.models import Interaction
-from . import compactform, fileformat, parsecache
+from . import cacheowner, compactform, fileformat, parsecache
 
 __all__ = ["MAX_BYTES", "flush", "loads"]
 
@@ -202,7 +202,7 @@ def flush() -> None:
     from filelock import FileLock, Timeout
 
     with contextlib.suppress(OSError, Timeout):
-        memo.file.parent.mkdir(parents=True, exist_ok=True)
+        cacheowner.claim(memo.file.parent)
         with FileLock(f"{memo.file}.lock", timeout=10):
             merged, total = dict(memo.used), memo.used_bytes
             for name, entry in (*_read(memo.file).items(), *memo.found.items()):
@@ -227,10 +227,13 @@ def _write(file: Path, entries: dict[str, _Entry]) -> None:
 
 
 def _drop_other_versions(file: Path) -> None:
-    """Keep the memo files of the :data:`_KEPT_VERSIONS` versions of the code used last."""
+    """Keep the memo files of the :data:`_KEPT_VERSIONS` versions of the code used last (only
+    memo files, only in a folder the cache owns: see :mod:`.cacheowner`)."""
+    if not cacheowner.owns(file.parent):
+        return
     others = []
     for other in file.parent.glob("small-*"):
-        if other != file and not other.name.endswith(".lock"):
+        if other != file and cacheowner.is_own(other):
             with contextlib.suppress(OSError):
                 others.append((other.stat().st_mtime_ns, other))
     for _, other in sorted(others, reverse=True)[_KEPT_VERSIONS:]:

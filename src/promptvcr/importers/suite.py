@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .sourcefile import Lines
+
 __all__ = ["SourceReport", "migrate_source"]
 
 #: vcr_config keys with nothing to write: promptvcr removes credentials and stores only an
@@ -45,13 +47,9 @@ class SourceReport:
     todo: list[str] = field(default_factory=list)  # "file:line: what to fix"
 
 
-def _offset(lines: list[str], line: int, col: int) -> int:
-    return sum(len(text) for text in lines[: line - 1]) + len(lines[line - 1].encode()[:col].decode())
-
-
-def _span(lines: list[str], node: ast.AST) -> tuple[int, int]:
-    start = _offset(lines, node.lineno, node.col_offset)  # type: ignore[attr-defined]
-    end = _offset(lines, node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+def _span(lines: Lines, node: ast.AST) -> tuple[int, int]:
+    start = lines.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+    end = lines.offset(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
     return start, end
 
 
@@ -64,19 +62,23 @@ def _is_vcr_mark(node: ast.AST, name: str = "vcr") -> bool:
     )
 
 
-def migrate_source(path: Path, *, supported: frozenset[str]) -> tuple[str, SourceReport]:
+def migrate_source(
+    path: Path, *, supported: frozenset[str], text: str | None = None, newline: str = "\n"
+) -> tuple[str, SourceReport]:
     """The migrated text of one Python file and what was done or is left to do.
 
     ``supported``: the ``use_cassette`` arguments a marker or ``promptvcr_config`` takes.
+    ``text``: the file's text as :func:`.sourcefile.read_source` decoded it (read as UTF-8
+    when not given); ``newline``: its line ending, used for the lines added.
     """
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8") if text is None else text
     report = SourceReport(path)
     try:
         tree = ast.parse(text)
     except SyntaxError as error:
         report.todo.append(f"{path}:{error.lineno}: not parsed ({error.msg}); migrate it by hand")
         return text, report
-    lines = text.splitlines(keepends=True)
+    lines = Lines(text)  # the tokenizer's lines: a form feed or U+2028 is no line break
     edits: list[tuple[int, int, str]] = []
     where = f"{path}:"
     call_funcs = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
@@ -103,8 +105,8 @@ def migrate_source(path: Path, *, supported: frozenset[str]) -> tuple[str, Sourc
             if node.name == "vcr_config":
                 _config(node, lines, edits, report, supported)
             elif node.name == "vcr_cassette_dir":
-                at = _offset(lines, node.lineno, node.col_offset)
-                at = "".join(lines).index("vcr_cassette_dir", at)
+                at = lines.offset(node.lineno, node.col_offset)
+                at = text.index("vcr_cassette_dir", at)
                 edits.append((at, at + len("vcr_cassette_dir"), "promptvcr_cassette_dir"))
                 report.changes.append(f"{where}{node.lineno}: vcr_cassette_dir -> promptvcr_cassette_dir")
             elif node.name in ("default_cassette_name", "pytest_recording_configure"):
@@ -115,14 +117,11 @@ def migrate_source(path: Path, *, supported: frozenset[str]) -> tuple[str, Sourc
     edits = [e for e in edits if e[2] not in (_IMPORT, _IMPORT_HOOKS)]
     if added:
         imports = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
-        at = (
-            _offset(lines, imports[-1].end_lineno or 1, 0) + len(lines[(imports[-1].end_lineno or 1) - 1])
-            if imports
-            else 0
-        )
+        last = imports[-1].end_lineno or 1 if imports else 0
+        at = lines.offset(last, 0) + lines.line_length(last) if imports else 0
         edits.append((at, at, "".join(sorted(added))))
     for start, end, new in sorted(edits, reverse=True):
-        text = text[:start] + new + text[end:]
+        text = text[:start] + new.replace("\n", newline) + text[end:]
     report.changes.sort(key=_line_of)
     report.todo.sort(key=_line_of)
     return text, report
@@ -145,7 +144,7 @@ def _whole_line(text: str, start: int, end: int) -> tuple[int, int, str]:
 
 def _config(
     node: ast.FunctionDef | ast.AsyncFunctionDef,
-    lines: list[str],
+    lines: Lines,
     edits: list[tuple[int, int, str]],
     report: SourceReport,
     supported: frozenset[str],
@@ -168,16 +167,16 @@ def _config(
         _, value_end = _span(lines, value)
         if name in _HOOKS:
             value_start, _ = _span(lines, value)
-            source = "".join(lines)[value_start:value_end]
+            source = lines.text[value_start:value_end]
             if not source.startswith("vcr_style("):
                 pending.append((value_start, value_end, f"vcr_style({source})"))
                 pending.append((0, 0, _IMPORT_HOOKS))
                 report.changes.append(f"{where}{key.lineno}: vcr_config {name}: kept, as vcr_style(...)")
         elif name in DROPPED or name not in supported | KEPT | {"match_on"} | set(RENAMED):
             end = value_end
-            rest = "".join(lines)[end:]
+            rest = lines.text[end:]
             end += len(rest) - len(rest.lstrip(" ,")) if rest.lstrip(" ").startswith(",") else 0
-            pending.append(_whole_line("".join(lines), key_start, end))
+            pending.append(_whole_line(lines.text, key_start, end))
             if name in DROPPED:
                 report.changes.append(
                     f"{where}{key.lineno}: vcr_config {name}: dropped (promptvcr does it already)"
@@ -188,7 +187,7 @@ def _config(
                 )
         elif name == "match_on":
             value_start, _ = _span(lines, value)
-            source = "".join(lines)[value_start:value_end]
+            source = lines.text[value_start:value_end]
             pending.append((key_start, value_end, f'"rules": match_on_rules({source})'))
             pending.append((0, 0, _IMPORT))
             report.changes.append(f"{where}{key.lineno}: vcr_config match_on -> rules=match_on_rules(...)")
@@ -204,15 +203,13 @@ def _config(
             f"bodies, is kept as rules=match_on_rules(...); remove that line to compare bodies (the "
             f"summary names the tests whose cassettes are stale)"
         )
-    name_at = "".join(lines).index("vcr_config", _span(lines, node)[0])
+    name_at = lines.text.index("vcr_config", _span(lines, node)[0])
     edits.extend(pending)
     edits.append((name_at, name_at + len("vcr_config"), "promptvcr_config"))
     report.changes.append(f"{where}{node.lineno}: vcr_config -> promptvcr_config")
 
 
-def _keep_vcr_matching(
-    mapping: ast.Dict, lines: list[str], kept: list[ast.expr]
-) -> list[tuple[int, int, str]]:
+def _keep_vcr_matching(mapping: ast.Dict, lines: Lines, kept: list[ast.expr]) -> list[tuple[int, int, str]]:
     """The edits that add vcrpy's default matching as the first entry of ``mapping``.
 
     Inserted just after the ``{``, so it never overlaps an entry that is being removed;

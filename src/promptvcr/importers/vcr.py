@@ -22,6 +22,7 @@ from ..credentials.headers import ALL_HEADERS, AllHeadersBut
 from ..credentials.names import is_secret_header, is_secret_param
 from ..errors import CassetteWriteError
 from ..files import fileformat, storage
+from .targets import collisions, holds_more
 from .vcr_convert import ConversionError, to_interaction
 from .vcr_read import VcrReadError, read_vcr_file
 
@@ -85,7 +86,7 @@ class ImportReport:
 
     @property
     def interaction_count(self) -> int:
-        return sum(len(f.interactions) for f in self.files)
+        return sum(len(f.interactions) for f in self.files if f.error is None)  # written ones only
 
     def summary(self) -> str:
         converted = [f for f in self.files if not f.kept]
@@ -123,6 +124,12 @@ def convert_vcr_file(source: Path) -> FileReport:
         report.error = str(error)
         return report
     report.layout, report.total = raw.layout, len(raw.pairs)
+    if raw.extra:
+        report.error = (
+            f"it also holds {', '.join(raw.extra)}, which promptvcr does not convert; left as it is, "
+            f"as a conversion of its interactions alone would drop them."
+        )
+        return report
     if raw.layout == "promptvcr":
         report.kept = True
         return report
@@ -200,6 +207,9 @@ def _import_one(
         )
         return file_report
     data = redacted.data
+    if not _same_file(source, target) and (reason := holds_more(target, data)) is not None:
+        file_report.error = reason
+        return file_report
     try:
         # Atomic per file; no fsync per file: a fresh output folder, rerun if the machine dies.
         storage.write_atomic(target, fileformat.dump_pieces(data, target), durable=False)
@@ -223,6 +233,9 @@ def _keep(file_report: FileReport, target: Path) -> FileReport:
     if not _same_file(source, target):
         data = source.read_text(encoding="utf-8")
         if not target.exists() or target.read_text(encoding="utf-8") != data:
+            if (reason := holds_more(target, fileformat.load_document(data, source))) is not None:
+                file_report.error = reason
+                return file_report
             try:
                 storage.write_atomic(target, data, durable=False)
             except CassetteWriteError as error:
@@ -243,14 +256,21 @@ def import_vcr(
 
     A folder's structure is kept under ``out``. Returns a report per file, in source
     order; a file that cannot be read is reported, not raised, so one bad cassette does not
-    stop the rest. Every header the source held is kept but credentials, which the report
-    names; ``request_headers``/``response_headers`` keep only the names they list.
+    stop the rest. Every output name is planned first: sources that would share one are all
+    reported and none is written, and a file in ``out`` holding interactions the import would
+    not write is left as it is (see :mod:`.targets`). Every header the source held is kept
+    but credentials, which the report names; ``request_headers``/``response_headers`` keep
+    only the names they list.
     """
     out_dir = Path(out)
     request_allowed = header_choice(request_headers)
     response_allowed = header_choice(response_headers)
+    planned = [(source, out_dir / relative) for source, relative in _sources(Path(p) for p in sources)]
+    shared = collisions(planned)
     results = [
-        _import_one(source, out_dir / relative, request_allowed, response_allowed)
-        for source, relative in _sources(Path(p) for p in sources)
+        FileReport(source, error=shared[source])
+        if source in shared
+        else _import_one(source, target, request_allowed, response_allowed)
+        for source, target in planned
     ]
     return ImportReport(results)

@@ -43,6 +43,9 @@ class RawCassette:
 
     layout: str
     pairs: list[tuple[Any, Any]]
+    #: Top-level keys holding data besides the interactions (cassetter's ``ws_interactions``):
+    #: a conversion of the pairs alone would drop them, so such a file is never converted.
+    extra: tuple[str, ...] = ()
 
 
 def _text(data: bytes, compressed: bool) -> str:
@@ -106,10 +109,11 @@ def _layout(document: Any, compressed: bool) -> RawCassette:
         kind = "empty" if document is None else f"a {type(document).__name__}"
         raise VcrReadError(f"the top level is {kind}, expected a mapping with 'interactions' (vcrpy).")
     if "interactions" in document:
+        extra = tuple(str(k) for k, v in document.items() if k not in ("interactions", "version") and v)
         interactions = document["interactions"] or []
         if not isinstance(interactions, list):
             raise VcrReadError(f"'interactions' is a {type(interactions).__name__}, expected a list.")
-        if _is_promptvcr(interactions):
+        if _is_promptvcr(interactions) and not extra:
             return RawCassette("promptvcr", [(i.get("request"), i.get("response")) for i in interactions])
         pairs = []
         for item in interactions:
@@ -117,7 +121,7 @@ def _layout(document: Any, compressed: bool) -> RawCassette:
                 pairs.append((None, None))
             else:
                 pairs.append((item.get("request"), item.get("response")))
-        return RawCassette("interactions", pairs)
+        return RawCassette("interactions", pairs, extra)
     if "requests" in document and "responses" in document:
         requests, responses = document["requests"] or [], document["responses"] or []
         if not isinstance(requests, list) or not isinstance(responses, list):

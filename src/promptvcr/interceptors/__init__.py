@@ -35,6 +35,7 @@ INTERCEPTORS = {
     "urllib3": ("urllib3",),  # requests and botocore send through it
     "aiohttp": ("aiohttp",),
     "websockets": ("websockets",),  # realtime APIs: openai's client.realtime, google-genai's live
+    "mcp_stdio": ("mcp.client.stdio",),  # MCP servers the mcp SDK starts as processes
 }
 
 

@@ -307,3 +307,13 @@ def redirect_function(function: Any, replacement: Callable[..., Any]) -> Callabl
         function.__globals__.pop(name, None)
 
     return undo
+
+
+# --- mcp (MCP over stdio; issue 44) ----------------------------------------------------
+
+#: ``mcp.client.stdio._create_platform_compatible_process(command, args, env, errlog, cwd)``
+#: starts the server process of every ``stdio_client`` (a new process group on POSIX, a job
+#: object on Windows) and returns an anyio ``Process``; ``stdio_client`` looks it up in its
+#: module each time, so a replacement set there sees every server started after it. The
+#: same name in mcp 1.x and 2.x.
+MCP_STDIO_SPAWN_SEAM = "_create_platform_compatible_process"

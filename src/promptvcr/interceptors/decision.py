@@ -37,14 +37,15 @@ __all__ = [
 class Recorder(Protocol):
     """Takes the complete response of a request that went to the network, once.
 
-    ``started()`` says the headers arrived and the body is on its way, so that a response the
-    application then neither reads to the end nor closes is reported when the cassette exits,
-    not silently dropped. An interceptor that always reads bodies to the end may skip it.
+    ``started(abandon)`` says the headers arrived and the body is on its way, so that a response
+    the application then neither reads to the end nor closes is not silently dropped when the
+    cassette exits: ``abandon`` records it as far as it arrived (``end: closed``); without one it
+    is reported. An interceptor that always reads bodies to the end may skip it.
     """
 
     def __call__(self, response: Response) -> None: ...
 
-    def started(self) -> None: ...
+    def started(self, abandon: Callable[[], None] | None = None) -> None: ...
 
 
 class Replay(NamedTuple):

@@ -98,8 +98,9 @@ class Recording:
     def started(self) -> None:
         """Report the body as on its way, so that a response the application then neither
         reads to the end nor closes is reported when the cassette exits (see
-        :meth:`~.decision.Recorder.started`)."""
-        self._recorder.started()
+        :meth:`~.decision.Recorder.started`): if it is still unfinished when the cassette
+        exits, :meth:`abandon` records what arrived."""
+        self._recorder.started(self.abandon)
 
     def add(self, chunk: bytes) -> None:
         """A chunk of the decoded body, as it arrived."""
@@ -129,6 +130,12 @@ class Recording:
             self._end = "complete" if _DONE.search(b"".join(self._chunks[-2:])) else "closed"
             self.hand_over()
 
+    def abandon(self) -> None:
+        """The cassette exits while the body is still unfinished: the application's consumer
+        raised, or let the stream go without closing it. What arrived was paid for: recorded as
+        closed there (issue 42), as :meth:`close_early` records a stream closed before its end."""
+        self.close_early()
+
     @property
     def closed_early(self) -> bool:
         return self._end == "closed"
@@ -153,15 +160,16 @@ class Recording:
         """Give the response to the recorder, once it has ended; nothing before."""
         if self._end is not None and not self._handed:
             self._handed = True
+            chunks, self._chunks = self._chunks, []  # a reader still running adds to no recording
             headers = self._headers
-            if self._length and not any(self._chunks):  # HEAD: the length of the body not sent
+            if self._length and not any(chunks):  # HEAD: the length of the body not sent
                 headers = {**headers, "content-length": str(self._length)}
             response = Response(
                 status=self._status,
                 headers=headers,
-                chunks=self._chunks,
+                chunks=chunks,
                 timing=self._watch.timing(),
                 end=self._end,
-                playback=ended(self._end, len(self._chunks), ""),
+                playback=ended(self._end, len(chunks), ""),
             )
             self._recorder(response)

@@ -45,6 +45,8 @@ class ReplayPeer:
         self._times = (playback.chunk_times if playback is not None else None) or None
         self._break_at = playback.break_after if playback is not None and playback.breakage else None
         self._next = 0  # the next frame of the recording to play
+        #: Whether the recording ends the connection (a close frame, or a side dropping it).
+        self._ended = any(frame.kind in ("close", "eof") for frame in self._frames)
         self._sent = 0  # server frames sent (a fault cuts the connection after ``break_after``)
         self._lock = threading.Lock()
         self._released: queue.SimpleQueue[tuple[int, float] | None] = queue.SimpleQueue()
@@ -54,13 +56,16 @@ class ReplayPeer:
 
     # The code's side: a message it sends ------------------------------------------------------
 
-    def client_sends(self, kind: str, data: bytes) -> int:
+    def client_sends(self, kind: str, data: bytes) -> int | None:
         """Match one message the code is about to send; raises :class:`CassetteMiss` when it
-        differs. Once it is written, :meth:`sent` releases the server frames that follow it."""
+        differs. Once it is written, :meth:`sent` releases the server frames that follow it.
+        ``None`` after the recorded session's end: the send fails or is lost, as it was live."""
         sent = Frame("client", "text" if kind == "text" else "binary", data)
         with self._lock:
             index = self._next_client()
             recorded = self._frames[index] if index is not None else None
+            if recorded is None and self._ended:
+                return None
             if recorded is None or frame_differences(recorded, sent):
                 count = sum(1 for frame in self._frames[: self._next] if frame.sender == "client")
                 raise self._miss(count, recorded, sent)
@@ -117,8 +122,9 @@ class ReplayPeer:
         base = self._times[start] if self._times is not None and start >= 0 else 0.0
         for index in range(start + 1, len(self._frames)):
             frame = self._frames[index]
-            if frame.sender == "server" and self._break_at is not None and self._sent >= self._break_at:
-                self._socket.shutdown(socket.SHUT_RDWR)  # a fault: the connection drops
+            cut = self._break_at is not None and self._sent >= self._break_at  # a fault
+            if frame.sender == "server" and (cut or frame.kind == "eof"):
+                self._socket.shutdown(socket.SHUT_RDWR)  # the connection drops, no close frame
                 self._socket.close()
                 return False
             if frame.sender == "client":  # its message releases what follows; its close ends the play
@@ -128,10 +134,10 @@ class ReplayPeer:
                 if delay > 0:
                     time.sleep(delay)
             try:
-                if frame.kind == "close":  # the server closed first
-                    connection.close(frame.code or 1000, frame.data.decode("utf-8", "replace"))
+                if frame.kind == "close":  # the server closed first; code None: a close without one
+                    connection.close(frame.code, frame.data.decode("utf-8", "replace"))
                     return False
-                connection.send(frame.data.decode() if frame.kind == "text" else frame.data)
+                connection.send(frame.data, text=frame.kind == "text")  # bytes as recorded, UTF-8 or not
                 self._sent += 1
             except Exception:  # the code closed the connection meanwhile
                 return False

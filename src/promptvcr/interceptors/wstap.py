@@ -2,10 +2,14 @@
 
 Both websockets clients (asyncio and threads) run the same ``websockets.protocol.Protocol``:
 every message the application sends goes through ``send_text``/``send_binary``/
-``send_continuation`` and every frame received comes out of ``events_received``. Wrapping
+``send_continuation``, every frame written through ``send_frame`` (a close frame: the
+application's, or the protocol's when it fails the connection) and every frame received
+comes out of ``events_received``. Wrapping
 these on the protocol object sees each frame as it passes, and passes it on at once: record
 mode buffers nothing on the way. When the session ends (a close frame received, or the end
-of the stream) its frames go to the recorder, once.
+of the stream: an ``eof`` frame when no close frame came) its frames go to the recorder, once.
+A text message that is not UTF-8 is kept byte for byte: the client failed the connection
+for it (1007), and replayed it fails it again.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ class FrameTap:
 
     def attach(self, protocol: Any) -> None:
         send_text, send_binary = protocol.send_text, protocol.send_binary
-        send_continuation, send_close = protocol.send_continuation, protocol.send_close
+        send_continuation, send_frame = protocol.send_continuation, protocol.send_frame
         events_received, receive_eof = protocol.events_received, protocol.receive_eof
 
         def text(data: Any, fin: bool = True) -> None:
@@ -55,9 +59,13 @@ class FrameTap:
             send_continuation(data, fin)
             self._message("client", None, bytes(data), fin)
 
-        def close(code: int | None = None, reason: str = "") -> None:
-            send_close(code, reason)
-            self._add(Frame("client", "close", reason.encode(), self._now(), code))
+        def frame(sent: Any) -> None:
+            """Every frame written: a close frame here is the application's, or the protocol's
+            own when it failed the connection (``fail``: a frame that broke the protocol)."""
+            send_frame(sent)
+            if sent.opcode.value == _CLOSE and protocol.close_rcvd is None:  # not the echo of the server's
+                code, reason = _close_of(sent.data)
+                self._add(Frame("client", "close", reason.encode(), self._now(), code))
 
         def received() -> list[Any]:
             events: list[Any] = events_received()
@@ -75,10 +83,12 @@ class FrameTap:
 
         def eof() -> None:
             receive_eof()
+            if protocol.close_rcvd is None:  # the server dropped the connection: no close frame
+                self._add(Frame("server", "eof", b"", self._now()))
             self.finish()
 
         protocol.send_text, protocol.send_binary = text, binary
-        protocol.send_continuation, protocol.send_close = continuation, close
+        protocol.send_continuation, protocol.send_frame = continuation, frame
         protocol.events_received, protocol.receive_eof = received, eof
 
     def _now(self) -> float:

@@ -2,8 +2,10 @@
 
 Client frames are matched in order: the ``n``-th message the code sends must be the ``n``-th
 the client sent while recording, compared as parsed JSON after
-:func:`~.rules.realtime.normalize_frame` (text and binary frames that are not JSON: byte
-for byte). A difference becomes the message of a :class:`~promptvcr.CassetteMiss`.
+:func:`~.rules.realtime.normalize_frame` and, for a JSON-RPC message (MCP over stdio or a
+websocket), without its ``id`` (:func:`~.rules.mcp.without_jsonrpc_id`); text and binary
+frames that are not JSON: byte for byte. A difference becomes the message of a
+:class:`~promptvcr.CassetteMiss`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from ..cassettes.wsframes import Frame, frame_json
 from ..credentials.printing import safe_text
 from .diffs import _walk, describe
+from .rules.mcp import without_jsonrpc_id
 from .rules.realtime import normalize_frame
 
 __all__ = ["frame_differences", "frame_miss_message"]
@@ -23,7 +26,7 @@ __all__ = ["frame_differences", "frame_miss_message"]
 def _comparable(frame: Frame) -> Any:
     document = frame_json(frame)
     if document is not None:
-        return normalize_frame(document)
+        return normalize_frame(without_jsonrpc_id(document))
     if frame.kind == "text":
         return normalize_frame(frame.data.decode("utf-8", "replace"))
     return f"<{len(frame.data)} bytes, sha256:{hashlib.sha256(frame.data).hexdigest()[:16]}>"
@@ -38,9 +41,13 @@ def frame_differences(recorded: Frame, sent: Frame) -> list[str]:
     return [describe(diff) for diff in _walk("", _comparable(recorded), _comparable(sent))]
 
 
-def frame_miss_message(path: Path, url: str, index: int, recorded: Frame | None, sent: Frame) -> str:
+def frame_miss_message(
+    path: Path, url: str, index: int, recorded: Frame | None, sent: Frame, transport: str = "websocket"
+) -> str:
     """Why client frame ``index`` (counted from 0) of the session with ``url`` missed."""
-    head = f"promptvcr: websocket {url}: client frame {index + 1} is not the recorded one in cassette {path}."
+    head = (
+        f"promptvcr: {transport} {url}: client frame {index + 1} is not the recorded one in cassette {path}."
+    )
     if recorded is None:
         shown = _comparable(sent)
         return safe_text(

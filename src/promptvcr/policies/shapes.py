@@ -8,18 +8,26 @@ keys) and the finish reasons. Runs of the same event type collapse into one, so 
 or shorter answer (more or fewer text deltas) is no drift; a ``null`` matches any type,
 since providers send ``null`` for an optional value they have none of.
 
+A websocket session (realtime APIs) or an MCP session over stdio is compared the same way:
+the server's messages are its events, typed by their ``type`` (OpenAI Realtime) or their
+one key (Gemini Live), its close (``close 1000``) or dropped connection the last. A JSON-RPC
+message (MCP) is typed by its method, an answer by the method of the request it answers
+(``tools/list result``): its result is compared by structure, never by value.
+
 Pure: a :class:`Response` in, a :class:`Shape` out, and :func:`differences` as lines a
 person reads (``choices[].message: new field 'audio'``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..cassettes.models import Response
+from ..cassettes.models import Request, Response
 from ..cassettes.sse import parse_events
+from ..cassettes.wsframes import WebSocketSession, frame_json
 
 __all__ = ["Shape", "differences", "json_shape", "shape_of"]
 
@@ -89,16 +97,70 @@ def _event_type(event: dict[str, Any]) -> str:
     return "comment" if "comment" in event else "event"
 
 
-def _events(text: str) -> tuple[tuple[str, Any], ...]:
+def _run(runs: list[tuple[str, Any]], kind: str, shape: Any) -> None:
+    if runs and runs[-1][0] == kind:
+        runs[-1] = (kind, _merge(runs[-1][1], shape))
+    else:
+        runs.append((kind, shape))
+
+
+def _request_methods(message: Any, into: dict[str, str]) -> None:
+    """The method of each JSON-RPC request in ``message`` (a batch: each), by its id's JSON."""
+    for item in message if isinstance(message, list) else [message]:
+        if isinstance(item, dict) and isinstance(item.get("method"), str) and "id" in item:
+            into[json.dumps(item["id"])] = item["method"]
+
+
+def _jsonrpc(data: Any, methods: dict[str, str]) -> tuple[str, Any] | None:
+    """A JSON-RPC message's type (its method; an answer: ``<method> result``/``error``) and
+    its shape without the id; ``None`` for anything else."""
+    if not isinstance(data, dict) or "jsonrpc" not in data:
+        return None
+    shape = json_shape({key: value for key, value in data.items() if key != "id"})
+    if isinstance(data.get("method"), str):
+        return data["method"], shape
+    answer = "error" if "error" in data else "result"
+    method = methods.get(json.dumps(data.get("id")))
+    return (f"{method} {answer}" if method else answer), shape
+
+
+def _events(text: str, methods: dict[str, str]) -> tuple[tuple[str, Any], ...]:
     runs: list[tuple[str, Any]] = []
     for event in parse_events(text):
-        kind = _event_type(event)
         data = event.get("data")
-        shape = json_shape(data) if isinstance(data, (dict, list)) else None
-        if runs and runs[-1][0] == kind:
-            runs[-1] = (kind, _merge(runs[-1][1], shape))
+        if (typed := _jsonrpc(data, methods)) is not None:
+            _run(runs, *typed)
+            continue
+        _run(runs, _event_type(event), json_shape(data) if isinstance(data, (dict, list)) else None)
+    return tuple(runs)
+
+
+def _message_type(document: Any) -> str:
+    if isinstance(document, dict):
+        if isinstance(document.get("type"), str):  # OpenAI Realtime
+            return str(document["type"])
+        return next(iter(document), "{}")  # Gemini Live: {"serverContent": ...}
+    return "array"
+
+
+def _session_events(session: WebSocketSession) -> tuple[tuple[str, Any], ...]:
+    """What the server sent in a session, as events: see the module's documentation."""
+    methods: dict[str, str] = {}
+    runs: list[tuple[str, Any]] = []
+    for frame in session.frames:
+        document = frame_json(frame)
+        if frame.sender == "client":
+            _request_methods(document, methods)
+        elif frame.kind == "close":
+            _run(runs, f"close {frame.code}", None)
+        elif frame.kind == "eof":
+            _run(runs, "connection dropped", None)
+        elif document is None:
+            _run(runs, f"{frame.kind} message", None)
+        elif (typed := _jsonrpc(document, methods)) is not None:
+            _run(runs, *typed)
         else:
-            runs.append((kind, shape))
+            _run(runs, _message_type(document), json_shape(document))
     return tuple(runs)
 
 
@@ -170,18 +232,25 @@ def _stream_calls(datas: list[Any], calls: list[tuple[str, Any]], finish: list[s
     calls.extend((str(name), arguments) for name, arguments in pieces.values() if name)
 
 
-def shape_of(response: Response) -> Shape:
-    """The structure of ``response`` (see the module's documentation)."""
+def shape_of(response: Response, request: Request | None = None) -> Shape:
+    """The structure of ``response`` (see the module's documentation); ``request``, the one
+    it answers, names the method of a JSON-RPC answer."""
     body: Any = None
     events = None
     calls: list[tuple[str, Any]] = []
     finish: list[str] = []
-    if response.websocket is None and response.is_event_stream:
+    methods: dict[str, str] = {}
+    if request is not None and b'"jsonrpc"' in request.content:
+        with contextlib.suppress(ValueError, UnicodeDecodeError):
+            _request_methods(json.loads(request.content), methods)
+    if response.websocket is not None:
+        events = _session_events(response.websocket)
+    elif response.is_event_stream:
         try:
             text = response.content.decode("utf-8")
         except UnicodeDecodeError:
             text = ""
-        events = _events(text)
+        events = _events(text, methods)
         _stream_calls([event.get("data") for event in parse_events(text)], calls, finish)
     elif response.websocket is None and response.content:
         try:

@@ -9,14 +9,16 @@ cassette keeps nothing for it, with a :class:`RecordErrorWarning` that says so (
 retry, if it succeeds, is what gets recorded). A test of the error path asks for it with
 ``on_record_error="keep"``, or declares the failure with :mod:`promptvcr.faults`.
 
-A response the code neither read to the end nor closed is still arriving when the cassette
-exits: it is not written either, and :func:`unfinished_message` says which and what to do.
+A response the code neither read to the end nor closed when the cassette exits (a stream
+whose consumer raised, or that it abandoned) was paid for: it is recorded as far as it
+arrived, with ``end: closed`` (:func:`record_abandoned`), as a stream closed early is. Only
+one no recorder can end that way is left out, and :func:`unfinished_message` says which.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..cassettes.models import Request, Response
@@ -26,6 +28,7 @@ __all__ = [
     "RecordErrorWarning",
     "check_on_record_error",
     "is_transient",
+    "record_abandoned",
     "skipped",
     "skipped_message",
     "unfinished_message",
@@ -69,16 +72,22 @@ def skipped_message(path: Path, request: Request, response: Response) -> str:
     )
 
 
+def record_abandoned(unfinished: dict[int, tuple[Request, Callable[[], None] | None]]) -> None:
+    """Record each response still arriving as far as it arrived (its recorder's ``abandon``)."""
+    for _, abandon in list(unfinished.values()):
+        if abandon is not None:
+            abandon()
+
+
 def unfinished_message(path: Path, requests: Iterable[Request]) -> str:
     """Responses the code neither read to the end nor closed before the cassette exited.
 
-    (A response closed early, or cut by the server, is recorded as such and not listed.)"""
+    (A response closed early, cut by the server, or abandoned, is recorded as such and not listed.)"""
     listed = [f"  {r.method} {r.url}" for r in requests]
     return (
         f"promptvcr: {len(listed)} response(s) recorded into {path} were neither read "
-        f"to the end nor closed when the cassette exited, so they were not written:\n"
-        + "\n".join(listed)
-        + "\n"
+        f"to the end nor closed when the cassette exited, and could not be recorded as far as they "
+        f"arrived, so they were not written:\n" + "\n".join(listed) + "\n"
         "Read each response to the end or close it (use the SDK's stream as a context manager) "
         "inside the cassette; what was read is then recorded."
     )

@@ -68,10 +68,10 @@ def drift_of(path: Path, interaction: Interaction, live: Response, position: int
     The shapes are imported here, in verify mode: replaying never compares them."""
     from .shapes import differences, shape_of
 
-    found = differences(shape_of(interaction.response), shape_of(live))
+    request = interaction.request
+    found = differences(shape_of(interaction.response, request), shape_of(live, request))
     if not found:
         return None
-    request = interaction.request
     return Drift(str(path), request.method, redact_url(request.url), tuple(found), position)
 
 
@@ -110,7 +110,7 @@ class Verifier:
     ) -> None:
         self._compare, self._request, self._interaction = compare, request, interaction
 
-    def started(self) -> None:
+    def started(self, abandon: Callable[[], None] | None = None) -> None:
         """Nothing to track: an answer the code never finishes reading is simply not compared."""
 
     def __call__(self, response: Response) -> None:

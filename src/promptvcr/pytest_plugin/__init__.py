@@ -235,7 +235,6 @@ def _test_cassette(request: pytest.FixtureRequest) -> Iterator[Cassette]:
             yield active
         vcr_compat.after_test(item, active)
     finally:
-        state.uses.append(use_of(item.nodeid, active, shown))
         failure = item.stash.get(_FAILED, None)
         try:
             if failure is None:
@@ -243,6 +242,7 @@ def _test_cassette(request: pytest.FixtureRequest) -> Iterator[Cassette]:
             else:
                 active.__exit__(type(failure), failure, failure.__traceback__)
         finally:
+            state.uses.append(use_of(item.nodeid, active, shown))  # after exit: what was written
             # Items live as long as the session: a cassette kept on one (its interactions, every
             # request played) would make each garbage collection of a long suite slower.
             del item.stash[_ACTIVE]
@@ -329,13 +329,8 @@ def _report_unused(item: pytest.Item, report: pytest.TestReport) -> None:
         f"by this test:\n" + "\n".join(f"  {line}" for line in unused) + "\n"
         f"The code no longer sends them: re-record the cassette ({record_flag()}=rewrite) or delete them."
     )
-    if setting == "drop":
-        from .refresh import drop_unplayed
-
-        if dropped := drop_unplayed(active):
-            shown = _shown(item.config, active.path)
-            report.sections.append(("promptvcr", f"removed from {shown}: " + ", ".join(dropped)))
-            return
+    if setting == "drop":  # removed at the end of the run, if no other test plays them (.refresh)
+        return
     if setting == "fail":
         report.outcome = "failed"
         report.longrepr = text

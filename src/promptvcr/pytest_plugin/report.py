@@ -38,6 +38,8 @@ class CassetteUse:
     recorded_tokens: tuple[int, int] = (0, 0)
     drift: list[dict[str, Any]] = field(default_factory=list)
     """What ``--record-mode=verify`` found: ``{where, differences}`` per drifted answer."""
+    aside: str = ""
+    """A rewrite whose test failed: the file its recordings were kept in (none in the cassette)."""
 
     def to_data(self) -> dict[str, Any]:
         return asdict(self)
@@ -56,6 +58,7 @@ def use_of(nodeid: str, active: Cassette, shown: str) -> CassetteUse:
 
     outcomes: dict[str, int] = {}
     replayed = recorded = Tokens()
+    saved = active.saved
     for play in active.played:
         outcomes[play.outcome] = outcomes.get(play.outcome, 0) + 1
         if play.response is not None and play.outcome in ("replayed", "recorded"):
@@ -64,6 +67,9 @@ def use_of(nodeid: str, active: Cassette, shown: str) -> CassetteUse:
                 replayed += tokens
             else:
                 recorded += tokens
+    if saved.aside is not None:  # recorded and paid for, but not in the cassette: counted apart
+        outcomes["recorded"] = saved.written
+        outcomes["kept aside"] = saved.aside_count
     return CassetteUse(
         nodeid=nodeid,
         path=shown,
@@ -74,6 +80,7 @@ def use_of(nodeid: str, active: Cassette, shown: str) -> CassetteUse:
         replayed_tokens=(replayed.input, replayed.output),
         recorded_tokens=(recorded.input, recorded.output),
         drift=[{"where": drift.where, "differences": list(drift.differences)} for drift in active.drift],
+        aside="" if saved.aside is None else str(saved.aside),
     )
 
 
@@ -166,4 +173,8 @@ def summary_lines(uses: Iterable[CassetteUse]) -> list[str]:
     if sum(recorded):
         lines.append(_tokens_line("tokens recorded", recorded, "spent on this run"))
     lines.extend(drift_lines((use.path, d["where"], d["differences"]) for use in uses for d in use.drift))
+    aside = [use for use in uses if use.aside]
+    if aside:
+        lines.append(f"recordings kept aside (the test failed, its cassette left as it was): {len(aside)}")
+        lines.extend(f"  {use.nodeid}: {use.aside}" for use in aside)
     return lines

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import shutil
+import tempfile
 import time
 from collections.abc import Generator
 from pathlib import Path
@@ -17,9 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .. import usage
 from ..activation import watch_exits
 from ..commands.run_record import RECORD_PATH, CassetteUsage, UsageRecord
 from .naming import default_cassette_path, resolved
+from .settings import export_env
 
 if TYPE_CHECKING:
     from ..cassette import Cassette
@@ -44,6 +48,7 @@ class Tracker:
         self.record = UsageRecord()
         self.drift_report = drift_report
         self.drift: list[DriftEntry] = []
+        self.dropped: list[str] = []  # what --cassette-unused=drop removed or kept, for the summary
         self._item: pytest.Item | None = None
         self._item_passed = True
         self._item_cassettes: list[str] = []
@@ -52,6 +57,10 @@ class Tracker:
         self._modules: set[Path] = set()  # the test files collected
         self._stop_watching = watch_exits(self._seen)
         self._check_selection()
+        # Children (subprocesses, promptvcr serve) report the cassettes they use here (promptvcr.usage).
+        self._fragments = Path(tempfile.mkdtemp(prefix="promptvcr-usage-"))
+        export_env(config, usage.ENV, str(self._fragments))
+        self._collected = 0.0
 
     # What the run covers ----------------------------------------------------------------
 
@@ -117,6 +126,7 @@ class Tracker:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
         self._item, self._item_passed, self._item_cassettes = item, True, []
+        started = time.time()
         folder = item.path.parent
         if folder not in self._folders:  # resolved once per folder: no file-system calls per test
             self._folders.add(folder)
@@ -124,10 +134,19 @@ class Tracker:
         try:
             return (yield)
         finally:
+            self._collect(started - 1.0, item.nodeid)  # what its children used counts as its use
             if not self._item_passed:  # skipped, xfailed or failed part-way: it may need every interaction
                 for path in self._item_cassettes:
                     self.record.cassettes[path].unplayed = []
             self._item = None
+
+    def _collect(self, since: float, user: str) -> None:
+        """Add what children reported since ``since`` to the record, as used by ``user``."""
+        for path, found in usage.read_fragments(self._fragments, since).items():
+            found.users = sorted({*found.users, user})
+            self.record.use(path, found)
+            if self._item is not None:
+                self._item_cassettes.append(path)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not report.passed:
@@ -162,7 +181,8 @@ class Tracker:
         else:
             positions = []  # rewritten or passed through: the whole file is in use
         path = resolved(cassette.path)
-        self.record.use(path, CassetteUsage(len(interactions), positions))
+        users = [self._item.nodeid] if self._item is not None else ["pytest session"]
+        self.record.use(path, CassetteUsage(len(interactions), positions, users))
         if self._item is not None:
             self._item_cassettes.append(path)
         if self.drift_report is not None and (cassette.missed or cassette.drift):
@@ -176,6 +196,7 @@ class Tracker:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.config.option.collectonly:  # pytest --co ran nothing: the last run's record stands
             return
+        self._collect(0.0, "pytest session")  # session-wide servers stop about now: all of them again
         self._check_files()
         workeroutput = getattr(self.config, "workeroutput", None)
         if workeroutput is not None:
@@ -188,6 +209,11 @@ class Tracker:
             self._incomplete("the run was interrupted or stopped early")
         elif exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             self._incomplete(f"pytest ended with exit status {int(exitstatus)}")
+        if self.config.getoption("--cassette-unused", None) == "drop":
+            from .refresh import drop_unused
+
+            shown = {path: _relative(path, self.config.rootpath) for path in self.record.cassettes}
+            self.dropped = drop_unused(self.record, shown)
         self.record.finished = time.time()
         path = self.config.rootpath / RECORD_PATH
         if self.record.cassettes or path.exists():  # a project without cassettes gets no file
@@ -211,6 +237,8 @@ class Tracker:
         self.drift.extend(DriftEntry.from_data(entry) for entry in output["drift"])
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        for line in self.dropped:
+            terminalreporter.write_line(line)
         if self.drift_report is not None and not hasattr(self.config, "workerinput"):
             shown = os.path.relpath(self.drift_report, self.config.invocation_params.dir)
             count = sum(entry.kind == "miss" for entry in self.drift)
@@ -220,3 +248,8 @@ class Tracker:
 
     def pytest_unconfigure(self) -> None:
         self._stop_watching()
+        shutil.rmtree(self._fragments, ignore_errors=True)
+
+
+def _relative(path: str, root: Path) -> str:
+    return os.path.relpath(path, root) if Path(path).is_relative_to(root) else path

@@ -15,7 +15,7 @@ from .binary import base64_digests
 from .fields import drop_body_fields, drop_query_params
 from .google import google_empty_config, google_field_names, google_repeated_tools, google_schema_types
 from .ids import tool_call_ids
-from .mcp import mcp_session_ids
+from .mcp import jsonrpc_ids, mcp_session_ids
 from .provider import anthropic_beta_query, default_tool_type, drop_seed, vertex_project_location
 from .redacted import drop_credential_params, drop_credentials
 from .text import nfc_text, single_text_part
@@ -39,6 +39,7 @@ __all__ = [
     "google_field_names",
     "google_repeated_tools",
     "google_schema_types",
+    "jsonrpc_ids",
     "mcp_session_ids",
     "nfc_text",
     "rule_name",
@@ -72,6 +73,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     tool_call_ids,
     base64_digests,
     nfc_text,
+    jsonrpc_ids,  # before mcp_session_ids: it reads the query that one drops
     mcp_session_ids,
 )
 

@@ -6,18 +6,24 @@ Streamable HTTP carries the session in the ``Mcp-Session-Id`` header, never part
 stream gives the recorded id back, but a session recorded again, or appended to a cassette
 (``record`` mode), gets a new one. The message is what the request means, not the session.
 
-JSON-RPC request ids (``0``, ``1``, ... per session in the ``mcp`` SDK) stay in the key: a
-replayed answer carries the id of the request it was recorded for, and the client matches
-answers to its requests by that id.
+JSON-RPC request ids (``0``, ``1``, ... per session in the ``mcp`` SDK) are not part of the
+key either (:func:`jsonrpc_ids`): they number the calls, so one call inserted before the
+others would shift every later id and make every later call miss. A replayed answer is
+given the live request's id (see :mod:`promptvcr.matching.jsonrpc`); requests with the
+same method and params replay in recorded order, as any identical requests do.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from ..parts import KeyParts
 
-__all__ = ["mcp_session_ids"]
+__all__ = ["JSONRPC_ID", "jsonrpc_ids", "mcp_session_ids", "without_jsonrpc_id"]
+
+#: What a JSON-RPC request's ``id`` (and the progress token it names) becomes in a key.
+JSONRPC_ID = "<jsonrpc-id>"
 
 _SESSION_PARAMS = frozenset({"session_id", "sessionid"})
 
@@ -34,3 +40,43 @@ def mcp_session_ids(parts: KeyParts) -> KeyParts:
     if not (isinstance(body, dict) and "jsonrpc" in body) and not isinstance(body, list):
         return parts
     return replace(parts, query=tuple(pair for pair in parts.query if pair[0].lower() not in _SESSION_PARAMS))
+
+
+def without_jsonrpc_id(message: Any) -> Any:
+    """A JSON-RPC request or notification (a batch: each) with its ``id`` and progress token
+    as :data:`JSONRPC_ID`; anything else as it is (the same object)."""
+    if isinstance(message, list):
+        items = [without_jsonrpc_id(item) for item in message]
+        return items if any(a is not b for a, b in zip(items, message, strict=True)) else message
+    if not isinstance(message, dict) or "method" not in message or "jsonrpc" not in message:
+        return message
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    token = isinstance(meta, dict) and "progressToken" in meta
+    if "id" not in message and not token:
+        return message
+    out = {**message, "id": JSONRPC_ID} if "id" in message else dict(message)
+    if token:
+        out["params"] = {**params, "_meta": {**meta, "progressToken": JSONRPC_ID}}  # type: ignore[dict-item]
+    return out
+
+
+def jsonrpc_ids(parts: KeyParts) -> KeyParts:
+    """A JSON-RPC request's ``id`` and ``params._meta.progressToken`` replaced by
+    ``<jsonrpc-id>`` (each message of a batch); a notification (no id) stays one.
+
+    Real case: an MCP client that lists its tools once more before calling one sends
+    ``tools/call`` as id 3 instead of 2, and every later call shifts by one.
+
+    Not for the older SSE transport (a ``session_id`` in the URL): each POST there gets only
+    ``202`` and its answer arrives on the GET stream, which the replay releases when the
+    request with the answer's id has been sent, so its ids stay in the key.
+    """
+    body = parts.body  # a top-level key says it: no search through the bytes
+    first = body[0] if isinstance(body, list) and body else body
+    if not isinstance(first, dict) or "jsonrpc" not in first:
+        return parts
+    if any(name.lower() in _SESSION_PARAMS for name, _ in parts.query):
+        return parts  # the SSE transport: answers come on the GET stream, found there by their ids
+    new = without_jsonrpc_id(body)
+    return parts if new is body else replace(parts, body=new)

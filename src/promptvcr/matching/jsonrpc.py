@@ -1,0 +1,142 @@
+"""JSON-RPC answers renumbered: the ids in a replayed answer follow the live request's.
+
+A JSON-RPC client numbers its requests (the ``mcp`` SDK: ``0, 1, 2...`` per session) and
+matches each answer to its request by that ``id``. Keys ignore the id
+(:func:`~promptvcr.matching.rules.mcp.jsonrpc_ids`), so that one call inserted before the
+others does not make every later call miss; the answer recorded for a request then carries
+the id it was recorded with, and is given the live one here. The same goes for the
+``progressToken`` a request names in ``params._meta`` (the SDK uses its id): the progress
+notifications the answer's stream holds carry it.
+
+Only answers (``result`` or ``error``) to the request's own ids and its progress
+notifications change; requests the server sends (their ids are the server's) stay as
+recorded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import TYPE_CHECKING, Any
+
+from ..cassettes.jsonstyle import dump_json, json_style
+from ..cassettes.sse import decode_events, encode_event
+
+if TYPE_CHECKING:
+    from ..cassettes.models import Response
+
+__all__ = ["MARKER", "Renumbering", "message_renumbered", "renumbered", "renumbering", "text_renumbered"]
+
+#: Bytes that every JSON-RPC message holds: a body without them costs one search.
+MARKER = b'"jsonrpc"'
+
+
+@dataclasses.dataclass(slots=True)
+class Renumbering:
+    """Recorded id -> live id, and recorded progress token -> live token (each by its JSON text)."""
+
+    ids: dict[str, Any] = dataclasses.field(default_factory=dict)
+    tokens: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.ids or self.tokens)
+
+    def learn(self, recorded: Any, sent: Any) -> None:
+        """Add what differs between a recorded request message and the live one (batches by position)."""
+        if isinstance(recorded, list) and isinstance(sent, list):
+            for was, now in zip(recorded, sent, strict=False):
+                self.learn(was, now)
+            return
+        if not (isinstance(recorded, dict) and isinstance(sent, dict)) or "method" not in sent:
+            return
+        if "id" in recorded and "id" in sent and recorded["id"] != sent["id"]:
+            self.ids[json.dumps(recorded["id"])] = sent["id"]
+        was, now = _progress_token(recorded), _progress_token(sent)
+        if was is not None and now is not None and was != now:
+            self.tokens[json.dumps(was)] = now
+
+
+def _progress_token(message: dict[str, Any]) -> Any:
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return meta.get("progressToken") if isinstance(meta, dict) else None
+
+
+def _parsed(content: bytes) -> Any:
+    try:
+        return json.loads(content)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+
+
+def renumbering(recorded: bytes, sent: bytes) -> Renumbering:
+    """What to change in the answer recorded for ``recorded`` so that it answers ``sent``."""
+    change = Renumbering()
+    if MARKER in recorded and MARKER in sent:
+        change.learn(_parsed(recorded), _parsed(sent))
+    return change
+
+
+def message_renumbered(message: Any, change: Renumbering) -> Any:
+    """``message`` (a parsed JSON-RPC message or batch) with ``change`` applied; the same
+    object when nothing in it changes."""
+    if isinstance(message, list):
+        items = [message_renumbered(item, change) for item in message]
+        return items if any(a is not b for a, b in zip(items, message, strict=True)) else message
+    if not isinstance(message, dict):
+        return message
+    if ("result" in message or "error" in message) and "method" not in message:
+        key = json.dumps(message.get("id"))
+        if key in change.ids:
+            return {**message, "id": change.ids[key]}
+    elif message.get("method") == "notifications/progress" and isinstance(message.get("params"), dict):
+        key = json.dumps(message["params"].get("progressToken"))
+        if key in change.tokens:
+            return {**message, "params": {**message["params"], "progressToken": change.tokens[key]}}
+    return message
+
+
+def text_renumbered(text: str, change: Renumbering) -> str | None:
+    """The JSON text ``text`` with ``change`` applied, written in its own style; ``None``: unchanged."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    new = message_renumbered(value, change)
+    if new is value:
+        return None
+    style = json_style(text, value)
+    return dump_json(new, style) if style is not None else json.dumps(new, separators=(",", ":"))
+
+
+def _chunk_renumbered(chunk: bytes, change: Renumbering, event_stream: bool) -> bytes:
+    if MARKER not in chunk:
+        return chunk
+    if not event_stream:
+        text = text_renumbered(chunk.decode("utf-8", "replace"), change)
+        return chunk if text is None else text.encode()
+    events = decode_events(chunk)
+    changed = False
+    for event in events:
+        data = event.get("data")
+        new = message_renumbered(data, change) if isinstance(data, (dict, list)) else data
+        if new is not data:
+            event["data"], changed = new, True
+    return b"".join(encode_event(event) for event in events) if changed else chunk
+
+
+def renumbered(response: Response, change: Renumbering) -> Response:
+    """``response`` (a JSON body or an event stream of JSON-RPC messages) answering the live ids."""
+    if not change or MARKER not in response.content:
+        return response
+    if response.is_event_stream:
+        chunks = [_chunk_renumbered(chunk, change, True) for chunk in response.chunks]
+    else:  # one JSON document, however it was chunked
+        chunks = [_chunk_renumbered(response.content, change, False)]
+        if chunks[0] == response.content:
+            return response
+        timing = response.timing
+        if timing is not None and len(timing.chunks) != 1:  # one chunk now: arrived with the last
+            timing = type(timing)(timing.headers, timing.chunks[-1:])
+        return dataclasses.replace(response, chunks=chunks, timing=timing)
+    return dataclasses.replace(response, chunks=chunks)

@@ -1,0 +1,151 @@
+"""``promptvcr mcp -- <server command>``: the stdio session of any server, for clients that
+are not the Python SDK in-process: the official TypeScript SDK (node, installed by the test
+from npm) and the Python SDK started against the wrapper as its server command. Recorded
+live, replayed with the server's script gone; the same file replays in-process too."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
+
+import promptvcr
+from promptvcr import use_cassette
+from promptvcr.cli import main
+
+SERVER = Path(__file__).resolve().parent.parent / "mcp_stdio_server.py"
+NODE_CLIENT = Path(__file__).resolve().parent / "node_client.mjs"
+#: Where the test installs the TypeScript SDK once (``$PROMPTVCR_NODE_CACHE`` to move it).
+NODE_CACHE = Path(
+    os.environ.get("PROMPTVCR_NODE_CACHE", Path.home() / ".cache" / "promptvcr-tests" / "node-mcp")
+)
+SRC = str(Path(promptvcr.__file__).resolve().parent.parent)
+
+
+def wrapped(cassette: Path, script: Path, *mode: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "promptvcr",
+        "mcp",
+        "--cassette",
+        str(cassette),
+        *mode,
+        "--",
+        sys.executable,
+        str(script),
+    ]
+
+
+async def python_client(command: list[str], b: int = 3) -> dict[str, Any]:
+    env = {"PYTHONPATH": SRC}
+    params = StdioServerParameters(command=command[0], args=command[1:], env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        tools = await client.list_tools()
+        added = await client.call_tool("add", {"a": 2, "b": b})
+    return {"tools": sorted(t.name for t in tools.tools), "added": added.content[0].text}  # type: ignore[union-attr]
+
+
+def test_a_python_client_through_the_wrapper_records_and_replays_with_the_server_gone(tmp_path: Path) -> None:
+    script, path = tmp_path / "server.py", tmp_path / "wrapped.yaml"
+    shutil.copy(SERVER, script)
+    live = asyncio.run(asyncio.wait_for(python_client(wrapped(path, script, "--record-mode", "rewrite")), 60))
+    assert live == {"tools": ["add", "count"], "added": "5"}
+    (interaction,) = yaml.safe_load(path.read_text())["interactions"]
+    assert interaction["request"]["url"] == "stdio:python server.py"
+    script.rename(tmp_path / "moved-away.py")
+
+    assert asyncio.run(asyncio.wait_for(python_client(wrapped(path, script)), 30)) == live
+
+    async def in_process() -> tuple[dict[str, Any], Any]:  # the same file, without the wrapper
+        async with use_cassette(path) as cassette:
+            return await asyncio.wait_for(python_client([sys.executable, str(script)]), 10), cassette
+
+    replayed, cassette = asyncio.run(in_process())
+    assert replayed == live and cassette.all_played
+
+    with pytest.raises(BaseException) as caught:  # the SDK's task group wraps what the call raised
+        asyncio.run(asyncio.wait_for(python_client(wrapped(path, script), b=4), 30))
+    answered = _leaves(caught.value)  # a miss answers the request with a JSON-RPC error
+    assert [type(error) for error in answered] == [MCPError]
+    assert "params.arguments.b: 3 -> 4" in str(answered[0])
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    inner = getattr(error, "exceptions", None)
+    return [leaf for item in inner for leaf in _leaves(item)] if isinstance(inner, tuple) else [error]
+
+
+def _node_sdk() -> Path:
+    """The folder holding ``node_modules/@modelcontextprotocol/sdk``, installed once."""
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.skip("node and npm are not installed: the TypeScript client cannot run")
+    if not (NODE_CACHE / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+        NODE_CACHE.mkdir(parents=True, exist_ok=True)
+        install = [
+            "npm",
+            "install",
+            "--prefix",
+            str(NODE_CACHE),
+            "--no-audit",
+            "--no-fund",
+            "@modelcontextprotocol/sdk@1",
+        ]
+        done = subprocess.run(install, capture_output=True, text=True, timeout=300, check=False)
+        if done.returncode != 0:
+            pytest.skip(
+                f"npm could not install @modelcontextprotocol/sdk (no registry?): {done.stderr[-400:]}"
+            )
+    shutil.copy(NODE_CLIENT, NODE_CACHE / NODE_CLIENT.name)  # node resolves the SDK from the script's folder
+    return NODE_CACHE
+
+
+def node_client(folder: Path, command: list[str]) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": SRC}
+    done = subprocess.run(
+        ["node", str(folder / NODE_CLIENT.name), json.dumps(command)],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_the_typescript_sdk_through_the_wrapper_records_and_replays_with_the_server_gone(
+    tmp_path: Path,
+) -> None:
+    folder = _node_sdk()
+    script, path = tmp_path / "server.py", tmp_path / "node.yaml"
+    shutil.copy(SERVER, script)
+    live = node_client(folder, wrapped(path, script, "--record-mode", "rewrite"))
+    assert live == {"tools": ["add", "count"], "added": "5", "counted": "counted to 3"}
+    frames = yaml.safe_load(path.read_text())["interactions"][0]["response"]["stdio"]["frames"]
+    assert frames[0]["json"]["params"]["clientInfo"]["name"] == "promptvcr-node-test"
+    script.rename(tmp_path / "moved-away.py")
+    assert node_client(folder, wrapped(path, script)) == live
+
+
+def test_the_wrapper_says_what_it_needs(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PROMPTVCR_CASSETTE", raising=False)
+    assert main(["mcp", "--", "python", "server.py"]) == 2
+    assert "needs a cassette (--cassette or $PROMPTVCR_CASSETTE)" in capsys.readouterr().err
+    assert main(["mcp", "--cassette", "x.yaml"]) == 2
+    assert "needs the server's command (after --)" in capsys.readouterr().err
