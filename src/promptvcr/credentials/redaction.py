@@ -187,7 +187,7 @@ def redact(
             data, dump = masked, plain_dump(masked)
         where = f"{label}[{index}]"
         if dump is not None and _clean(dump, known):  # nothing to refuse or mask
-            if "<redacted:" in dump:
+            if "<redacted:" in dump or "%3Credacted%3A" in dump:  # a form body writes it escaped
                 result.masked.extend(_removed_by_name(data["response"], f"{where}.response", None))
             result.data.append(data)
             continue
