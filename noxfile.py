@@ -14,6 +14,9 @@ fails the test that wrote a secret into one, so the session fails before it is c
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import nox
 
@@ -55,3 +58,99 @@ def record(session: nox.Session) -> None:
         names = ", ".join(PROVIDER_KEYS)
         session.warn(f"no provider API key is set ({names}): recording a request will fail.")
     session.run("python", "-m", "pytest", "--record-mode=record", *session.posargs, env=keys)
+
+
+# --- compat: the interceptor and SDK tests across the versions users install ----------------
+
+#: The tests a compat run takes: every interceptor's, the SDKs' record-and-replay, MCP's. The
+#: websockets-latest test is left out: it builds its own venv for what the matrix covers here.
+COMPAT_TESTS = (
+    "tests/interceptors",
+    "tests/test_record_replay.py",
+    "tests/mcp/test_mcp_sessions.py",
+    "--deselect=tests/interceptors/test_websockets_latest.py",
+)
+
+#: What the tests above import besides promptvcr and the intercepted libraries (not the whole
+#: ``test`` extra: an old SDK line cannot install beside it).
+COMPAT_TOOLS = (
+    "pytest",
+    "pytest-asyncio",
+    "pytest-xdist",
+    "hypothesis",
+    "jsonschema",
+    "cryptography",
+    "requests",
+    "boto3",
+    "uvicorn",
+)
+INTERCEPTED = ("httpx2", "httpx", "respx", "aiohttp", "urllib3", "websockets")
+SDKS = ("openai", "anthropic", "google-genai", "mcp")
+
+
+@dataclass(frozen=True)
+class Combo:
+    """One environment of the compat matrix."""
+
+    #: Requirements, installed together (pip resolves them as a user's install would).
+    requirements: tuple[str, ...] = (*COMPAT_TOOLS, *INTERCEPTED, *SDKS)
+    #: A constraints file pinning every package (``constraints/``).
+    constraints: str | None = None
+    #: Then upgraded to its newest release alone, whatever another package's cap says: what a
+    #: user gets from ``pip install -U`` (websockets 17 beside google-genai, issue 39).
+    uncapped: tuple[str, ...] = ()
+
+
+def _but(*replaced: str) -> tuple[str, ...]:
+    """The default requirements with those of the same names as ``replaced`` swapped for them."""
+    names = {re.split(r"[<>=!~ ]", r, maxsplit=1)[0] for r in replaced}
+    return (*(r for r in Combo.requirements if r not in names), *replaced)
+
+
+COMBOS = {
+    # The lowest versions setup.cfg allows, written out by
+    # uv pip compile --resolution lowest-direct --python-version 3.11 (see the file's header).
+    "lowest": ("3.11", Combo(constraints="constraints/lowest.txt")),
+    # The newest releases that resolve together.
+    "newest": ("3.11", Combo()),
+    "newest-py3.12": ("3.12", Combo()),
+    # Each intercepted library at its newest release alone, nothing capping it.
+    **{f"uncapped-{lib}": ("3.11", Combo(uncapped=(lib,))) for lib in ("websockets", "httpx2", "aiohttp")},
+    "uncapped-httpx": ("3.11", Combo(uncapped=("httpx", "respx"))),
+    "uncapped-urllib3": ("3.11", Combo(uncapped=("urllib3",))),
+    # The older lines users still run.
+    "urllib3-1.26": ("3.11", Combo(_but("urllib3<2"))),
+    "openai-1": ("3.11", Combo(_but("openai<2"))),  # on httpx; openai 3 is on httpx2
+    "anthropic-1": ("3.11", Combo(_but("anthropic<2"))),
+    "pytest-8": ("3.11", Combo(_but("pytest<9"))),
+}
+
+@nox.session(venv_backend="uv|virtualenv")
+@nox.parametrize(
+    ("python", "combo"), [(python, name) for name, (python, _) in COMBOS.items()], ids=list(COMBOS)
+)
+def compat(session: nox.Session, combo: str) -> None:
+    """The interceptor and SDK tests against the lowest and the newest versions users install
+    (docs/versions.md). ``nox -s compat`` runs them all; ``nox -s "compat(newest)"`` one."""
+    setup = COMBOS[combo][1]
+    constraints = ["-c", setup.constraints] if setup.constraints else []
+    session.install("-e", ".", *setup.requirements, *constraints)
+    if setup.uncapped:
+        before = _versions(session, setup.uncapped)
+        session.install("--upgrade", *setup.uncapped)
+        if _versions(session, setup.uncapped) == before:
+            session.skip(f"nothing caps {before}: the same environment as compat(newest)")
+    session.log(_versions(session, sorted({*INTERCEPTED, *SDKS, "pytest"})))
+    session.run("python", "-m", "pytest", "-q", *COMPAT_TESTS, *session.posargs)
+
+
+def _versions(session: nox.Session, names: Sequence[str]) -> str:
+    """``python=3.11.7 httpx=0.28.1 ...``: the versions the session's environment holds."""
+    code = (
+        "import importlib.metadata as m, sys\n"
+        "def v(n):\n"
+        "    try: return m.version(n)\n"
+        "    except m.PackageNotFoundError: return '-'\n"
+        f"print('python=' + sys.version.split()[0], *(n + '=' + v(n) for n in {list(names)!r}))"
+    )
+    return str(session.run("python", "-c", code, silent=True)).strip()

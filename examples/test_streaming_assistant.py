@@ -24,4 +24,4 @@ async def test_answer_streams_piece_by_piece(
     assert "".join(seen) == answer.text
     assert "crosswalk" in answer.text.lower()
     assert answer.output_tokens == 282
-    assert [play.outcome for play in cassette.played] == ["replayed"]
+    assert len(cassette.played) == 1  # replayed, or recorded when re-recording

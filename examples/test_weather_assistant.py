@@ -18,6 +18,7 @@ def test_assistant_calls_the_weather_tool_then_answers(
     assert answer.tool_calls == [("get_weather", {"city": "Paris"})]
     assert "sunny" in answer.text.lower()
     assert "22°C" in answer.text
-    # Two calls, both answered from the cassette, in the order they were recorded.
-    assert [play.outcome for play in cassette.played] == ["replayed", "replayed"]
-    assert cassette.unplayed == []
+    # Two calls: answered by the cassette, or by OpenAI when re-recording (--record-mode=rewrite);
+    # an assertion on play.outcome ("replayed", "recorded") would hold in one mode only.
+    assert len(cassette.played) == 2
+    assert cassette.missed == []

@@ -53,6 +53,7 @@ PUBLIC_API = [
     "DriftWarning",
     "FuzzyMatchWarning",
     "Interaction",
+    "InterceptorUnavailableWarning",
     "KeyParts",
     "Play",
     "RecordErrorWarning",

@@ -4,7 +4,7 @@ A cassette stores the provider's answers. A request that timed out before any re
 arrived has none: what replays in its place is the answer its retry recorded, at once and
 without the SDK's backoff, so a transient slow provider is not written into every replay.
 A test of how the code handles a timeout declares it (``faults=[faults.read_timeout()]``),
-which raises the client's own timeout in replay, deterministically (see the README).
+which raises the client's own timeout in replay, deterministically (see docs/faults.md).
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ if _TYPE_CHECKING:
         StaleCassetteError,
     )
     from .importers import import_vcr
+    from .interceptors.unavailable import InterceptorUnavailableWarning
     from .matching import DEFAULT_RULES, KeyParts, Rule, drop_body_fields, drop_query_params
     from .matching.diagnose import FuzzyMatchWarning
     from .matching.rules import default_rules, drop_seed, edit_rules, for_families, set_default_rules
@@ -53,6 +54,7 @@ _EXPORTS = {
     "RecordInCIError": ".errors",
     "StaleCassetteError": ".errors",
     "import_vcr": ".importers",
+    "InterceptorUnavailableWarning": ".interceptors.unavailable",
     "DEFAULT_RULES": ".matching",
     "KeyParts": ".matching",
     "Rule": ".matching",
@@ -82,6 +84,7 @@ __all__ = [
     "DriftWarning",
     "FuzzyMatchWarning",
     "Interaction",
+    "InterceptorUnavailableWarning",
     "KeyParts",
     "Play",
     "RecordErrorWarning",

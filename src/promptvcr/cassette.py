@@ -135,8 +135,7 @@ class Cassette(activation.Block):
         self.missed: list[Request] = []
         self._misses: list[CassetteMiss] = []  # every miss raised for it, also those the code caught
         self.faults_fired: list[FaultFired] = []
-        #: Background hosts (see :mod:`promptvcr.matching.background`) the code under test sent to,
-        #: each with what was done: ``"ignored"`` or ``"passthrough"``.
+        #: Background hosts the code under test sent to, each with ``"ignored"`` or ``"passthrough"``.
         self.background_hosts: dict[str, str] = {}
         #: What ``RecordMode.verify`` found: each live answer whose structure changed.
         self.drift: list[verifying.Drift] = []

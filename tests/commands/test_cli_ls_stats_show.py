@@ -234,3 +234,31 @@ def test_unknown_tokens_are_shown_as_unknown_and_scan_says_when_clean(
         main(["--version"])
     assert exited.value.code == 0
     assert capsys.readouterr().out.startswith("promptvcr ")
+
+
+def test_ls_and_stats_name_the_provider_of_loopback_traffic_alike(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenAI-style and Anthropic traffic recorded from one server on 127.0.0.1: both are listed
+    by provider, not one by provider and the other by address (issue 46)."""
+    import anthropic
+    import openai
+    from fake_provider import FakeProvider
+
+    import promptvcr
+
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setenv("NO_COLOR", "1")
+    with FakeProvider() as fake, promptvcr.use_cassette(tmp_path / "both.yaml", record_mode="record"):
+        openai.OpenAI(api_key="test-key", base_url=fake.openai_base_url).chat.completions.create(
+            model="gpt-4o-mini", messages=[{"role": "user", "content": "hi"}]
+        )
+        anthropic.Anthropic(api_key="test-key", base_url=fake.base_url).messages.create(
+            model="claude-sonnet-4-6", max_tokens=50, messages=[{"role": "user", "content": "hi"}]
+        )
+    code, out = _run(capsys, "ls", str(tmp_path))
+    assert code == 0
+    assert "| anthropic, openai |" in out, out
+    code, out = _run(capsys, "stats", str(tmp_path))
+    assert code == 0
+    assert "openai" in out and "anthropic" in out and "127.0.0.1" not in out, out

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-__all__ = ["provider_of", "provider_of_url"]
+__all__ = ["provider_label", "provider_of", "provider_of_url"]
 
 #: Host suffix -> provider.
 _HOSTS = (
@@ -42,6 +42,12 @@ _PATHS = (
     ("/bedrock/", "bedrock"),
     ("/model/", "bedrock"),
 )
+
+#: Endpoints of OpenAI's API that OpenAI-compatible servers copy: enough to name loopback traffic
+#: in a listing, never to choose matching rules (see ``provider_label``).
+_OPENAI_STYLE = ("/chat/completions", "/completions", "/embeddings", "/responses", "/moderations")
+
+_LOOPBACK = ("localhost", "::1")
 
 
 def _by_host(host: str) -> str:
@@ -75,3 +81,18 @@ def provider_of(url: str, headers: Mapping[str, str]) -> str:
         if header in headers:
             return provider
     return _by_path(parts.path)
+
+
+def provider_label(url: str, headers: Mapping[str, str]) -> str:
+    """The provider to show for a request in ``ls``, ``stats`` and ``show``: :func:`provider_of`,
+    else the host, except a loopback host, which names nobody: an OpenAI-style endpoint there
+    (a test server, vLLM, Ollama) is listed as ``openai``, as Anthropic's messages from there
+    are listed as ``anthropic``. Only a label: the key's rules keep asking :func:`provider_of_url`."""
+    if provider := provider_of(url, headers):
+        return provider
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    loopback = host in _LOOPBACK or host.startswith("127.")
+    if loopback and any(parts.path.rstrip("/").endswith(endpoint) for endpoint in _OPENAI_STYLE):
+        return "openai"
+    return host or "unknown"

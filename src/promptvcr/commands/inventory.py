@@ -13,14 +13,14 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from ..cassettes.eventstream import is_event_stream as is_aws_event_stream
 from ..cassettes.models import Interaction, Response
+from ..cassettes.providers import provider_label
 from ..cassettes.tokens import Tokens, tokens_of
 from ..errors import CassetteError
 from ..files import fileformat, storage
-from ..matching.select import family_of
 
 __all__ = ["CASSETTE_SUFFIXES", "CassetteSummary", "InteractionSummary", "find_cassettes", "summarize"]
 
@@ -92,10 +92,9 @@ def _streamed(response: Response) -> bool:
 
 
 def summarize_interaction(interaction: Interaction) -> InteractionSummary:
-    url = urlsplit(interaction.request.url)
-    provider = family_of(url.hostname or "", url.path) or (url.hostname or "unknown")
+    request = interaction.request
     return InteractionSummary(
-        provider=provider,
+        provider=provider_label(request.url, request.headers),
         model=_model(interaction),
         streamed=_streamed(interaction.response),
         tokens=tokens_of(interaction.response),

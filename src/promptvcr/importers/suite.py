@@ -110,7 +110,9 @@ def migrate_source(
                 edits.append((at, at + len("vcr_cassette_dir"), "promptvcr_cassette_dir"))
                 report.changes.append(f"{where}{node.lineno}: vcr_cassette_dir -> promptvcr_cassette_dir")
             elif node.name in ("default_cassette_name", "pytest_recording_configure"):
-                report.todo.append(f"{where}{node.lineno}: {node.name}: no promptvcr equivalent, see README")
+                report.todo.append(
+                    f"{where}{node.lineno}: {node.name}: no promptvcr equivalent, see docs/migrating.md"
+                )
             elif "vcr" in [a.arg for a in node.args.args] and node.name.startswith("test"):
                 report.todo.append(f"{where}{node.lineno}: {node.name} asks for `vcr`: use `cassette`")
     added = {e[2] for e in edits if e[2] in (_IMPORT, _IMPORT_HOOKS) and e[2] not in text}

@@ -14,6 +14,8 @@ import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .unavailable import SeamMissing
+
 if TYPE_CHECKING:
     from aiohttp import BaseConnector, ClientRequest
     from aiohttp.client_proto import ResponseHandler
@@ -28,7 +30,7 @@ __all__ = [
     "URLLIB3_ATTEMPT_SEAM",
     "URL_PARTS",
     "WEBSOCKETS_ASYNC_SEAMS",
-    "SeamMissing",
+    "SeamMissing",  # from .unavailable, for the interceptors that raise it
     "aiohttp_connect_timeout",
     "aiohttp_response_handler",
     "aiohttp_socketless_connection",
@@ -39,16 +41,6 @@ __all__ = [
     "set_content_decoder",
     "websockets_async_seam",
 ]
-
-class SeamMissing(Exception):
-    """A private name promptvcr patches is not where this version of ``library`` had it: the
-    library changed under promptvcr. Raised before anything is patched, so the interceptor
-    can be reported unavailable with nothing half-installed (see ``.unavailable``)."""
-
-    def __init__(self, library: str, what: str) -> None:
-        super().__init__(what)
-        self.library = library
-
 
 # --- httpx2 and httpx ------------------------------------------------------------------
 
@@ -242,7 +234,7 @@ def _socketless_connection_class() -> type[Connection]:
 #: (openai's ``_WebSocketConnect``), redirects included, and returns the ``ClientConnection``
 #: before its handshake. It builds that connection with ``self.<factory>(ws_uri)``: set on the
 #: instance, a wrapper sees the sans-I/O protocol before any frame passes. websockets 17
-#: renamed both (``open_tcp_connection``, ``factory``); 14 to 16 have
+#: renamed both (``open_tcp_connection``, ``factory``); 15 and 16 have
 #: ``create_connection``, ``protocol_factory``. The pair is chosen by which method the class
 #: has, not by the version string, so a backport of either layout works too.
 WEBSOCKETS_ASYNC_SEAMS = (("open_tcp_connection", "factory"), ("create_connection", "protocol_factory"))

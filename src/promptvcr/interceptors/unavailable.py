@@ -11,15 +11,24 @@ other interceptors work as before.
 
 from __future__ import annotations
 
-import importlib.metadata
 import sys
 import warnings
 from collections.abc import Callable
 
-from ._compat import SeamMissing
 from .decision import Handler, Uninstall
 
-__all__ = ["InterceptorUnavailableWarning", "guarded", "skipped"]
+__all__ = ["InterceptorUnavailableWarning", "SeamMissing", "guarded", "skipped"]
+
+
+class SeamMissing(Exception):
+    """A private name promptvcr patches is not where this version of ``library`` had it: the
+    library changed under promptvcr. Raised before anything is patched, so the interceptor
+    can be reported unavailable with nothing half-installed (see below)."""
+
+    def __init__(self, library: str, what: str) -> None:
+        super().__init__(what)
+        self.library = library
+
 
 #: What an interceptor's library changing under it looks like while it is installed: a
 #: private name gone (``SeamMissing``, ``AttributeError``) or a module moved (``ImportError``).
@@ -35,6 +44,8 @@ class InterceptorUnavailableWarning(UserWarning):
 
 
 def _version(library: str) -> str:
+    import importlib.metadata  # only to warn: replaying never needs it
+
     try:
         return importlib.metadata.version(library)
     except importlib.metadata.PackageNotFoundError:
@@ -47,8 +58,8 @@ def _warn(name: str, library: str, error: BaseException) -> None:
         return
     _warned.add((name, reason))
     warnings.warn(
-        f"promptvcr cannot intercept {library} {_version(library)}: a private name it patches has "
-        f"changed ({reason}). Disabled: recording and replaying {library} traffic, which goes to the "
+        f"promptvcr cannot intercept {library} {_version(library)}: it is not the library promptvcr "
+        f"knows ({reason}). Disabled: recording and replaying {library} traffic, which goes to the "
         f"network as if no cassette were active; every other library is recorded and replayed as usual. "
         f"To fix: install a {library} version promptvcr supports (docs/versions.md lists them, e.g. "
         f"pip install 'promptvcr[{name}]' with {library} pinned to the last version that worked) "

@@ -18,7 +18,6 @@ or botocore's errors then happen in those libraries, as for a real failure.
 from __future__ import annotations
 
 import functools
-import importlib.metadata
 import inspect
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -34,6 +33,7 @@ from ._forwarding import forwarding, is_forwarding
 from .decision import Handler, Record, Replay, Uninstall
 from .pacing import Fail, PacedBody, describe, wait_for_headers
 from .recording import Recording
+from .unavailable import SeamMissing
 
 __all__ = ["install"]
 
@@ -193,13 +193,15 @@ def _response(
 
 @functools.cache
 def _checked_signature(original: Callable[..., Any]) -> inspect.Signature:
-    """The seam's signature, once per process, after checking the installed urllib3 (reading
-    package metadata costs more than the rest of installing, which every cassette entry does)."""
-    version = importlib.metadata.version("urllib3")
-    if int(version.split(".")[0]) < 2:
-        raise RuntimeError(
-            f"urllib3 {version} is installed; promptvcr intercepts urllib3 2.x only, so "
-            f"requests and boto3 traffic could reach the network unseen. Upgrade: pip install 'urllib3>=2'"
+    """The seam's signature, once per process, after checking that the installed urllib3
+    plays responses as this module makes them: ``HTTPResponse(version_string=...)``, from
+    urllib3 2.2.2 on (checked by that parameter, not by the version). An older one is left
+    unpatched with a warning (see :mod:`.unavailable`), not a failure of every cassette."""
+    if "version_string" not in inspect.signature(urllib3.HTTPResponse).parameters:
+        raise SeamMissing(
+            "urllib3",
+            "urllib3.HTTPResponse takes no version_string: promptvcr needs urllib3 2.2.2 or newer "
+            "(pip install 'urllib3>=2.2.2')",
         )
     return inspect.signature(original)
 

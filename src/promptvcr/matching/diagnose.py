@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from ..cassettes.models import Interaction, Request
 from ..credentials.printing import safe_text
-from ..policies.modes import record_flag
+from ..policies.modes import option_text, record_flag, rerecord_text, serving
 from .diffs import Candidate, Difference, candidates, describe, differences, show
 from .key import request_key
 from .parts import KeyParts, Rule, key_parts
@@ -46,7 +46,9 @@ _TEXT_CONTAINERS = ("messages", "contents", "input", "system", "systemInstructio
 
 
 def record_hint() -> str:
-    """How to record a missed request, with the pytest option that works in this run."""
+    """How to record a missed request, with the pytest option (or serve flag) that works in this run."""
+    if serving():
+        return f"To record it, run again with PROMPTVCR_RECORD_MODE=record: {rerecord_text('record')}."
     return f"To record it, run again with PROMPTVCR_RECORD_MODE=record (pytest: {record_flag()}=record)."
 
 
@@ -120,7 +122,8 @@ def miss_message(
     lines.append(record_hint())
     if times_recorded:
         lines.append(
-            "If the code may repeat this call, pass allow_playback_repeats=True to replay the last answer."
+            f"If the code may repeat this call, pass {option_text('allow_playback_repeats', True)} "
+            f"to replay the last answer."
         )
     return safe_text("\n".join(lines))
 

@@ -36,6 +36,8 @@ class CassetteUse:
     """``interactions[i] METHOD url`` of each interaction no request played."""
     replayed_tokens: tuple[int, int] = (0, 0)
     recorded_tokens: tuple[int, int] = (0, 0)
+    verified_tokens: tuple[int, int] = (0, 0)
+    """Tokens of the live answers ``verify`` compared: spent, as a recording's are."""
     drift: list[dict[str, Any]] = field(default_factory=list)
     """What ``--record-mode=verify`` found: ``{where, differences}`` per drifted answer."""
     aside: str = ""
@@ -49,6 +51,7 @@ class CassetteUse:
         use = cls(**data)
         use.replayed_tokens = (int(use.replayed_tokens[0]), int(use.replayed_tokens[1]))
         use.recorded_tokens = (int(use.recorded_tokens[0]), int(use.recorded_tokens[1]))
+        use.verified_tokens = (int(use.verified_tokens[0]), int(use.verified_tokens[1]))
         return use
 
 
@@ -57,16 +60,13 @@ def use_of(nodeid: str, active: Cassette, shown: str) -> CassetteUse:
     from ..cassettes.tokens import Tokens, tokens_of
 
     outcomes: dict[str, int] = {}
-    replayed = recorded = Tokens()
+    tokens = {"replayed": Tokens(), "recorded": Tokens(), "verified": Tokens()}
     saved = active.saved
     for play in active.played:
         outcomes[play.outcome] = outcomes.get(play.outcome, 0) + 1
-        if play.response is not None and play.outcome in ("replayed", "recorded"):
-            tokens = tokens_of(play.response)
-            if play.outcome == "replayed":
-                replayed += tokens
-            else:
-                recorded += tokens
+        if play.response is not None and play.outcome in tokens:
+            tokens[play.outcome] += tokens_of(play.response)
+    replayed, recorded, verified = tokens["replayed"], tokens["recorded"], tokens["verified"]
     if saved.aside is not None:  # recorded and paid for, but not in the cassette: counted apart
         outcomes["recorded"] = saved.written
         outcomes["kept aside"] = saved.aside_count
@@ -79,6 +79,7 @@ def use_of(nodeid: str, active: Cassette, shown: str) -> CassetteUse:
         unused=unused_of(active) if active.record_mode.reads_cassette else [],
         replayed_tokens=(replayed.input, replayed.output),
         recorded_tokens=(recorded.input, recorded.output),
+        verified_tokens=(verified.input, verified.output),
         drift=[{"where": drift.where, "differences": list(drift.differences)} for drift in active.drift],
         aside="" if saved.aside is None else str(saved.aside),
     )
@@ -101,6 +102,25 @@ def _plural(count: int, word: str) -> str:
 def _tokens_line(label: str, tokens: tuple[int, int], note: str) -> str:
     spent_in, spent_out = tokens
     return f"{label}: {spent_in + spent_out:,} (input {spent_in:,}, output {spent_out:,}), {note}"
+
+
+def _token_lines(
+    outcomes: Counter[str], replayed: tuple[int, int], recorded: tuple[int, int], verified: tuple[int, int]
+) -> list[str]:
+    """What the run's answers cost, from their ``usage``: replayed (not spent), recorded and
+    verified (spent). A run that replayed nothing says nothing of tokens replayed, and a
+    passthrough answer is never read: its tokens are said to be uncounted, not zero."""
+    lines = []
+    if outcomes["replayed"] or not any(outcomes[o] for o in ("recorded", "verified", "passthrough")):
+        lines.append(_tokens_line("tokens replayed", replayed, "not spent on this run"))
+    if sum(recorded):
+        lines.append(_tokens_line("tokens recorded", recorded, "spent on this run"))
+    if sum(verified):
+        lines.append(_tokens_line("tokens verified", verified, "spent on this run (live answers)"))
+    if passthrough := outcomes["passthrough"]:
+        requests = _plural(passthrough, "request")
+        lines.append(f"passthrough: {requests} sent live and not recorded; their tokens are not counted")
+    return lines
 
 
 def _add(total: tuple[int, int], more: tuple[int, int]) -> tuple[int, int]:
@@ -141,12 +161,13 @@ def summary_lines(uses: Iterable[CassetteUse]) -> list[str]:
         outcomes.update(use.outcomes)
     missed: dict[str, list[str]] = {}
     unused = _unused_by_cassette(uses)
-    replayed = recorded = (0, 0)
+    replayed = recorded = verified = (0, 0)
     for use in uses:
         if use.missed:
             missed.setdefault(use.path, []).extend(use.missed)
         replayed = _add(replayed, use.replayed_tokens)
         recorded = _add(recorded, use.recorded_tokens)
+        verified = _add(verified, use.verified_tokens)
 
     if len(modes) == 1:
         mode_text = f"record mode: {next(iter(modes))}"
@@ -168,10 +189,7 @@ def summary_lines(uses: Iterable[CassetteUse]) -> list[str]:
         lines.extend(_listing(unused))
     else:
         lines.append("unused interactions: none")
-    if outcomes["replayed"] or not (sum(recorded) or outcomes["verified"]):  # none for a run all live
-        lines.append(_tokens_line("tokens replayed", replayed, "not spent on this run"))
-    if sum(recorded):
-        lines.append(_tokens_line("tokens recorded", recorded, "spent on this run"))
+    lines.extend(_token_lines(outcomes, replayed, recorded, verified))
     lines.extend(drift_lines((use.path, d["where"], d["differences"]) for use in uses for d in use.drift))
     aside = [use for use in uses if use.aside]
     if aside:
