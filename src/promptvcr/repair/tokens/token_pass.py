@@ -21,8 +21,8 @@ from json.encoder import encode_basestring
 from typing import NamedTuple
 
 from .bare_tokens import NUMBER, loose_value
-from .placeholder import MARK_CLOSE, MARK_OPEN
-from .placeholder import restore as restore  # re-exported: callers take both from here
+from .placeholders import MARK_CLOSE, MARK_OPEN
+from .placeholders import restore as restore  # re-exported: callers take both from here
 from .string_tokens import KEY_END, PLAIN_STRING, TOP_END, cut_off_value, read_string, value_end
 from .strings import decode_body, without_layout_newline
 
