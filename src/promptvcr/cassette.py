@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal
 from . import activation
 from .cassettes.models import Interaction, Play, Request, Response
 from .cassettes.playback import Pace, pace_factor, untimed_message
-from .cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS
+from .credentials.headers import REQUEST_HEADERS, RESPONSE_HEADERS
 from .errors import CassetteMiss, CassetteWriteError
 from .files import persister, saving
 from .interceptors.decision import PASS_THROUGH, Decision, Record, Replay

@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..cassettes.models import Interaction, Request
+from ..credentials.printing import safe_text
 from ..policies.modes import option_text, record_flag, rerecord_text, serving
 from .diffs import Candidate, Difference, candidates, describe, differences, show
 from .key import request_key
@@ -124,7 +125,7 @@ def miss_message(
             f"If the code may repeat this call, pass {option_text('allow_playback_repeats', True)} "
             f"to replay the last answer."
         )
-    return "\n".join(lines)
+    return safe_text("\n".join(lines))
 
 
 # Fuzzy matching -----------------------------------------------------------------------------
@@ -150,7 +151,7 @@ class FuzzyMatch:
         ]
         lines.extend(f"    {describe(d)}" for d in self.diffs)
         lines.append("Record the cassette again (PROMPTVCR_RECORD_MODE=record) if the new text is intended.")
-        return "\n".join(lines)
+        return safe_text("\n".join(lines))
 
 
 def _is_message_text(diff: Difference) -> bool:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cassettes.models import Interaction, Request, Response
-from ..cassettes.redact import redact_url
+from ..credentials.byname import redact_url
 from .modes import rerecord_text
 
 __all__ = [
