@@ -192,14 +192,9 @@ def test_cassettes_do_not_reach_up_into_matching() -> None:
     } == {}
 
 
-#: The credential modules (issue 41 moves them from ``cassettes/`` into ``credentials/``).
-CREDENTIAL_MODULES = ("redact", "redaction", "masking", "secrets", "scantext", "examples")
-
-
 def _is_credential_module(name: str) -> bool:
-    return name.startswith("promptvcr.credentials") or (
-        name.startswith("promptvcr.cassettes.") and name.split(".")[2] in CREDENTIAL_MODULES
-    )
+    """What is a credential is decided in one package (issue 41)."""
+    return name.startswith("promptvcr.credentials")
 
 
 def test_the_values_import_neither_files_nor_credentials() -> None:
@@ -259,3 +254,4 @@ def test_no_import_cycle_between_modules() -> None:
         if name not in state:
             walk(name, [name])
     assert cycles == []
+

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cassettes.models import Request, Response
-from ..cassettes.redact import redact_url
 from ..cassettes.tokens import Tokens, tokens_of
+from ..credentials.byname import redact_url
 from ..errors import CassetteMiss
 from .modes import ENV_MAX_RECORD_REQUESTS, ENV_MAX_RECORD_TOKENS
 

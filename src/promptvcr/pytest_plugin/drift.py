@@ -147,15 +147,17 @@ def report_text(entries: list[DriftEntry]) -> str:
 
 
 def write_report(path: Path, entries: list[DriftEntry]) -> None:
-    """The report as text, or as data when ``path`` ends in ``.json``."""
+    """The report as text, or as data when ``path`` ends in ``.json``; a credential in either
+    is masked (see :mod:`promptvcr.credentials.printing`)."""
+    from ..credentials.printing import safe_text
     from ..files.storage import write_atomic
 
     if path.suffix == ".json":
         ordered = sorted(entries, key=lambda entry: (entry.nodeid, entry.cassette))
         data = {"version": REPORT_VERSION, "entries": [entry.to_data() for entry in ordered]}
-        write_atomic(path, json.dumps(data, indent=1) + "\n")
+        write_atomic(path, safe_text(json.dumps(data, indent=1) + "\n"))
     else:
-        write_atomic(path, report_text(entries))
+        write_atomic(path, safe_text(report_text(entries)))
 
 
 def read_entries(path: Path) -> list[DriftEntry]:
