@@ -41,6 +41,6 @@ def test_serve_fails_on_drift_only_when_asked(tmp_path: Path, monkeypatch: pytes
             _ask(f"{failed.url}/openai/v1", "hello")
     assert reported.process.returncode == 0
     assert failed.process.returncode == 1
-    log = failed.log_text()
+    log = failed.log_text
     assert f"drift (--fail-on-drift) in {cassette}: interactions[0] POST " in log
     assert "the body: new field 'service_tier'" in log
