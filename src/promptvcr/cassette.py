@@ -206,7 +206,7 @@ class Cassette(activation.Block):
                 if interaction is None and self.fuzzy and mode is RecordMode.REPLAY:
                     interaction = self._tape.play_similar(request, self.fuzzy, self.path)
                 if interaction is not None and mode is RecordMode.VERIFY:
-                    self._admit(request)
+                    budget.admit(self.path, request, self.missed, self._misses)
                     return Record(verifying.Verifier(self._add_verified, request, interaction))
                 if interaction is not None:
                     return self._replayed(request, interaction)
@@ -220,17 +220,8 @@ class Cassette(activation.Block):
                 self.drift.append(verifying.not_recorded(self.path, request))
                 self.played.append(Play(request, "passthrough"))
                 return PASS_THROUGH
-            self._admit(request)
+            budget.admit(self.path, request, self.missed, self._misses)
         return Record(_Recording(self, request, key))
-
-    def _admit(self, request: Request) -> None:
-        """Under the lock: ``request`` goes live, within the run's recording budget or not at all."""
-        try:
-            budget.admit(self.path, request)
-        except budget.RecordBudgetSpent as refused:
-            self.missed.append(request)
-            self._misses.append(refused)
-            raise
 
     def _replayed(self, request: Request, interaction: Interaction) -> Replay:
         """Under the lock: ``interaction`` answers ``request``. The request is kept in ``played``
@@ -259,7 +250,6 @@ class Cassette(activation.Block):
             self.played.append(Play(request, "recorded", response))
         if self._saver is not None:
             self._saver.recorded(interaction)  # on disk now: a kill loses at most what is in flight
-        budget.spend(response)
 
     def _add_verified(self, request: Request, interaction: Interaction, live: Response) -> None:
         with self._lock:
@@ -267,7 +257,6 @@ class Cassette(activation.Block):
             if (drift := verifying.drift_of(self.path, interaction, live, position)) is not None:
                 self.drift.append(drift)
             self.played.append(Play(request, "verified", live))
-        budget.spend(live)
 
     def _miss(self, request: Request, key: str) -> CassetteMiss:
         from .matching.diagnose import miss_message  # with difflib: built only on a miss

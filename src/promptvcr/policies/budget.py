@@ -90,8 +90,10 @@ def refused() -> int:
     return _spent.refused
 
 
-def admit(path: Path, request: Request) -> None:
-    """Count ``request`` as sent live, or raise :class:`RecordBudgetSpent` when the budget is spent."""
+def admit(path: Path, request: Request, missed: list[Request], misses: list[CassetteMiss]) -> None:
+    """Count ``request`` as sent live, or raise :class:`RecordBudgetSpent` when the budget is
+    spent, after adding it to the cassette's ``missed`` and ``misses`` (a refusal is a miss:
+    one the code under test swallows still fails the test as the cassette exits)."""
     max_tokens, max_requests = limits()
     with _lock:
         over = []
@@ -108,13 +110,16 @@ def admit(path: Path, request: Request) -> None:
             _spent.requests += 1
             return
         _spent.refused += 1
-    raise RecordBudgetSpent(
+    refused = RecordBudgetSpent(
         f"promptvcr: the recording budget is spent: {'; '.join(over)}. "
         f"{request.method} {redact_url(request.url)} was not sent (for {path}).\n"
         f"To spend more, raise the limit (--max-record-tokens / --max-record-requests, or "
         f"${ENV_MAX_RECORD_TOKENS} / ${ENV_MAX_RECORD_REQUESTS}) or record fewer tests at a time.",
         cassette=path,
     )
+    missed.append(request)
+    misses.append(refused)
+    raise refused
 
 
 def spend(response: Response) -> None:
