@@ -26,6 +26,7 @@ from ..cassettes.models import Response
 from ..cassettes.playback import End, ended
 from ..cassettes.timing import TimingRecorder
 from ..cassettes.wire import WIRE_HEADERS
+from ..policies import budget
 from .decision import Recorder
 
 __all__ = ["READ_REST_BYTES", "Recording"]
@@ -161,12 +162,16 @@ class Recording:
         if self._end is not None and not self._handed:
             self._handed = True
             chunks, self._chunks = self._chunks, []  # a reader still running adds to no recording
+            headers = self._headers
+            if self._length and not any(chunks):  # HEAD: the length of the body not sent
+                headers = {**headers, "content-length": str(self._length)}
             response = Response(
                 status=self._status,
-                headers=self._headers,
+                headers=headers,
                 chunks=chunks,
                 timing=self._watch.timing(),
                 end=self._end,
                 playback=ended(self._end, len(chunks), ""),
             )
             self._recorder(response)
+            budget.spend(response)  # a live answer, recorded or verified: the run's budget pays for it
