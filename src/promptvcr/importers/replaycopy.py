@@ -80,7 +80,7 @@ def replay_copy(path: Path, sources: Sequence[Path], scratch: Callable[[], Path]
 
 def _name(existing: Sequence[Path]) -> str | None:
     """The hash naming the conversion of ``existing`` (``None`` when one cannot be read)."""
-    from ..cassettes.masking import environment_credentials
+    from ..credentials.names import environment_credentials
 
     digest = hashlib.sha256(parsecache.code_fingerprint())
     digest.update(f"vcrpy-conversion-{CONVERSION_VERSION}".encode())
