@@ -22,7 +22,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from plugin_suites import chat
 
 from promptvcr.files import fileformat
 from promptvcr.htmlreport import collect, render
@@ -30,31 +33,12 @@ from promptvcr.htmlreport.model import Report
 from promptvcr.htmlreport.pricing import Prices
 
 
-def _chat(question: str, answer: str) -> dict[str, Any]:
-    return {
-        "request": {
-            "method": "POST",
-            "url": "https://api.openai.com/v1/chat/completions",
-            "headers": {"content-type": "application/json"},
-            "json": {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": question}]},
-        },
-        "response": {
-            "status": 200,
-            "headers": {"content-type": "application/json"},
-            "json": {
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}}],
-                "usage": {"prompt_tokens": 120, "completion_tokens": 80},
-            },
-        },
-    }
-
-
 def _cassettes(root: Path) -> None:
     root.mkdir(parents=True)
     for number in range(200):
         path = root / f"test_{number:03}.yaml"
         question, answer = f"question {number}.{{}}: " + "words " * 40, "answer " + "text " * 60
-        data = [_chat(question.format(i), answer) for i in range(10)]
+        data = [chat(question.format(i), answer, tokens=(120, 80)) for i in range(10)]
         path.write_text(fileformat.dumps(data, path), encoding="utf-8")
 
 

@@ -4,7 +4,7 @@ boto3's ``bedrock-runtime`` client is pointed at it with ``endpoint_url``: ``con
 answers JSON, ``converse-stream`` answers binary AWS event-stream frames, sent one frame
 per HTTP chunk as Bedrock does; a model id starting with ``invalid`` gets Bedrock's 400
 ``ValidationException``; ``invoke`` answers ``{"echo": n}`` with the service tier headers
-InvokeModel reports. The frames are encoded here, with the standard library
+InvokeModel reports and its token-count headers. The frames are encoded here, with the standard library
 only, independently of promptvcr's own encoder, so a byte-exact replay test compares two
 separate implementations. Answers are deterministic (``echo <n>: <last user text>``).
 
@@ -81,6 +81,11 @@ class _Handler(BaseHTTPRequestHandler):
             tier = {
                 "X-Amzn-Bedrock-Service-Tier": "flex",
                 "X-Amzn-Bedrock-PerformanceConfig-Latency": "standard",
+                # What OpenTelemetry's Bedrock instrumentation reads as the call's usage.
+                "X-Amzn-Bedrock-Input-Token-Count": "18",
+                "X-Amzn-Bedrock-Output-Token-Count": str(n),
+                "X-Amzn-Bedrock-Cache-Read-Input-Token-Count": "0",
+                "X-Amzn-Bedrock-Invocation-Latency": "7",
             }
             self._send(200, json.dumps({"echo": n}).encode(), "application/json", tier)
             return

@@ -11,6 +11,8 @@ Stdlib only on purpose: the server must not depend on the HTTP stacks we are tes
 Switches, chosen by the first words of the last user message, for every provider:
 
 * ``FAIL <code>``: answer with that status, the provider's error body shape and ``retry-after: 0``.
+* ``FLAKY <code>``: the same, the first time this server gets that exact request body; then
+  answer normally (a rate limit an SDK's retry gets past).
 * ``SLOW``: streams wait ``chunk_delay`` (or 0.05 s) between events.
 
 Tools: when the request offers tools and the last message is a user turn (not a tool result),
@@ -117,6 +119,8 @@ class Call:
     n: int
     params: dict[str, str]
     query: dict[str, list[str]]
+    repeat: bool = False
+    """This server got the same request body before (see ``FLAKY``)."""
 
 
 @dataclass(frozen=True)
@@ -172,10 +176,13 @@ def count_tokens(text: str) -> int:
     return max(1, len(text.split()))
 
 
-def fail_status(text: str) -> int | None:
-    """The status requested by a ``FAIL <code>`` message (4xx or 5xx only), else ``None``."""
-    match = re.match(r"\s*FAIL ([45]\d\d)\b", text)
-    return int(match.group(1)) if match else None
+def fail_status(text: str, repeat: bool = False) -> int | None:
+    """The status requested by a ``FAIL <code>`` message (4xx or 5xx only), or by a ``FLAKY
+    <code>`` one sent for the first time (not ``repeat``), else ``None``."""
+    match = re.match(r"\s*(FAIL|FLAKY) ([45]\d\d)\b", text)
+    if match is None or (match.group(1) == "FLAKY" and repeat):
+        return None
+    return int(match.group(2))
 
 
 def is_slow(text: str) -> bool:
@@ -331,7 +338,7 @@ def openai_chunks(answer: Answer, include_usage: bool) -> list[bytes]:
 def openai_chat(call: Call) -> Reply:
     body = call.request.json()
     answer = openai_answer(call, body)
-    if (status := fail_status(answer.text)) is not None:
+    if (status := fail_status(answer.text, call.repeat)) is not None:
         return openai_error(status)
     if not body.get("stream"):
         return json_reply(openai_completion(answer))
@@ -467,7 +474,7 @@ def anthropic_events(answer: Answer) -> list[bytes]:
 def anthropic_messages(call: Call) -> Reply:
     body = call.request.json()
     answer = anthropic_answer(call, body)
-    if (status := fail_status(answer.text)) is not None:
+    if (status := fail_status(answer.text, call.repeat)) is not None:
         return anthropic_error(status, call.n)
     if not body.get("stream"):
         return json_reply(anthropic_message(answer))
@@ -661,9 +668,10 @@ class _Handler(BaseHTTPRequestHandler):
         )
         provider = self.server.provider
         n = provider._record(request)
+        repeat = any(earlier.body == request.body for earlier in provider.requests[: n - 1])
         url = urlsplit(self.path)
         handler, params, is_provider = route(self.command, url.path)
-        call = Call(request, n, params, parse_qs(url.query))
+        call = Call(request, n, params, parse_qs(url.query), repeat)
         try:
             reply = handler(call)
         except ValueError as exc:  # includes malformed JSON bodies

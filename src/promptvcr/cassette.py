@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal
 from . import activation
 from .cassettes.models import Interaction, Play, Request, Response
 from .cassettes.playback import Pace, pace_factor, untimed_message
-from .cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS
+from .credentials.headers import REQUEST_HEADERS, RESPONSE_HEADERS
 from .errors import CassetteMiss, CassetteWriteError
 from .files import persister, saving
 from .interceptors.decision import PASS_THROUGH, Decision, Record, Replay
@@ -135,8 +135,7 @@ class Cassette(activation.Block):
         self.missed: list[Request] = []
         self._misses: list[CassetteMiss] = []  # every miss raised for it, also those the code caught
         self.faults_fired: list[FaultFired] = []
-        #: Background hosts (see :mod:`promptvcr.matching.background`) the code under test sent to,
-        #: each with what was done: ``"ignored"`` or ``"passthrough"``.
+        #: Background hosts the code under test sent to, each with ``"ignored"`` or ``"passthrough"``.
         self.background_hosts: dict[str, str] = {}
         #: What ``RecordMode.verify`` found: each live answer whose structure changed.
         self.drift: list[verifying.Drift] = []

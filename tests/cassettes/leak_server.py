@@ -78,6 +78,8 @@ class LeakServer:
                 else:
                     self.send_header("content-length", str(sum(len(c) for c in answer.chunks)))
                 self.end_headers()
+                if self.command == "HEAD":  # the headers of the answer, and no body
+                    return
                 for chunk in answer.chunks:
                     if streamed:
                         self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
@@ -87,7 +89,7 @@ class LeakServer:
                 if streamed:
                     self.wfile.write(b"0\r\n\r\n")
 
-            do_GET = do_POST = do_PUT = do_DELETE = _handle
+            do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _handle
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True

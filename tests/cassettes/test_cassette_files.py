@@ -209,7 +209,9 @@ def test_no_secret_from_the_request_reaches_the_cassette(tmp_path: Path, provide
     for secret in [*secrets, "sk-ant-test-SECRET-anthropic-0123", "__cf_bm", "Bearer"]:
         assert secret not in text
     assert "alt=sse" in text  # only the credential left the query
-    assert "<redacted>" in text  # the body's credential field is replaced, not silently dropped
+    assert (
+        "<redacted:field:client_secret>" in text
+    )  # the body's credential field is replaced, not silently dropped
 
     with promptvcr.use_cassette(path) as cassette, httpx2.Client() as raw:
         raw.post(
@@ -218,14 +220,26 @@ def test_no_secret_from_the_request_reaches_the_cassette(tmp_path: Path, provide
     assert cassette.played[0].hit, "credentials take no part in the key"
 
 
-def test_volatile_response_headers_are_not_stored(tmp_path: Path, provider: FakeProvider) -> None:
+def test_response_headers_code_reads_are_stored_and_noise_is_not(
+    tmp_path: Path, provider: FakeProvider
+) -> None:
+    """Issue 41: request ids, rate limits and processing times are what SDKs and routers
+    read (``._request_id``); dates and server banners are review noise."""
     path = tmp_path / "headers.yaml"
     with promptvcr.use_cassette(path, record_mode="record"):
         sdk_calls.openai_client(provider.base_url).chat.completions.create(
             model="m", messages=[{"role": "user", "content": "hi"}]
         )
     headers = yaml.safe_load(path.read_text())["interactions"][0]["response"]["headers"]
-    assert headers == {"content-type": "application/json"}
+    assert {"content-type", "x-request-id", "x-ratelimit-remaining-requests", "openai-processing-ms"} <= set(
+        headers
+    )
+    assert not {"date", "server"} & set(headers)
+    with promptvcr.use_cassette(path):
+        answer = sdk_calls.openai_client(provider.base_url).chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "hi"}]
+        )
+    assert answer._request_id == headers["x-request-id"]
 
 
 def test_recording_twice_into_a_new_folder_creates_it(tmp_path: Path, provider: FakeProvider) -> None:

@@ -20,7 +20,7 @@ from leak_calls import call_openai, chat
 from leak_server import LeakServer
 
 import promptvcr
-from promptvcr.cassettes.redaction import SecretMaskedWarning
+from promptvcr.credentials.redaction import SecretMaskedWarning
 from promptvcr.files import persister
 
 
@@ -90,7 +90,7 @@ def test_a_key_in_an_answer_is_masked_in_place_and_reported(tmp_path: Path) -> N
     key = _real_looking()
     path = tmp_path / "masked.yaml"
     masked = _record(path, ["clean", f"the admin key is {key}, keep it safe"])
-    assert _answers(path) == ["clean", "the admin key is <redacted>, keep it safe"]
+    assert _answers(path) == ["clean", "the admin key is <redacted:anthropic-key>, keep it safe"]
     assert key not in path.read_text()
     (warning,) = masked
     text = str(warning.message)

@@ -10,21 +10,18 @@ shape the scanner knows, so only redaction by name and by value can remove them.
 from __future__ import annotations
 
 import base64
-import binascii
 import gzip
 import json
 import random
-import re
 import string
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote_plus
 
 import pytest
-import yaml
 from leak_calls import (
     JSON,
     SSE,
@@ -38,10 +35,11 @@ from leak_calls import (
     gemini,
     message,
 )
+from leak_checks import assert_nowhere
 from leak_server import Answer, LeakServer, Received
 
 import promptvcr
-from promptvcr.cassettes.redaction import SecretMaskedWarning
+from promptvcr.credentials.redaction import SecretMaskedWarning
 from promptvcr.files import persister
 
 _rng = random.Random(16)
@@ -283,56 +281,6 @@ PLACEMENTS = [
         sent=False,
     ),
 ]
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield str(key)
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-
-
-def _leaves(value: Any, where: str = "") -> Iterator[tuple[str, str]]:
-    """(field with list positions left out, string) of every string: joined, a stream's pieces."""
-    if isinstance(value, str):
-        yield where, value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _leaves(item, f"{where}.{key}")
-    elif isinstance(value, list):
-        for item in value:
-            yield from _leaves(item, f"{where}[]")
-
-
-def _decoded(text: str) -> Iterator[bytes]:
-    for blob in re.findall(r"[A-Za-z0-9+/]{16,}={0,2}", text):
-        try:
-            raw = base64.b64decode(blob + "=" * (-len(blob) % 4))
-        except (binascii.Error, ValueError):
-            continue
-        yield raw
-        if raw[:2] == b"\x1f\x8b":
-            yield gzip.decompress(raw)
-
-
-def assert_nowhere(path: Path, key: str) -> None:
-    text = path.read_text()
-    data = yaml.safe_load(text)
-    strings = list(_strings(data))
-    for variant in (key, quote(key, safe="")):
-        assert variant not in text, "raw"
-        assert not any(variant in s or variant in unquote_plus(s) for s in strings), "in a field, URL-decoded"
-        assert not any(variant.encode() in raw for s in strings for raw in _decoded(s)), "base64-decoded"
-    for interaction in data["interactions"]:
-        joined: dict[str, str] = {}
-        for where, piece in _leaves(interaction["response"].get("events") or []):
-            joined[where] = joined.get(where, "") + piece
-        assert not any(key in value for value in joined.values()), "joined across events"
 
 
 def _sent(server: LeakServer, key: str) -> bool:

@@ -1,5 +1,5 @@
 """The record path's shortcuts give what the plain path gives: the remembered header-name
-decisions of :func:`~promptvcr.cassettes.redact.keep_headers` (against the decision taken
+decisions of :func:`~promptvcr.credentials.headers.keep_headers` (against the decision taken
 anew for every header), the direct scanner call that parses a recorded JSON body (against
 ``json.loads``, errors included), and the YAML writer's remembered scalar texts (against
 the text written anew)."""
@@ -15,26 +15,33 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tests.property_settings import property_settings
 
-from promptvcr.cassettes import masking
 from promptvcr.cassettes.bodies import _parsed, encode_body
 from promptvcr.cassettes.models import Request
-from promptvcr.cassettes.redact import (
+from promptvcr.credentials import decode, masking
+from promptvcr.credentials.byname import redact_query_values
+from promptvcr.credentials.headers import (
+    ALL_HEADERS,
     REQUEST_HEADERS,
     RESPONSE_HEADERS,
-    is_secret_header,
+    AllHeadersBut,
     keep_headers,
-    redact_query_values,
 )
+from promptvcr.credentials.names import is_secret_header
 from promptvcr.files import yamlwriter
 from promptvcr.files.yamlwriter import sequence_items
 
 
 def _plain_keep(headers: Mapping[str, str], allowed: Iterable[str]) -> dict[str, str]:
-    allowed_set = set(allowed)
+    everything_but = isinstance(allowed, AllHeadersBut)
     kept: dict[str, str] = {}
     for name, value in headers.items():
         lowered = name.lower()
-        if lowered in allowed_set and not is_secret_header(lowered):
+        if not lowered:  # no header has an empty name
+            continue
+        if is_secret_header(lowered):
+            if lowered in allowed and not everything_but:  # a list named it: its placeholder
+                kept[lowered] = f"<redacted:header:{lowered}>"
+        elif allowed.keeps(lowered) if isinstance(allowed, AllHeadersBut) else lowered in set(allowed):
             kept[lowered] = redact_query_values(value)
     return kept
 
@@ -54,14 +61,20 @@ _NAMES = [
     "MCP-Session-Id",
     "openai-organization",
     "x-request-id",
+    "x-ratelimit-remaining-tokens",
+    "x-amzn-bedrock-input-token-count",
+    "date",
+    "cf-ray",
     "",
     "é-header",
     "İ",  # lower-cases to two characters
 ]
 _VALUES = ["application/json", "https://x.test/up?key=abcdefghijklmnop&a=1", "", "a=b", "Bearer sk-abc"]
-_ALLOWLISTS = [
+_ALLOWLISTS: list[Iterable[str]] = [
     REQUEST_HEADERS,
     RESPONSE_HEADERS,
+    ALL_HEADERS,
+    frozenset(RESPONSE_HEADERS),  # the same names as a plain list: exactly those
     frozenset({"x-api-key", "authorization", "x-request-id", "location"}),
     {"content-type", "location"},
     ["content-type", "set-cookie"],
@@ -231,7 +244,7 @@ def test_streams_are_found_as_the_plain_path(top: dict[str, Any], request: Any, 
     if response is not None:
         data["response"] = response
     for value in (data, request, response, [data], "x"):
-        assert masking._streams(value) == _plain_streams(value)
+        assert decode._streams(value) == _plain_streams(value)
 
 
 def _plain_sent(headers: dict[str, str]) -> frozenset[str]:

@@ -14,10 +14,10 @@ from datetime import datetime, timezone
 
 import pytest
 
-from promptvcr.cassettes.masking import request_credentials
 from promptvcr.cassettes.models import Interaction, Request, Response
-from promptvcr.cassettes.redaction import redact
 from promptvcr.cassettes.timing import Timing
+from promptvcr.credentials.masking import request_credentials
+from promptvcr.credentials.redaction import redact
 from promptvcr.files import fileformat
 
 KEY = "Zq8fK2mWcR7tLx4pN9vB3hJ6dS1gY5aE0uQ"
@@ -76,7 +76,7 @@ def test_a_request_field_sent_as_a_credential_is_masked_where_it_is_echoed(body:
     echoed = b'{"error": "bad value ' + KEY.encode() + b'"}'
     response = Response(400, dict(JSON), [echoed])
     redacted = redact([Interaction(request, response)])
-    assert KEY not in json.dumps(redacted.data) and "<redacted>" in json.dumps(redacted.data)
+    assert KEY not in json.dumps(redacted.data) and "<redacted:sent-credential>" in json.dumps(redacted.data)
 
 
 def test_a_form_body_is_always_looked_at() -> None:
@@ -101,7 +101,7 @@ def test_a_stream_echoing_the_key_across_events_is_masked() -> None:
     interaction.response.timing = None
     redacted = redact([interaction])
     joined = "".join(e["data"]["delta"] for e in redacted.data[0]["response"]["events"])
-    assert KEY not in joined and "<redacted>" in joined
+    assert KEY not in joined and "<redacted:sent-credential>" in joined
 
 
 def test_a_secret_shaped_value_in_a_request_is_still_refused_and_in_a_response_masked() -> None:

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from promptvcr.cassettes.masking import texts
 from promptvcr.cassettes.models import Interaction, Request, Response
-from promptvcr.cassettes.redaction import redact
-from promptvcr.cassettes.secrets import scan_text
+from promptvcr.credentials.decode import texts
+from promptvcr.credentials.redaction import redact
+from promptvcr.credentials.scanner import scan_text
 
 #: Beginnings of keys, separators and runs that made a regex backtrack or rescan.
 FRAGMENTS = [

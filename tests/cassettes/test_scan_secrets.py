@@ -15,8 +15,9 @@ import sdk_calls
 
 import promptvcr
 from promptvcr.cassettes.largebody import LARGE_BODY_BYTES, ChunkedText
-from promptvcr.cassettes.secrets import SECRET_KINDS, may_hold_secret, scan_data, scan_paths, scan_text
 from promptvcr.cli import main
+from promptvcr.credentials.keyshapes import SECRET_KINDS, may_hold_secret
+from promptvcr.credentials.scanner import scan_data, scan_paths, scan_text
 from promptvcr.files import persister
 
 _rng = random.Random(20261122)
@@ -62,6 +63,7 @@ FAKE_SECRETS: dict[str, str] = {
     "JSON Web Token": _jwt(),
     "private key": "-----BEGIN RSA PRIVATE KEY-----\\n" + _r(B64, 64),
     "bearer token": "Bearer " + _r(ALNUM + "._-", 40),
+    "Telegram bot token": "bot" + _r("0123456789", 10) + ":" + _r(ALNUM + "_-", 35),
 }
 
 
@@ -88,7 +90,7 @@ def test_each_format_is_found_on_the_record_path(kind: str) -> None:
 def test_a_text_may_hold_a_secret_exactly_when_it_holds_a_clue() -> None:
     """The clue search (one pattern per first character) against a substring search per clue,
     on texts made of clues cut anywhere, in any case, among ordinary characters."""
-    from promptvcr.cassettes.secrets import _CLUES
+    from promptvcr.credentials.keyshapes import _CLUES
 
     chosen = random.Random(22)
     pieces = [*_CLUES, *(clue[: chosen.randint(1, len(clue))] for clue in _CLUES for _ in range(3))]

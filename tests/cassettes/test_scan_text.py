@@ -19,18 +19,14 @@ import random
 from datetime import datetime, timezone
 from typing import Any
 
-from promptvcr.cassettes.masking import (
-    Masker,
-    environment_credentials,
-    json_escaped,
-    sent_credentials,
-    worth_masking,
-)
 from promptvcr.cassettes.models import Interaction, Request, Response
-from promptvcr.cassettes.redact import may_need_redaction, redact_url
-from promptvcr.cassettes.redaction import Redacted, _findings, redact
-from promptvcr.cassettes.secrets import may_hold_secret
 from promptvcr.cassettes.timing import Timing
+from promptvcr.credentials.byname import may_need_redaction, redact_url
+from promptvcr.credentials.decode import json_escaped
+from promptvcr.credentials.keyshapes import may_hold_secret
+from promptvcr.credentials.masking import Masker, run_credentials, worth_masking
+from promptvcr.credentials.names import environment_credentials
+from promptvcr.credentials.redaction import Redacted, _found, _known, _removed_by_name, redact
 from promptvcr.files import fileformat
 
 SECRET = "sk-proj-" + "Q7w9E2r4T6y8U1i3O5p7A9s2D4f6G8h1J3k5L7z9"
@@ -146,22 +142,31 @@ def test_the_scan_text_gives_every_search_the_verdict_of_the_whole_json() -> Non
 
 def _walked(interactions: list[Interaction], environ: dict[str, str]) -> Redacted:
     """What redaction decides without any shortcut: every interaction redacted by name, masked
-    and searched value by value (each search writing its own JSON where it writes one)."""
-    environment = environment_credentials(environ)
+    (every credential the run sent, see :func:`run_credentials`: call after ``redact``) and
+    searched value by value (each search writing its own JSON where it writes one)."""
+    known = _known(environment_credentials(environ), frozenset(worth_masking(run_credentials())), frozenset())
     walked = Redacted(total=len(interactions))
     for index, interaction in enumerate(interactions):
         data = fileformat.interaction_to_data(interaction)
-        data = Masker(worth_masking(sent_credentials(interaction.request))).data(data)
+        data = Masker(known.sent).data(data)
         where = f"recorded[{index}]"
-        in_request, _ = _findings(data["request"], f"{where}.request", frozenset(), environment)
+        request = interaction.request
+        in_request = [finding for finding, _, _ in _found(data["request"], f"{where}.request", known)]
         if in_request:
-            request = interaction.request
             walked.refused.append((where, f"{request.method} {redact_url(request.url)}", in_request))
             continue
-        in_response, values = _findings(data["response"], f"{where}.response", frozenset(), environment)
-        if values:
-            data["response"] = Masker(values).data(data["response"])
-            walked.masked.extend(in_response)
+        in_response = _found(data["response"], f"{where}.response", known)
+        for what in {what for _, _, what in in_response}:
+            data["response"] = Masker([v for _, v, w in in_response if w == what], what).data(
+                data["response"]
+            )
+        if left := _found(data["response"], f"{where}.response", known):
+            walked.refused.append(
+                (where, f"{request.method} {redact_url(request.url)}", [f for f, _, _ in left])
+            )
+            continue
+        walked.masked.extend(finding for finding, _, _ in in_response)
+        walked.masked.extend(_removed_by_name(data["response"], f"{where}.response", None))
         walked.data.append(data)
     return walked
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from promptvcr.cassettes.redact import redact_json_fields
+from promptvcr.credentials.byname import redact_json_fields
 
 from .recorded import Clients, Recorded, split_kwargs
 

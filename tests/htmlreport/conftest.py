@@ -9,6 +9,7 @@ only where none can be had is the browser test skipped, saying why.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -42,6 +43,7 @@ def _apt(*args: str, deadline: float) -> str | None:
     return None
 
 
+@functools.cache  # tried once per worker: a failed install is not waited for again
 def _installed() -> tuple[str | None, str]:
     """Chromium's path, installing Debian's package when root can; else why there is none."""
     if found := _found():
@@ -59,9 +61,14 @@ def _installed() -> tuple[str | None, str]:
     return _found(), reason or "apt-get installed chromium but no browser is on the PATH"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def chromium() -> Iterator[Any]:
-    """A headless Chromium (a Playwright ``Browser``), or the test is skipped with the reason."""
+    """A headless Chromium (a Playwright ``Browser``), or the test is skipped with the reason.
+
+    One per test, not per session: Playwright's sync API keeps an asyncio loop running in the
+    thread while it is open, and every later test of the same worker that calls
+    ``asyncio.run()`` (the MCP tests) would fail with "cannot be called from a running event
+    loop"."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

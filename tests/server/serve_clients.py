@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 import filelock
+import pytest
 
 API_KEY = "sk-proj-servertest-0123456789abcdefghijklmnop"
 
@@ -99,15 +100,24 @@ def run_python(env: dict[str, str], question: str) -> list[str]:
     return done.stdout.splitlines()
 
 
-def node_modules() -> Path | None:
-    """A folder with the ``openai`` npm package installed (once, cached); None without node/npm."""
+#: The npm packages the node clients use, pinned: the install is cached under a folder named by them.
+NPM_PACKAGES = ("openai@7.59.0", "@anthropic-ai/sdk@1.14.0")
+
+
+def npm_modules() -> Path:
+    """A ``node_modules`` folder with :data:`NPM_PACKAGES`, installed once per machine into the
+    system temp dir (a folder keyed by the versions, under a file lock); skips the test, saying
+    why, when node or npm is missing or npm cannot reach its registry."""
     if shutil.which("node") is None or shutil.which("npm") is None:
-        return None
-    root = Path(os.environ.get("PROMPTVCR_NPM_CACHE", Path(tempfile.gettempdir()) / "promptvcr-npm-openai"))
+        pytest.skip("node or npm is not installed: the npm SDKs cannot run")
+    key = "-".join(package.replace("/", "-") for package in NPM_PACKAGES)
+    root = Path(os.environ.get("PROMPTVCR_NPM_CACHE", Path(tempfile.gettempdir()) / f"promptvcr-npm-{key}"))
     root.mkdir(parents=True, exist_ok=True)
     with filelock.FileLock(str(root / ".lock"), timeout=300):
-        if not (root / "node_modules" / "openai" / "package.json").exists():
-            subprocess.run(
+        if not all(
+            (root / "node_modules" / p.rsplit("@", 1)[0] / "package.json").exists() for p in NPM_PACKAGES
+        ):
+            done = subprocess.run(
                 [
                     "npm",
                     "install",
@@ -116,13 +126,25 @@ def node_modules() -> Path | None:
                     "--no-audit",
                     "--no-fund",
                     "--loglevel=error",
-                    "openai",
+                    *NPM_PACKAGES,
                 ],
-                check=True,
                 capture_output=True,
+                text=True,
                 timeout=240,
             )
+            if done.returncode != 0:
+                pytest.skip(
+                    f"npm could not install {' '.join(NPM_PACKAGES)} (no registry?): {done.stderr[-300:]}"
+                )
     return root / "node_modules"
+
+
+def node_modules() -> Path | None:
+    """:func:`npm_modules`, or None without node (for tests that run other clients too)."""
+    try:
+        return npm_modules()
+    except pytest.skip.Exception:
+        return None
 
 
 def run_node(modules: Path, env: dict[str, str], question: str) -> list[str]:

@@ -6,12 +6,11 @@ The values (:mod:`.models`, :mod:`.timing`, :mod:`.playback`, answers served as 
 (:mod:`.wsframes`); which provider a request is for (:mod:`.providers`), what an answer cost
 (:mod:`.tokens`), and what HTTP puts around a body (:mod:`.wire`).
 
-The credential modules sit here until issue 41 moves them to :mod:`promptvcr.credentials`
-(:mod:`.redact`, :mod:`.redaction`, :mod:`.masking`, :mod:`.secrets`, :mod:`.scantext`,
-:mod:`.examples`). Files live in :mod:`promptvcr.files`, the run policies in
-:mod:`promptvcr.policies`. Pure Python: nothing here imports an HTTP client, an interceptor,
-pytest or the command line, nor :mod:`promptvcr.matching`; the values import neither the
-files package nor the credential modules (``tests/test_layout.py``).
+What is a credential and what reaches disk is decided in :mod:`promptvcr.credentials`. Files
+live in :mod:`promptvcr.files`, the run policies in :mod:`promptvcr.policies`. Pure Python:
+nothing here imports an HTTP client, an interceptor, pytest or the command line, nor
+:mod:`promptvcr.matching`; the values import neither the files package nor the credentials
+package (``tests/test_layout.py``).
 """
 
 from .models import Interaction, Play, Request, Response

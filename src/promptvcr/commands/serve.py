@@ -1,7 +1,8 @@
-"""``promptvcr serve CASSETTE``: the same cassettes for other processes and languages, by base URL.
+"""``promptvcr serve [CASSETTE]``: the same cassettes for other processes and languages, by base URL.
 
 See :mod:`promptvcr.server`. Logs (misses included) go to stderr; the one line on stdout
-says where the server listens.
+says where the server listens. The flags are ``use_cassette``'s options that make sense out
+of process; the admin start (``POST /_promptvcr/start``) may set them per cassette.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -17,12 +19,16 @@ HELP = "serve cassettes over HTTP to subprocesses and other languages (base URL:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "cassette", help="a cassette file, or a folder of cassettes (a directory or ending in /)"
+        "cassette",
+        nargs="?",
+        default=None,
+        help="a cassette file, or a folder of cassettes (a directory or ending in /); "
+        "none: only the cassettes tests start (POST /_promptvcr/start) or name (x-promptvcr-cassette)",
     )
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: a free one, printed)")
     parser.add_argument(
         "--record-mode",
-        choices=["replay", "record", "rewrite", "passthrough"],
+        choices=["replay", "record", "rewrite", "passthrough", "verify", "once"],
         default=None,
         help="default: $PROMPTVCR_RECORD_MODE, else replay",
     )
@@ -31,10 +37,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME=URL",
-        help="reach URL at /NAME/...; built in: openai, anthropic, gemini, mistral, groq, cohere, ...",
+        help="reach URL at /NAME/...; built in: openai, anthropic, gemini, mistral, groq, cohere, ...; "
+        "a cassette recorded through serve remembers the URL of each name",
     )
     parser.add_argument("--timing", default="none", help="none, recorded, or a speed factor")
     parser.add_argument("--allow-playback-repeats", action="store_true", help="replay answers again")
+    parser.add_argument(
+        "--on-record-error",
+        choices=["skip", "keep"],
+        default="skip",
+        help="keep: write a 429, 5xx or timeout received while recording (default skip)",
+    )
+    parser.add_argument("--max-age", default=None, help="an age (30d, 12h): older recordings are stale")
+    parser.add_argument(
+        "--on-stale", choices=["warn", "fail", "rewrite"], default=None, help="what a stale cassette does"
+    )
     parser.add_argument(
         "--fault",
         action="append",
@@ -42,30 +59,60 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="KIND[:ARG][,NAME=VALUE]",
         help="inject a fault, e.g. http_error:429,nth=2 or cut_stream:2 (see promptvcr.faults)",
     )
+    parser.add_argument(
+        "--fault-silence",
+        type=float,
+        default=10.0,
+        help="seconds an injected timeout stays silent, then hangs up",
+    )
+    parser.add_argument(
+        "--max-concurrent", type=int, default=256, help="requests served at once; more get a 503"
+    )
+    parser.add_argument("--header-timeout", type=float, default=15.0, help="seconds for a request's headers")
+    parser.add_argument("--body-timeout", type=float, default=60.0, help="seconds for a request's body")
+    parser.add_argument(
+        "--grace", type=float, default=5.0, help="seconds the requests under way get to finish when stopping"
+    )
     parser.add_argument("--report", type=Path, default=None, help="write what was served to this JSON file")
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..policies.modes import SERVE_WORDING
+    from ..server.app import Limits
     from ..server.fault_flags import parse_faults
     from ..server.running import run as serve_forever
     from ..server.shelf import Shelf
     from ..server.upstreams import parse_upstreams
 
+    os.environ[SERVE_WORDING] = "1"  # messages raised here name this command's flags
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(message)s")
-    try:
-        upstreams = parse_upstreams(args.upstream)
-        faults = parse_faults(args.fault)
-    except ValueError as error:
-        print(f"promptvcr serve: {error}", file=sys.stderr)
-        return 2
     timing: str | float = args.timing
     with contextlib.suppress(ValueError):
         timing = float(args.timing)
-    options = {
-        "record_mode": args.record_mode,
-        "timing": timing,
-        "allow_playback_repeats": args.allow_playback_repeats,
-        "faults": faults,
-    }
+    try:
+        upstreams = parse_upstreams(args.upstream)
+        options = {
+            "record_mode": args.record_mode,
+            "timing": timing,
+            "allow_playback_repeats": args.allow_playback_repeats,
+            "faults": parse_faults(args.fault),
+            "on_record_error": args.on_record_error,
+            "max_age": args.max_age,
+            "on_stale": args.on_stale,
+        }
+        _check(options)
+        limits = Limits(args.max_concurrent, args.header_timeout, args.body_timeout, args.fault_silence)
+    except ValueError as error:
+        print(f"promptvcr serve: {error}", file=sys.stderr)
+        return 2
     shelf = Shelf(args.cassette, options)
-    return serve_forever(shelf, upstreams, port=args.port, report=args.report)
+    return serve_forever(
+        shelf, upstreams, port=args.port, report=args.report, limits=limits, grace=args.grace
+    )
+
+
+def _check(options: dict[str, object]) -> None:
+    """A bad value stops the start with its flag's name, before any cassette is opened."""
+    from ..cassette import Cassette
+
+    Cassette("check.yaml", **options)  # type: ignore[arg-type]

@@ -10,54 +10,41 @@ turns, in order, with their direction (``→`` the client sent it, ``←`` the s
 - JSON-RPC (MCP over stdio, websockets or HTTP) as calls and results: ``tools/call
   add {"a": 2, "b": 3}``, ``tools/call result: 5``, never the envelope;
 - how the session ended: a close (code, reason), a dropped connection, a process's exit.
+
+The reading (directions, event types, joined deltas, payloads, usage) is
+:mod:`.sessionreading`'s, shared with the HTML report; this module only words it.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
-import re
 from typing import Any
 
 from ..cassettes.models import Request, Response
-from ..cassettes.sse import parse_events
-from ..cassettes.wsframes import Frame, WebSocketSession, frame_json
+from ..cassettes.wsframes import WebSocketSession
+from .sessionreading import (
+    Message,
+    answer_documents,
+    event_type,
+    parsed_json,
+    payload,
+    read_session,
+    summarised,
+    usage,
+)
 from .transcript import Turn
 
 __all__ = ["exchange_turns", "jsonrpc_turn", "session_turns"]
 
 _SHOWN = 200
-_BASE64 = re.compile(r"[A-Za-z0-9+/]{64,}={0,2}")
-#: Magic bytes of the audio and image payloads realtime sessions carry.
-_MAGIC = ((b"RIFF", "wav"), (b"OggS", "ogg"), (b"ID3", "mp3"), (b"fLaC", "flac"), (b"\x89PNG", "png"))
 
 
 def _short(text: str) -> str:
     return text if len(text) <= _SHOWN else f"{text[:_SHOWN]}... ({len(text):,} characters)"
 
 
-def _payload(data: bytes) -> str:
-    kind = next((name for magic, name in _MAGIC if data.startswith(magic)), "binary")
-    return f"{kind} {len(data):,} bytes"
-
-
-def _summarised(value: Any) -> Any:
-    """``value`` with each base64 payload (audio, images) replaced by its size and type."""
-    if isinstance(value, dict):
-        return {key: _summarised(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_summarised(item) for item in value]
-    if isinstance(value, str) and len(value) >= 64 and _BASE64.fullmatch(value):
-        try:
-            return f"<{_payload(base64.b64decode(value, validate=True))}>"
-        except (binascii.Error, ValueError):
-            return value
-    return value
-
-
 def _json(value: Any) -> str:
-    return _short(json.dumps(_summarised(value), ensure_ascii=False, separators=(", ", ": ")))
+    return _short(json.dumps(summarised(value), ensure_ascii=False, separators=(", ", ": ")))
 
 
 # JSON-RPC (MCP) --------------------------------------------------------------------------------
@@ -135,47 +122,13 @@ def jsonrpc_turn(direction: str, message: Any, methods: dict[str, str]) -> Turn 
 # Realtime events -------------------------------------------------------------------------------
 
 
-def _event_type(document: Any) -> str:
-    if isinstance(document, dict):
-        return str(document["type"]) if isinstance(document.get("type"), str) else next(iter(document), "{}")
-    return "array"
-
-
-def _delta_text(document: Any) -> str | None:
-    """The text a delta event carries: OpenAI ``*.delta`` events, Gemini model turn parts."""
-    if not isinstance(document, dict):
-        return None
-    kind = document.get("type")
-    if isinstance(kind, str) and kind.endswith(".delta") and isinstance(document.get("delta"), str):
-        delta = document["delta"]
-        return None if _BASE64.fullmatch(delta) and len(delta) >= 64 else delta
-    turn = (
-        (document.get("serverContent") or {}).get("modelTurn")
-        if isinstance(document.get("serverContent"), dict)
-        else None
-    )
-    if isinstance(turn, dict) and isinstance(turn.get("parts"), list):
-        texts = [p["text"] for p in turn["parts"] if isinstance(p, dict) and isinstance(p.get("text"), str)]
-        return "".join(texts) if texts else None
-    return None
-
-
 def _usage(document: Any) -> str:
-    response = document.get("response") if isinstance(document, dict) else None
-    usage = (response or {}).get("usage") if isinstance(response, dict) else None
-    usage = usage or (document.get("usageMetadata") if isinstance(document, dict) else None)
-    if not isinstance(usage, dict):
-        return ""
-    spent = [
-        f"{k.removesuffix('_tokens').removesuffix('TokenCount')} {v}"
-        for k, v in usage.items()
-        if isinstance(v, int)
-    ]
+    spent = [f"{name} {count}" for name, count in usage(document)]
     return f"; usage {', '.join(spent)}" if spent else ""
 
 
 def _event_turn(direction: str, document: Any) -> Turn:
-    kind = _event_type(document)
+    kind = event_type(document)
     if not isinstance(document, dict):
         return Turn(direction, f"{kind}: {_json(document)}")
     body = {k: v for k, v in document.items() if k not in ("type", "event_id")}
@@ -184,7 +137,8 @@ def _event_turn(direction: str, document: Any) -> Turn:
     return Turn(direction, f"{kind}: {_json(body)}{_usage(document) if kind != 'response.done' else ''}")
 
 
-def _end(direction: str, frame: Frame, stdio: bool) -> Turn:
+def _end(message: Message, stdio: bool) -> Turn:
+    direction, frame = message.direction, message.frame
     if frame.kind == "eof":
         return Turn(direction, "connection dropped (no close frame)")
     if stdio:
@@ -195,47 +149,26 @@ def _end(direction: str, frame: Frame, stdio: bool) -> Turn:
     )
 
 
+def _message_turn(message: Message, methods: dict[str, str], stdio: bool) -> Turn:
+    direction, frame, document = message.direction, message.frame, message.document
+    if message.is_end:
+        return _end(message, stdio)
+    if document is None:
+        text = frame.data.decode("utf-8", "replace") if frame.kind == "text" else None
+        return Turn(direction, _short(text) if text is not None else payload(frame.data))
+    if (turn := jsonrpc_turn(direction, document, methods)) is not None:
+        return turn
+    if message.delta is not None:
+        count = len(message.documents)
+        return Turn(direction, f"{message.event_type}{f' x{count}' if count > 1 else ''}: {message.delta}")
+    return _event_turn(direction, document)
+
+
 def session_turns(session: WebSocketSession) -> list[Turn]:
     """Every message of ``session``, in order, as turns (see the module's documentation)."""
-    turns: list[Turn] = []
     methods: dict[str, str] = {}
-    joined: tuple[str, str] | None = None  # (direction, type) of the delta run the last turn holds
-    count = 0
-    for frame in session.frames:
-        direction = "→" if frame.sender == "client" else "←"
-        if frame.kind in ("close", "eof"):
-            turns.append(_end(direction, frame, session.transport == "stdio"))
-            joined = None
-            continue
-        document = frame_json(frame)
-        if document is None:
-            text = frame.data.decode("utf-8", "replace") if frame.kind == "text" else None
-            turns.append(Turn(direction, _short(text) if text is not None else _payload(frame.data)))
-            joined = None
-            continue
-        if (turn := jsonrpc_turn(direction, document, methods)) is not None:
-            turns.append(turn)
-            joined = None
-            continue
-        kind, delta = _event_type(document), _delta_text(document)
-        if delta is not None and joined == (direction, kind):
-            count += 1
-            turns[-1] = Turn(direction, f"{kind} x{count}: {turns[-1].text.split(': ', 1)[1]}{delta}")
-            continue
-        if delta is not None:
-            joined, count = (direction, kind), 1
-            turns.append(Turn(direction, f"{kind}: {delta}"))
-            continue
-        joined = None
-        turns.append(_event_turn(direction, document))
-    return turns
-
-
-def _parsed(content: bytes) -> Any:
-    try:
-        return json.loads(content) if content else None
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return None
+    stdio = session.transport == "stdio"
+    return [_message_turn(message, methods, stdio) for message in read_session(session)]
 
 
 def exchange_turns(request: Request, response: Response) -> list[Turn] | None:
@@ -244,12 +177,12 @@ def exchange_turns(request: Request, response: Response) -> list[Turn] | None:
     if b'"jsonrpc"' not in request.content and b'"jsonrpc"' not in response.content:
         return None
     methods: dict[str, str] = {}
-    sent = jsonrpc_turn("→", _parsed(request.content), methods)
-    if response.is_event_stream:
-        messages = [event.get("data") for event in parse_events(response.content.decode("utf-8", "replace"))]
-    else:
-        messages = [_parsed(response.content)]
-    answers = [turn for message in messages if (turn := jsonrpc_turn("←", message, methods)) is not None]
+    sent = jsonrpc_turn("→", parsed_json(request.content), methods)
+    answers = [
+        turn
+        for message in answer_documents(response)
+        if (turn := jsonrpc_turn("←", message, methods)) is not None
+    ]
     if sent is None and not answers:
         return None
     return [*([sent] if sent is not None else []), *answers]

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from ..cassettes.bodies import json_bytes
 from ..cassettes.models import Interaction, Play, Request, Response
 from ..cassettes.playback import Breakage, Playback, paced
+from ..credentials.printing import safe_request
 from .provider_errors import error_body, error_headers
 from .spec import Fault
 
@@ -59,7 +60,7 @@ class FaultPlan:
             self._matched[position] += 1
             match = self._matched[position]
             if chosen is None and fault.nth <= match < fault.nth + fault.times:
-                chosen = FaultFired(fault, request, match, time.monotonic())
+                chosen = FaultFired(fault, safe_request(request), match, time.monotonic())
         return chosen
 
     def fire(self, fired: FaultFired) -> Response:

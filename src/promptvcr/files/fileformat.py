@@ -27,19 +27,17 @@ from typing import Any
 
 from ..cassettes.bodies import drop_stale_raw, encode_chunks, stored_chunk_count
 from ..cassettes.models import Interaction
-from ..cassettes.redact import (
-    REQUEST_HEADERS,
-    RESPONSE_HEADERS,
-    keep_headers,
+from ..cassettes.timing import timing_to_data
+from ..cassettes.wsframes import STORED_AS, session_to_data
+from ..credentials.byname import (
     may_need_redaction,
     redact_form_fields,
     redact_json_fields,
     redact_query_values,
     redact_url,
 )
-from ..cassettes.scantext import json_text, scan_text
-from ..cassettes.timing import timing_to_data
-from ..cassettes.wsframes import STORED_AS, session_to_data
+from ..credentials.headers import REQUEST_HEADERS, RESPONSE_HEADERS, keep_headers
+from ..credentials.recordtext import json_text, scan_text
 from . import jsonwriter
 from .reading import FORMAT_VERSION, interaction_from_data, is_json_path, load_document, loads, read
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cassettes.models import Interaction, Request, Response
+from ..credentials.headers import AllHeadersBut
 from ..errors import CassetteSecretError
 from . import fileformat, parsecache, smallcache, storage
 
@@ -105,6 +106,8 @@ def collection_paused() -> Iterator[None]:
 def header_names(names: Iterable[str]) -> frozenset[str]:
     """``names`` lower-cased: the headers a cassette writes. Every cassette of a suite is made
     with the same ones (the defaults, or a ``promptvcr_config``'s), so each set is made once."""
+    if isinstance(names, AllHeadersBut):  # the default: all but some (see credentials.headers)
+        return names
     if isinstance(names, (frozenset, tuple)):
         with contextlib.suppress(TypeError):  # a tuple holding something unhashable
             return _lowered(names)
@@ -132,7 +135,7 @@ def prepare_to_write(path: Path) -> None:
     checks that a save imports nothing this did not."""
     import filelock  # noqa: F401  (storage.cassette_lock)
 
-    from ..cassettes import redaction  # noqa: F401  (stored_form; with masking, secrets, multipart)
+    from ..credentials import redaction  # noqa: F401  (stored_form; with masking, key shapes, multipart)
 
     if not fileformat.is_json_path(path):
         import yaml  # noqa: F401
@@ -148,11 +151,11 @@ def stored_form(
     response_headers: frozenset[str],
     allowed_secrets: Iterable[str] = (),
 ) -> Stored:
-    """The stored form of recorded interactions (see :mod:`.redaction`): secrets found in a
-    response are masked (with a warning); an interaction whose request holds one is left
-    out, and :func:`append`/:func:`replace` raise after writing the others. Redaction is
+    """The stored form of recorded interactions (see :mod:`promptvcr.credentials.redaction`):
+    secrets found in a response are masked (with a warning); an interaction whose request
+    holds one is left out, and :func:`append`/:func:`replace` raise after writing the others. Redaction is
     imported here, at the first save: a process that only replays never loads it."""
-    from ..cassettes import redaction
+    from ..credentials import redaction
 
     redacted = redaction.redact(
         interactions,

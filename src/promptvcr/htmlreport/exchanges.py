@@ -1,7 +1,7 @@
 """One request and its answer as the report shows them: masked, as turns, with tokens and price.
 
 Nothing reaches the report that a cassette would not hold: each request and answer goes
-through the cassette's own redaction first (:func:`promptvcr.cassettes.redaction.redact`:
+through the cassette's own redaction first (:func:`promptvcr.credentials.redaction.redact`:
 credential headers, parameters and fields by name, every value the request sent as a
 credential wherever else it appears, secret-shaped values and ``$*_API_KEY`` values of
 the environment). A request redaction would refuse to write is not shown at all.
@@ -42,7 +42,7 @@ def masked(pairs: Sequence[tuple[Request, Response | None]]) -> list[Interaction
     redaction refuses (a credential in a place it cannot mask without changing the request).
 
     One redaction for all: what it sets up (the environment's credentials) is done once."""
-    from ..cassettes import redaction
+    from ..credentials import redaction
     from ..files import reading
 
     label = "report"

@@ -4,7 +4,9 @@ A realtime session (OpenAI realtime, Gemini Live) is hundreds of frames: audio c
 text deltas, bookkeeping events. A person wants the transcript: what the client said
 (items it created, audio transcribed), what the model said (deltas joined), the tools it
 called, and the other events only named. An MCP exchange is JSON-RPC: a ``tools/call``
-reads as a tool call with its arguments, its result as the tool's answer.
+reads as a tool call with its arguments, its result as the tool's answer. The session is
+read by :mod:`promptvcr.commands.sessionreading` (as ``promptvcr show`` reads it); this
+module tells what it read as a conversation.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from ..cassettes.models import Request, Response
-from ..cassettes.sse import parse_events
 from ..cassettes.wsframes import WebSocketSession, frame_json
+from ..commands.sessionreading import answer_documents, parsed_json, read_session
 from ..commands.transcript import Turn
 
 __all__ = ["jsonrpc_answer", "jsonrpc_request", "session_model", "session_turns"]
@@ -92,24 +94,32 @@ def _added(turns: list[Turn], turn: Turn) -> None:
         turns.append(turn)
 
 
+def _text_delta(kind: str) -> bool:
+    return kind.endswith(".delta") and ("text" in kind or "transcript" in kind)
+
+
 def session_turns(session: WebSocketSession) -> list[Turn]:
     """A websocket session as a transcript: turns in the order they happened, events named."""
     turns: list[Turn] = []
-    for frame in session.frames:
+    for message in read_session(session):
+        frame = message.frame
         if frame.kind == "close":
             _added(turns, Turn("events", f"{frame.sender} closed ({frame.code})"))
             continue
-        event = frame_json(frame)
-        if not isinstance(event, dict):
+        if not isinstance(message.document, dict):
             _added(turns, Turn("events", f"{frame.sender} {frame.kind} frame ({len(frame.data):,} bytes)"))
             continue
-        said = _client_turns(event) if frame.sender == "client" else _server_turns(event)
-        if said:
+        if message.delta is not None and frame.sender == "server" and _text_delta(message.event_type):
+            role = "user" if "input_audio_transcription" in message.event_type else "assistant"
+            _added(turns, Turn(role, message.delta))  # the run's deltas, joined
+            continue
+        for event in message.documents:
+            said = _client_turns(event) if frame.sender == "client" else _server_turns(event)
             for turn in said:
                 _added(turns, turn)
-        else:
-            name = event.get("type") or next(iter(event), "event")
-            _added(turns, Turn("events", f"{frame.sender}: {name}"))
+            if not said:
+                name = event.get("type") or next(iter(event), "event")
+                _added(turns, Turn("events", f"{frame.sender}: {name}"))
     return turns
 
 
@@ -128,10 +138,7 @@ def session_model(request: Request, response: Response) -> str:
 
 
 def _messages(content: bytes) -> list[dict[str, Any]]:
-    try:
-        value = json.loads(content)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return []
+    value = parsed_json(content)
     items = value if isinstance(value, list) else [value]
     return [item for item in items if isinstance(item, dict) and item.get("jsonrpc")]
 
@@ -171,8 +178,7 @@ def jsonrpc_answer(response: Response) -> list[Turn] | None:
         return None
     messages: list[dict[str, Any]]
     if response.is_event_stream:
-        events = parse_events(response.content.decode("utf-8", "replace"))
-        messages = [data for e in events if isinstance(data := e.get("data"), dict)]
+        messages = [data for data in answer_documents(response) if isinstance(data, dict)]
     else:
         messages = _messages(response.content)
     turns = [_result_turn(m) for m in messages if m.get("jsonrpc") and ("result" in m or "error" in m)]

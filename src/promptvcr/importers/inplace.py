@@ -10,9 +10,9 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..cassettes import redaction
 from ..cassettes.models import Interaction
-from ..cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS
+from ..credentials import redaction
+from ..credentials.headers import ALL_HEADERS
 from ..files import fileformat, persister, storage
 from .vcr import FileReport, _import_one, convert_vcr_file
 from .vcr_read import VcrReadError, read_vcr_file
@@ -33,8 +33,8 @@ def convert_in_place(path: Path) -> FileReport:
     return _import_one(
         path,
         path,
-        frozenset(h.lower() for h in REQUEST_HEADERS),
-        frozenset(h.lower() for h in RESPONSE_HEADERS),
+        ALL_HEADERS,
+        ALL_HEADERS,
     )
 
 
@@ -48,8 +48,8 @@ def combine(sources: Sequence[Path], target: Path) -> None:
             interactions.extend(convert_vcr_file(source).interactions)
     redacted = redaction.redact(
         interactions,
-        request_headers=frozenset(REQUEST_HEADERS),
-        response_headers=frozenset(RESPONSE_HEADERS),
+        request_headers=ALL_HEADERS,
+        response_headers=ALL_HEADERS,
         environ=os.environ,
         label="interactions",
     )

@@ -16,9 +16,10 @@ from os import PathLike
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
-from ..cassettes import redaction
 from ..cassettes.models import Interaction
-from ..cassettes.redact import REQUEST_HEADERS, RESPONSE_HEADERS, SECRET_QUERY_PARAMS, is_secret_header
+from ..credentials import redaction
+from ..credentials.headers import ALL_HEADERS, AllHeadersBut
+from ..credentials.names import is_secret_header, is_secret_param
 from ..errors import CassetteWriteError
 from ..files import fileformat, storage
 from .targets import collisions, holds_more
@@ -99,11 +100,19 @@ class ImportReport:
 
 
 def _secrets_in(interaction: Interaction) -> list[str]:
-    """Credentials the source held that redaction leaves out, so the report can say so."""
+    """Credentials the source held that redaction leaves out, each by name, so the report can
+    say so: every other header the source held is kept."""
     found = [f"{name} header" for name in interaction.request.headers if is_secret_header(name)]
+    found += [f"{name} response header" for name in interaction.response.headers if is_secret_header(name)]
     query = urlsplit(interaction.request.url).query
-    found += [f"{k}= query parameter" for k, _ in parse_qsl(query) if k.lower() in SECRET_QUERY_PARAMS]
+    found += [f"{k}= query parameter" for k, _ in parse_qsl(query) if is_secret_param(k)]
     return found
+
+
+def header_choice(names: Iterable[str]) -> frozenset[str]:
+    """The headers an import keeps: every one (:data:`ALL_HEADERS`, the default: an import
+    loses nothing the source held but credentials), or exactly the names given."""
+    return names if isinstance(names, AllHeadersBut) else frozenset(h.lower() for h in names)
 
 
 def convert_vcr_file(source: Path) -> FileReport:
@@ -240,8 +249,8 @@ def import_vcr(
     sources: Iterable[str | PathLike[str]],
     out: str | PathLike[str],
     *,
-    request_headers: Iterable[str] = REQUEST_HEADERS,
-    response_headers: Iterable[str] = RESPONSE_HEADERS,
+    request_headers: Iterable[str] = ALL_HEADERS,
+    response_headers: Iterable[str] = ALL_HEADERS,
 ) -> ImportReport:
     """Convert vcrpy cassettes (files or folders, searched recursively) into ``out``.
 
@@ -249,11 +258,13 @@ def import_vcr(
     order; a file that cannot be read is reported, not raised, so one bad cassette does not
     stop the rest. Every output name is planned first: sources that would share one are all
     reported and none is written, and a file in ``out`` holding interactions the import would
-    not write is left as it is (see :mod:`.targets`).
+    not write is left as it is (see :mod:`.targets`). Every header the source held is kept
+    but credentials, which the report names; ``request_headers``/``response_headers`` keep
+    only the names they list.
     """
     out_dir = Path(out)
-    request_allowed = frozenset(h.lower() for h in request_headers)
-    response_allowed = frozenset(h.lower() for h in response_headers)
+    request_allowed = header_choice(request_headers)
+    response_allowed = header_choice(response_headers)
     planned = [(source, out_dir / relative) for source, relative in _sources(Path(p) for p in sources)]
     shared = collisions(planned)
     results = [

@@ -62,8 +62,8 @@ def _wire_headers(module: ModuleType, response: Response) -> Any:
 
 
 #: Stored headers of at most this many are shared between responses (:func:`_shared`). A
-#: cassette keeps one or two in a response by default (``redact.RESPONSE_HEADERS``); a longer
-#: set is one a test chose to keep, request ids and dates among them, which no other response has.
+#: longer set holds request ids (kept by default since issue 41, see
+#: ``credentials.headers.RESPONSE_HEADERS``), which no other response has.
 _FEW = 4
 #: Headers made, by (library, the stored headers' items, the body's size in bytes).
 _MADE: dict[tuple[ModuleType, tuple[tuple[str, str], ...], int], Any] = {}
@@ -98,7 +98,8 @@ def _made(module: ModuleType, response: Response, size: int) -> Any:
     """The library's ``Headers`` for ``response``, made as its header lines at a third of the
     library's cost, each line kept for the next response (a provider sends most headers the
     same every time)."""
-    length = None if response.is_event_stream else str(size)
+    # A stored content-length is a HEAD answer's (the length of the body it did not send).
+    length = None if response.is_event_stream or "content-length" in response.headers else str(size)
     headers = None
     try:  # the library's own layout, as it would build it from text: ASCII only ...
         lines = _ascii_lines(response.headers)

@@ -31,6 +31,7 @@ __all__ = [
     "Recorder",
     "Replay",
     "Uninstall",
+    "noted_miss",
 ]
 
 
@@ -67,6 +68,19 @@ class MissSink(Protocol):
     missed: list[Request]
 
     def note_miss(self, request: Request, error: CassetteMiss) -> None: ...
+
+
+def noted_miss(misses: MissSink | None, request: Request, message: Callable[[Path], str]) -> CassetteMiss:
+    """The miss of a session's frame (websocket or stdio), noted in ``misses`` when a cassette
+    serves the session: ``message(path)`` says it for that cassette's file."""
+    from ..errors import CassetteMiss  # at call time: see the imports above
+
+    if misses is None:
+        return CassetteMiss(message(Path("<cassette>")))
+    error = CassetteMiss(message(misses.path), cassette=misses.path)
+    misses.missed.append(request)
+    misses.note_miss(request, error)
+    return error
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,7 +59,22 @@ class _Output(anyio.abc.ByteReceiveStream):
         await self._receive.aclose()
 
 
-class _ReplayedProcess(anyio.abc.Process):
+class _PipedProcess(anyio.abc.Process):
+    """A process as stdio_client sees it: the stdin and stdout a subclass puts in place."""
+
+    _stdin: anyio.abc.ByteSendStream
+    _stdout: anyio.abc.ByteReceiveStream
+
+    @property
+    def stdin(self) -> anyio.abc.ByteSendStream:
+        return self._stdin
+
+    @property
+    def stdout(self) -> anyio.abc.ByteReceiveStream:
+        return self._stdout
+
+
+class _ReplayedProcess(_PipedProcess):
     """A server process played from a cassette: it exits when its stdin is closed, or where the
     recorded one exited on its own, with the recorded status."""
 
@@ -110,14 +125,6 @@ class _ReplayedProcess(anyio.abc.Process):
         return self._returncode
 
     @property
-    def stdin(self) -> anyio.abc.ByteSendStream:
-        return self._stdin
-
-    @property
-    def stdout(self) -> anyio.abc.ByteReceiveStream:
-        return self._stdout
-
-    @property
     def stderr(self) -> None:
         return None
 
@@ -149,7 +156,7 @@ class _TappedOutput(anyio.abc.ByteReceiveStream):
         self._tap.finish(self._process.returncode)  # stdio_client closes stdout last, after the exit
 
 
-class _TappedProcess(anyio.abc.Process):
+class _TappedProcess(_PipedProcess):
     """The real server process with its stdin and stdout recorded; anything else is the process's."""
 
     def __init__(self, process: anyio.abc.Process, tap: LineTap) -> None:
@@ -184,14 +191,6 @@ class _TappedProcess(anyio.abc.Process):
     @property
     def returncode(self) -> int | None:
         return self._process.returncode
-
-    @property
-    def stdin(self) -> anyio.abc.ByteSendStream:
-        return self._stdin
-
-    @property
-    def stdout(self) -> anyio.abc.ByteReceiveStream:
-        return self._stdout
 
     @property
     def stderr(self) -> anyio.abc.ByteReceiveStream | None:

@@ -161,9 +161,12 @@ class Recording:
         if self._end is not None and not self._handed:
             self._handed = True
             chunks, self._chunks = self._chunks, []  # a reader still running adds to no recording
+            headers = self._headers
+            if self._length and not any(chunks):  # HEAD: the length of the body not sent
+                headers = {**headers, "content-length": str(self._length)}
             response = Response(
                 status=self._status,
-                headers=self._headers,
+                headers=headers,
                 chunks=chunks,
                 timing=self._watch.timing(),
                 end=self._end,

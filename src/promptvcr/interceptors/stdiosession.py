@@ -36,7 +36,7 @@ from ..cassettes.wsframes import Frame, Sender, WebSocketSession, frame_json, wi
 from ..errors import CassetteMiss
 from ..matching.framediff import frame_differences, frame_miss_message
 from ..matching.jsonrpc import Renumbering, text_renumbered
-from .decision import MissSink, Recorder
+from .decision import MissSink, Recorder, noted_miss
 
 __all__ = ["LinePlayer", "LineTap", "stdio_request"]
 
@@ -171,9 +171,4 @@ class LinePlayer:
         def message(path: Path) -> str:
             return frame_miss_message(path, self.request.url, count, recorded, sent, transport="MCP stdio")
 
-        if self._misses is None:
-            return CassetteMiss(message(Path("<cassette>")))
-        error = CassetteMiss(message(self._misses.path), cassette=self._misses.path)
-        self._misses.missed.append(self.request)
-        self._misses.note_miss(self.request, error)
-        return error
+        return noted_miss(self._misses, self.request, message)

@@ -227,6 +227,8 @@ def install(handler: Handler) -> Uninstall:
         if isinstance(decision, Replay):
             answer = decision.response
             length = str(sum(len(chunk) for chunk in answer.chunks))
+            if length == "0":  # a HEAD answer: the length of the body it did not send
+                length = answer.headers.get("content-length", length)
             stored = [(k, v) for k, v in answer.headers.items() if k not in WIRE_HEADERS]
             playback = answer.playback
             if playback is None:
@@ -248,7 +250,9 @@ def install(handler: Handler) -> Uninstall:
         recording.headers_arrived(real.status, real.headers.items())
         recording.started()  # reported at exit if the response is neither read nor closed
         reader = _Reader(real, recording)
-        plain = [(k, v) for k, v in real.headers.items() if k.lower() not in WIRE_HEADERS]
+        # A HEAD answer keeps its content-length: the length of the body it did not send.
+        wire = WIRE_HEADERS - {"content-length"} if str(call["method"]).upper() == "HEAD" else WIRE_HEADERS
+        plain = [(k, v) for k, v in real.headers.items() if k.lower() not in wire]
         response = _response(_Chunks(reader.next_chunk, reader.close), real.status, plain, call, pool, None)
         response.retries = real.retries
         return response

@@ -23,7 +23,7 @@ from ..cassettes.models import Request, Response
 from ..cassettes.wsframes import Frame, WebSocketSession
 from ..errors import CassetteMiss
 from ..matching.framediff import frame_differences, frame_miss_message
-from .decision import MissSink
+from .decision import MissSink, noted_miss
 
 __all__ = ["ReplayPeer"]
 
@@ -81,12 +81,7 @@ class ReplayPeer:
         def message(path: Path) -> str:
             return frame_miss_message(path, self.request.url, count, recorded, sent)
 
-        if self._misses is None:
-            return CassetteMiss(message(Path("<cassette>")))
-        error = CassetteMiss(message(self._misses.path), cassette=self._misses.path)
-        self._misses.missed.append(self.request)
-        self._misses.note_miss(self.request, error)
-        return error
+        return noted_miss(self._misses, self.request, message)
 
     def _next_client(self) -> int | None:
         for index in range(self._next, len(self._frames)):

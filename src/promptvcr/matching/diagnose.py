@@ -21,7 +21,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..cassettes.models import Interaction, Request
-from ..policies.modes import record_flag
+from ..credentials.printing import safe_text
+from ..policies.modes import option_text, record_flag, rerecord_text, serving
 from .diffs import Candidate, Difference, candidates, describe, differences, show
 from .key import request_key
 from .parts import KeyParts, Rule, key_parts
@@ -45,7 +46,9 @@ _TEXT_CONTAINERS = ("messages", "contents", "input", "system", "systemInstructio
 
 
 def record_hint() -> str:
-    """How to record a missed request, with the pytest option that works in this run."""
+    """How to record a missed request, with the pytest option (or serve flag) that works in this run."""
+    if serving():
+        return f"To record it, run again with PROMPTVCR_RECORD_MODE=record: {rerecord_text('record')}."
     return f"To record it, run again with PROMPTVCR_RECORD_MODE=record (pytest: {record_flag()}=record)."
 
 
@@ -119,9 +122,10 @@ def miss_message(
     lines.append(record_hint())
     if times_recorded:
         lines.append(
-            "If the code may repeat this call, pass allow_playback_repeats=True to replay the last answer."
+            f"If the code may repeat this call, pass {option_text('allow_playback_repeats', True)} "
+            f"to replay the last answer."
         )
-    return "\n".join(lines)
+    return safe_text("\n".join(lines))
 
 
 # Fuzzy matching -----------------------------------------------------------------------------
@@ -147,7 +151,7 @@ class FuzzyMatch:
         ]
         lines.extend(f"    {describe(d)}" for d in self.diffs)
         lines.append("Record the cassette again (PROMPTVCR_RECORD_MODE=record) if the new text is intended.")
-        return "\n".join(lines)
+        return safe_text("\n".join(lines))
 
 
 def _is_message_text(diff: Difference) -> bool:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cassettes.models import Interaction, Request
+from ..credentials.printing import safe_value
 from .key import apply_rules
 from .parts import KeyParts, Rule
 
@@ -120,9 +121,16 @@ def word_diff(recorded: str, sent: str, context: int = _CONTEXT_WORDS) -> str:
     return "".join(out)
 
 
+#: The names in a field's path (``providers[0].api_key``: ``providers``, ``api_key``).
+_LEAF = re.compile(r"[^.\[\]]+(?=\.|$)")
+
+
 def describe(diff: Difference) -> str:
     """One line of a review: ``path: recorded -> sent``, or a word diff for long texts."""
+    leaf = _LEAF.findall(diff.path)
     left, right = diff.recorded, diff.sent
+    if leaf:  # a credential's value, sent or recorded, is shown as its placeholder
+        left, right = safe_value(leaf[-1], left), safe_value(leaf[-1], right)
     if isinstance(left, str) and isinstance(right, str) and max(len(left), len(right)) > _LONG:
         return f"{diff.path}: {word_diff(left, right)}"
     return f"{diff.path}: {show(left)} -> {show(right)}"

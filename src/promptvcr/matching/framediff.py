@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cassettes.wsframes import Frame, frame_json
+from ..credentials.printing import safe_text
 from .diffs import _walk, describe
 from .rules.mcp import without_jsonrpc_id
 from .rules.realtime import normalize_frame
@@ -49,12 +50,12 @@ def frame_miss_message(
     )
     if recorded is None:
         shown = _comparable(sent)
-        return (
+        return safe_text(
             f"{head}\nThe recorded session ends before it: the code now sends more ({str(shown)[:200]}).\n"
             f"Record it again (PROMPTVCR_RECORD_MODE=rewrite)."
         )
     lines = "\n".join(f"  {line}" for line in frame_differences(recorded, sent))
-    return (
+    return safe_text(
         f"{head}\nDifferences (recorded -> sent):\n{lines}\n"
         f"Record it again if the change is intended (PROMPTVCR_RECORD_MODE=rewrite)."
     )

@@ -20,8 +20,12 @@ __all__ = [
     "RecordMode",
     "check_ci",
     "on_ci",
+    "option_name",
+    "option_text",
     "record_flag",
+    "rerecord_text",
     "resolve_record_mode",
+    "serving",
     "vcr_mode_note",
 ]
 
@@ -46,6 +50,44 @@ ENV_PYTEST_RECORD_FLAG = "PROMPTVCR_PYTEST_RECORD_FLAG"
 def record_flag() -> str:
     """The pytest option that sets promptvcr's record mode in this run."""
     return os.environ.get(ENV_PYTEST_RECORD_FLAG) or "--record-mode"
+
+
+#: Set by ``promptvcr serve`` in its own process: its users set a cassette's options as the
+#: command's flags (or the admin start's fields), not as Python keywords or pytest options,
+#: so the messages raised there name those.
+SERVE_WORDING = "PROMPTVCR_SERVE_WORDING"
+
+
+def serving() -> bool:
+    """Whether this process is ``promptvcr serve`` (see :data:`SERVE_WORDING`)."""
+    return bool(os.environ.get(SERVE_WORDING))
+
+
+def option_name(keyword: str) -> str:
+    """The cassette option ``keyword`` as the reader of a message spells it (see :func:`option_text`)."""
+    return "--" + keyword.replace("_", "-") if serving() else keyword
+
+
+def option_text(keyword: str, value: object = True, *, quoted: bool = True) -> str:
+    """How the reader of a message sets the cassette option ``keyword`` to ``value``:
+    ``on_record_error="keep"`` in Python, ``--on-record-error keep`` in ``promptvcr serve``
+    (``quoted=False``: a value shown as it reads, ``max_age=30 days``)."""
+    if serving():
+        flag = option_name(keyword)
+        return flag if value is True else f"{flag} {value}"
+    shown = f'"{value}"' if quoted and isinstance(value, str) else str(value)
+    return f"{keyword}={shown}"
+
+
+def rerecord_text(mode: str, tests: str = "<the tests that use it>") -> str:
+    """How the reader of a message runs a cassette again in record ``mode``."""
+    if serving():
+        return (
+            f'promptvcr serve --record-mode {mode} (or "record_mode": "{mode}" in the '
+            f"POST /_promptvcr/start of the test that uses it)"
+        )
+    command = " ".join(part for part in ("python -m pytest", f"{record_flag()}={mode}", tests) if part)
+    return f"{command}, or PROMPTVCR_RECORD_MODE={mode} outside pytest"
 
 
 #: vcrpy's (and pytest-recording's) mode names and ours. ``once`` records a cassette that
@@ -155,6 +197,6 @@ def check_ci(mode: RecordMode, path: Path, *, because: str = "") -> None:
         f"promptvcr: cassette {path} would {action} (record mode {mode.value}{because}), but $CI is set, "
         f"and a CI run does not spend money on a provider or write cassettes unless told to.\n"
         f"Record locally and commit the cassette; or, to do this on CI on purpose, set "
-        f"{ENV_ALLOW_IN_CI}=1 (pytest: --allow-record-in-ci).",
+        f"{ENV_ALLOW_IN_CI}=1{'' if serving() else ' (pytest: --allow-record-in-ci)'}.",
         path=path,
     )

@@ -24,7 +24,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import StaleCassetteError
-from .modes import ENV_MAX_AGE, ENV_ON_STALE, ON_STALE, RecordMode, check_ci, record_flag
+from .modes import (
+    ENV_MAX_AGE,
+    ENV_ON_STALE,
+    ON_STALE,
+    RecordMode,
+    check_ci,
+    option_name,
+    option_text,
+    rerecord_text,
+)
 
 if TYPE_CHECKING:
     from ..cassettes.models import Interaction
@@ -63,8 +72,8 @@ def parse_max_age(value: str | timedelta | float | None) -> timedelta | None:
         return None
     if (match := _AGE.fullmatch(text)) is None:
         raise ValueError(
-            f"max_age {value!r} is not an age: write a number and a unit, s, m, h, d or w (30d, 12h), "
-            f"or give a timedelta."
+            f"{option_name('max_age')} {value!r} is not an age: write a number and a unit, s, m, h, d or w "
+            f"(30d, 12h), or give a timedelta."
         )
     return timedelta(seconds=float(match.group(1)) * _UNITS[match.group(2).lower()])
 
@@ -106,11 +115,11 @@ class Staleness:
         if self.undated:
             ages.append(f"{self.undated} have no recorded date, so their age is unknown")
         then = f" {action}" if action else ""
+        limit = option_text("max_age", _age_text(self.max_age), quoted=False)
         return (
-            f"promptvcr: cassette {self.path} is older than max_age={_age_text(self.max_age)}: "
+            f"promptvcr: cassette {self.path} is older than {limit}: "
             f"{self.stale} of its {self.total} interaction(s) are stale ({'; '.join(ages)}).{then}\n"
-            f"Re-record it: python -m pytest {record_flag()}=rewrite <the tests that use it>, or "
-            f"PROMPTVCR_RECORD_MODE=rewrite for use_cassette outside pytest."
+            f"Re-record it: {rerecord_text('rewrite')}."
         )
 
 
@@ -137,7 +146,9 @@ def rewrite(path: Path, loaded: Loaded, max_age: timedelta | None, on_stale: str
         return False
     action = resolve_on_stale(on_stale)
     if action == "fail":
-        raise StaleCassetteError(stale.message("on_stale=fail stops here."), path=path)
+        raise StaleCassetteError(
+            stale.message(f"{option_text('on_stale', 'fail', quoted=False)} stops here."), path=path
+        )
     if action == "warn":
         warnings.warn(StaleCassetteWarning(stale.message("")), stacklevel=4)
     return action == "rewrite"
@@ -150,6 +161,7 @@ def mode_after(
     stale recordings are to be recorded anew (:func:`rewrite`; refused on CI like any recording).
     The old file stays until the block succeeds."""
     if mode.reads_cassette and rewrite(path, loaded, max_age, on_stale):
-        check_ci(RecordMode.REWRITE, path, because=", from max_age with on_stale=rewrite")
+        because = f", from {option_name('max_age')} with {option_text('on_stale', 'rewrite', quoted=False)}"
+        check_ci(RecordMode.REWRITE, path, because=because)
         return RecordMode.REWRITE
     return mode

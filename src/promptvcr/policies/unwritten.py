@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..cassettes.models import Request, Response
+from .modes import option_text, serving
 
 __all__ = [
     "ON_RECORD_ERROR",
@@ -67,8 +68,8 @@ def skipped_message(path: Path, request: Request, response: Response) -> str:
     return (
         f"promptvcr: {request.method} {request.url} got {what} while recording {path}; the code received "
         f"it, but it was not written to the cassette (a flaky provider is not frozen into every replay). "
-        f'To record this answer on purpose, pass on_record_error="keep"; to test an error path without '
-        f"the network, use promptvcr.faults."
+        f"To record this answer on purpose, pass {option_text('on_record_error', 'keep')}; to test an error "
+        f"path without the network, use promptvcr.faults{' (serve: --fault)' if serving() else ''}."
     )
 
 

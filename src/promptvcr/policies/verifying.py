@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ..cassettes.models import Interaction, Request, Response
-from ..cassettes.redact import redact_url
-from .modes import record_flag
+from ..credentials.byname import redact_url
+from .modes import rerecord_text
 
 __all__ = [
     "NOT_RECORDED",
@@ -86,7 +86,7 @@ def drift_warning(path: Path, drifts: Sequence[Drift]) -> str:
         lines.extend(f"    {line}" for line in drift.differences)
     if len(drifts) > _SHOWN:
         lines.append(f"  and {len(drifts) - _SHOWN} more (Cassette.drift lists them all)")
-    lines.append(f"Re-record it to replay what the provider sends now: {record_flag()}=rewrite.")
+    lines.append(f"Re-record it to replay what the provider sends now: {rerecord_text('rewrite', '')}.")
     return "\n".join(lines)
 
 

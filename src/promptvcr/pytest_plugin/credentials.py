@@ -1,11 +1,12 @@
-"""The run's own credentials: values of ``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``... variables.
+"""The run's own credentials: variables named like one (``AZURE_OPENAI_KEY``, ``HF_TOKEN``...).
 
 A credential has no shape promptvcr can know when it is a proxy's token, a self-hosted
 gateway's password or an unusual key; the recording run has the real ones in its
 environment. They are looked for *before* anything is written, on the decoded bodies
-(base64 and gzip included), by the one redaction model of :mod:`promptvcr.cassettes.redaction`:
-found in a request, that interaction is refused; found in a response, it is masked and
-reported. This module only names them for the plugin; it prints where, never what.
+(percent-encoding, base64 and compressed bodies included), by the one redaction model of
+:mod:`promptvcr.credentials.redaction`: found in a request, that interaction is refused;
+found in a response, it is masked and reported. This module only names them for the plugin;
+it prints where, never what.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from ..cassettes.masking import environment_credentials
+from ..credentials.names import environment_credentials
 
 __all__ = ["credential_values"]
 

@@ -122,6 +122,7 @@ def report_text(entries: list[DriftEntry]) -> str:
 
 
 def write_report(path: Path, entries: list[DriftEntry]) -> None:
+    from ..credentials.printing import safe_text
     from ..files.storage import write_atomic
 
-    write_atomic(path, report_text(entries))
+    write_atomic(path, safe_text(report_text(entries)))

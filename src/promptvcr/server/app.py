@@ -1,11 +1,18 @@
 """The aiohttp application: each request routed to its cassette and upstream, then decided.
 
-``/[CASSETTE/]UPSTREAM/<path>``: the cassette's :meth:`~promptvcr.Cassette.handle` decides,
-exactly as for an in-process request: ``Replay`` is played out from the cassette,
-``Record`` and ``PASS_THROUGH`` are relayed upstream (recorded or not), and a
-:class:`~promptvcr.CassetteMiss` becomes the provider's API error carrying its message,
-also printed to the server's log. ``GET /_promptvcr/report`` says what was served so far;
-``POST /_promptvcr/shutdown`` stops the server (writing the cassettes), on every platform.
+``/[CASSETTE/]UPSTREAM/<path>``: the cassette (see :mod:`.shelf` for how a request names it)
+decides with :meth:`~promptvcr.Cassette.handle`, exactly as for an in-process request:
+``Replay`` is played out from the cassette, ``Record`` and ``PASS_THROUGH`` are relayed
+upstream (recorded or not), and a :class:`~promptvcr.CassetteMiss` becomes the provider's API
+error carrying its message, also printed to the server's log. A websocket handshake goes to
+:mod:`.sockets`. The admin endpoints are in :mod:`.admin`.
+
+The upstream of a name is the ``--upstream`` given on the command line, else the one the
+cassette recorded it from (:meth:`.served.ServedCassette.upstream_for`), else the built-in one.
+
+Bounded: at most ``limits.concurrent`` requests are served at once (the next gets a clear
+``503``, which SDKs retry after its ``retry-after``), and a request body must arrive within
+``limits.body_timeout`` (the header timeout is the runner's, see :mod:`.running`).
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
 
 import aiohttp
 from aiohttp import web
@@ -20,30 +28,50 @@ from aiohttp import web
 from ..cassettes.models import Request
 from ..errors import CassetteError, CassetteMiss
 from ..interceptors.decision import Record, Replay
-from .inbound import to_request
+from .admin import ADMIN_PREFIX, add_admin_routes
+from .inbound import is_websocket, read_body, to_request
 from .miss_reply import error_response
 from .playout import play_out
 from .relay import UPSTREAM_FAILED, relay
-from .shelf import Shelf
+from .served import ServedCassette
+from .shelf import CASSETTE_HEADER, Shelf
+from .upstreams import BUILTIN_UPSTREAMS
 
-__all__ = ["SESSION", "SHELF", "STOP", "build_app"]
+__all__ = ["SESSION", "SHELF", "STOP", "Limits", "build_app"]
 
 log = logging.getLogger("promptvcr.server")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much the server takes on: requests at once, seconds for a request's headers and body,
+    seconds an injected timeout keeps a connection silent before closing it."""
+
+    concurrent: int = 256
+    header_timeout: float = 15.0
+    body_timeout: float = 60.0
+    fault_silence: float = 10.0
+
 
 SHELF = web.AppKey("shelf", Shelf)
 SESSION = web.AppKey("session", aiohttp.ClientSession)
 STOP = web.AppKey("stop", asyncio.Event)
+LIMITS = web.AppKey("limits", Limits)
 _UPSTREAMS: web.AppKey[dict[str, str]] = web.AppKey("upstreams")
+_GIVEN: web.AppKey[dict[str, str]] = web.AppKey("given")
+_BUSY: web.AppKey[list[int]] = web.AppKey("busy")
 
 
-def build_app(shelf: Shelf, upstreams: Mapping[str, str]) -> web.Application:
+def build_app(shelf: Shelf, upstreams: Mapping[str, str], limits: Limits | None = None) -> web.Application:
     app = web.Application(client_max_size=1 << 30)
     app[SHELF] = shelf
     app[_UPSTREAMS] = dict(upstreams)
+    app[_GIVEN] = {name: url for name, url in upstreams.items() if BUILTIN_UPSTREAMS.get(name) != url}
     app[STOP] = asyncio.Event()
+    app[LIMITS] = limits or Limits()
+    app[_BUSY] = [0]
     app.cleanup_ctx.append(_client_session)
-    app.router.add_get("/_promptvcr/report", _report)
-    app.router.add_post("/_promptvcr/shutdown", _shutdown)
+    add_admin_routes(app, SHELF, STOP)
     app.router.add_route("*", "/{tail:.*}", _serve)
     return app
 
@@ -56,62 +84,107 @@ async def _client_session(app: web.Application) -> AsyncIterator[None]:
         yield
 
 
-async def _report(incoming: web.Request) -> web.Response:
-    return web.json_response({"cassettes": incoming.app[SHELF].report()})
-
-
-async def _shutdown(incoming: web.Request) -> web.Response:
-    incoming.app[STOP].set()
-    return web.json_response({"stopping": True})
-
-
-def _route(incoming: web.Request) -> tuple[str, str, str]:
-    """(cassette name, upstream name, rest of the path) of a request."""
-    parts = incoming.match_info["tail"].split("/", 2 if incoming.app[SHELF].folder else 1)
-    if not incoming.app[SHELF].folder:
-        parts.insert(0, "")
-    while len(parts) < 3:
-        parts.append("")
-    return parts[0], parts[1], parts[2]
-
-
 def _usage(shelf: Shelf) -> str:
     where = "/CASSETTE/UPSTREAM/<path>" if shelf.folder else "/UPSTREAM/<path>"
-    return f"promptvcr serve ({shelf.path}) serves {where}"
+    return (
+        f"promptvcr serve ({shelf.path or 'cassettes started per test'}) serves {where}, "
+        f"the cassette named by the {CASSETTE_HEADER} header or started with POST {ADMIN_PREFIX}start"
+    )
+
+
+def _cassette(incoming: web.Request) -> tuple[ServedCassette, str, str]:
+    """(cassette, upstream name, rest of the path) of a request; ValueError says why none."""
+    shelf = incoming.app[SHELF]
+    first, _, after = incoming.match_info["tail"].partition("/")
+    header = incoming.headers.get(CASSETTE_HEADER)
+    if shelf.folder and header is None and first not in incoming.app[_UPSTREAMS]:
+        upstream, _, rest = after.partition("/")
+        return shelf.get(first), upstream, rest
+    return (shelf.named(header) if header else shelf.default()), first, after
+
+
+def _upstream(incoming: web.Request, cassette: ServedCassette, name: str, rest: str) -> str | None:
+    given = incoming.app[_GIVEN].get(name)
+    if given is not None:
+        return given
+    return cassette.upstream_for(name, rest) or incoming.app[_UPSTREAMS].get(name)
+
+
+def _bare(incoming: web.Request) -> Request:
+    return Request(incoming.method, f"http://unknown{incoming.path}", dict(incoming.headers))
 
 
 async def _serve(incoming: web.Request) -> web.StreamResponse:
+    busy, limits = incoming.app[_BUSY], incoming.app[LIMITS]
+    if busy[0] >= limits.concurrent:
+        message = (
+            f"promptvcr serve is serving {busy[0]} requests at once, its limit "
+            f"(--max-concurrent {limits.concurrent}): retry, or start it with a higher limit."
+        )
+        reply = error_response(_bare(incoming), message, 503, "promptvcr_busy")
+        reply.headers["retry-after"] = "1"
+        return await play_out(incoming, reply)
+    busy[0] += 1
+    try:
+        return await _decide(incoming)
+    finally:
+        busy[0] -= 1
+
+
+async def _decide(incoming: web.Request) -> web.StreamResponse:
     shelf = incoming.app[SHELF]
-    name, upstream_name, rest = _route(incoming)
-    upstreams: dict[str, str] = incoming.app[_UPSTREAMS]
-    upstream = upstreams.get(upstream_name)
+    try:
+        cassette, upstream_name, rest = _cassette(incoming)
+    except ValueError as error:
+        message = f"{_usage(shelf)}: {error}"
+        return await play_out(
+            incoming, error_response(_bare(incoming), message, 404, "promptvcr_no_cassette")
+        )
+    except CassetteError as error:  # a cassette that cannot be read
+        log.error("%s", error)
+        return await play_out(
+            incoming, error_response(_bare(incoming), str(error), 500, "promptvcr_cassette_error")
+        )
+    upstream = _upstream(incoming, cassette, upstream_name, rest)
     if upstream is None:
-        known = ", ".join(sorted(upstreams))
-        request = Request(incoming.method, f"http://unknown{incoming.path}", dict(incoming.headers))
+        known = ", ".join(sorted({*incoming.app[_UPSTREAMS], *cassette.upstreams}))
         message = (
             f"{_usage(shelf)}; {upstream_name!r} is not an upstream (known: {known}). "
             f"Add one with --upstream NAME=URL."
         )
-        return await play_out(incoming, error_response(request, message, 404, "promptvcr_unknown_upstream"))
-    request = await to_request(incoming, upstream, rest)
+        return await play_out(
+            incoming, error_response(_bare(incoming), message, 404, "promptvcr_unknown_upstream")
+        )
+    websocket = is_websocket(incoming)
     try:
-        cassette = shelf.get(name)
-    except ValueError as error:
-        message = f"{_usage(shelf)}: {error}"
-        return await play_out(incoming, error_response(request, message, 404, "promptvcr_no_cassette"))
-    except CassetteError as error:  # a folder's cassette that cannot be read
-        log.error("%s", error)
-        return await play_out(incoming, error_response(request, str(error), 500, "promptvcr_cassette_error"))
+        body = b"" if websocket else await read_body(incoming, incoming.app[LIMITS].body_timeout)
+    except TimeoutError:
+        message = (
+            f"promptvcr serve: the request body did not arrive within {incoming.app[LIMITS].body_timeout:g} s"
+        )
+        return web.json_response({"error": {"message": message}}, status=408, headers={"connection": "close"})
+    request = to_request(incoming, upstream, upstream_name, rest, body, websocket=websocket)
     try:
         decision = cassette.handle(request)
     except CassetteMiss as miss:
         log.error("%s", miss)
+        if websocket:
+            from .sockets import refuse
+
+            return await refuse(incoming, str(miss))
         return await play_out(incoming, error_response(request, str(miss)))
+    if websocket:
+        from .sockets import record_session, replay_session
+
+        if isinstance(decision, Replay):
+            return await replay_session(incoming, request, decision)
+        return await record_session(incoming.app[SESSION], incoming, request, decision)
+    silence = incoming.app[LIMITS].fault_silence
     if isinstance(decision, Replay):
-        return await play_out(incoming, decision.response)
+        return await play_out(incoming, decision.response, silence)
     recorder = decision.recorder if isinstance(decision, Record) else None
     try:
-        return await relay(incoming.app[SESSION], incoming, request, recorder)
+        return await relay(incoming.app[SESSION], incoming, request, recorder, cassette)
     except aiohttp.ClientError as error:
         message = f"promptvcr serve: could not reach {request.url} for cassette {cassette.path}: {error}"
         log.error("%s", message)

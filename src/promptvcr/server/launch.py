@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import urllib.error
 import urllib.request
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -38,7 +39,7 @@ class Served:
     """A running server: its ``url``, the ``environment`` that points SDKs at it, its log."""
 
     url: str
-    cassette: Path
+    cassette: Path | None
     environment: dict[str, str]
     process: subprocess.Popen[str]
     log: list[str] = field(default_factory=list)
@@ -63,19 +64,41 @@ class Served:
             data: dict[str, Any] = json.load(answer)
             return data
 
+    def admin(self, action: str, body: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
+        """``POST /_promptvcr/<action>`` with the JSON ``body``: (status, answer)."""
+        call = urllib.request.Request(
+            f"{self.url}/_promptvcr/{action}",
+            data=json.dumps(body).encode(),
+            headers={"content-type": "application/json"},
+            method="POST",
+        )
+        try:
+            with _opener.open(call, timeout=30) as answer:
+                return answer.status, json.load(answer)
+        except urllib.error.HTTPError as error:
+            return error.code, json.load(error)
+
 
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback, never a proxy
 
 
 def _command(
-    cassette: Path,
+    cassette: Path | None,
     record_mode: str | None,
     upstreams: Mapping[str, str],
     port: int,
     report: Path,
     extra: Iterable[str],
 ) -> list[str]:
-    command = [sys.executable, "-m", "promptvcr", "serve", str(cassette), "--port", str(port)]
+    command = [
+        sys.executable,
+        "-m",
+        "promptvcr",
+        "serve",
+        *([str(cassette)] if cassette else []),
+        "--port",
+        str(port),
+    ]
     command += ["--report", str(report)]
     if record_mode is not None:
         command += ["--record-mode", record_mode]
@@ -91,7 +114,7 @@ def _drain(stream: IO[str], log: list[str]) -> None:
 
 @contextmanager
 def serve(
-    cassette: str | os.PathLike[str],
+    cassette: str | os.PathLike[str] | None,
     *,
     record_mode: str | None = None,
     upstreams: Mapping[str, str] | None = None,
@@ -99,16 +122,18 @@ def serve(
     set_environment: bool = True,
     options: Iterable[str] = (),
 ) -> Iterator[Served]:
-    """Run ``promptvcr serve cassette`` for the block (``options``: more command-line flags)."""
+    """Run ``promptvcr serve cassette`` for the block (``options``: more command-line flags;
+    ``cassette`` ``None``: only the cassettes started with :meth:`Served.admin`)."""
     with tempfile.TemporaryDirectory(prefix="promptvcr-serve-") as scratch:
         report_path = Path(scratch) / "report.json"
-        command = _command(Path(cassette), record_mode, upstreams or {}, port, report_path, options)
+        path = Path(cassette) if cassette is not None else None
+        command = _command(path, record_mode, upstreams or {}, port, report_path, options)
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, encoding="utf-8"
         )
         assert process.stdout is not None and process.stderr is not None
-        served = Served("", Path(cassette), {}, process)
+        served = Served("", path, {}, process)
         threading.Thread(target=_drain, args=(process.stderr, served.log), daemon=True).start()
         served.url = _wait_ready(process, served.log)
         served.environment = base_url_environment(served.url)

@@ -5,7 +5,10 @@ goes out chunked, each stored chunk written and flushed on its own, so the clien
 events one at a time as it did live. When the cassette set a ``playback`` (recorded timing,
 an injected fault), :mod:`promptvcr.interceptors.pacing` paces it; its breakages become what
 a client sees of a real failing server: silence until the client's own timeout fires for a
-timeout, and a connection closed without the end of the body for a disconnect.
+timeout, and a connection closed without the end of the body for a disconnect. The silence
+of a timeout ends: after ``silence`` seconds (``--fault-silence``, 10 by default) the
+connection is closed, so a client whose own timeout is longer (node's openai waits 10
+minutes) gets an error in seconds instead of hanging.
 """
 
 from __future__ import annotations
@@ -19,10 +22,10 @@ from ..cassettes.playback import Breakage
 from ..cassettes.wire import CONNECTION_HEADERS
 from ..interceptors.pacing import PacedBody, wait_for_headers_async
 
-__all__ = ["SILENCE_LIMIT", "play_out"]
+__all__ = ["SILENCE", "play_out"]
 
-#: Longest an injected timeout keeps a connection silent, in seconds (the client gives up first).
-SILENCE_LIMIT = 300.0
+#: How long an injected timeout keeps a connection silent, in seconds, unless told otherwise.
+SILENCE = 10.0
 
 
 class _Broken(Exception):
@@ -39,16 +42,18 @@ def _headers(response: Response) -> list[tuple[str, str]]:
     return [(k, v) for k, v in response.headers.items() if k.lower() not in CONNECTION_HEADERS]
 
 
-async def _silence(incoming: web.Request) -> None:
-    """Say nothing until the client gives up (its timeout) or the limit passes."""
+async def _silence(incoming: web.Request, seconds: float) -> None:
+    """Say nothing until the client gives up (its timeout) or ``seconds`` pass, then hang up."""
     transport = incoming.transport
-    waited = 0.0
-    while waited < SILENCE_LIMIT and transport is not None and not transport.is_closing():
-        await asyncio.sleep(0.05)
-        waited += 0.05
+    loop = asyncio.get_running_loop()
+    until = loop.time() + seconds
+    while loop.time() < until and transport is not None and not transport.is_closing():
+        await asyncio.sleep(min(0.05, max(until - loop.time(), 0.0)))
+    if transport is not None:
+        transport.close()
 
 
-async def play_out(incoming: web.Request, response: Response) -> web.StreamResponse:
+async def play_out(incoming: web.Request, response: Response, silence: float = SILENCE) -> web.StreamResponse:
     playback = response.playback
     if playback is None and len(response.chunks) <= 1:
         whole = web.Response(status=response.status, body=response.content)
@@ -59,7 +64,7 @@ async def play_out(incoming: web.Request, response: Response) -> web.StreamRespo
         try:
             await wait_for_headers_async(playback, _fail)
         except _Broken:
-            await _silence(incoming)
+            await _silence(incoming, silence)
             raise web.HTTPGatewayTimeout(text="promptvcr fault: injected timeout") from None
     out = web.StreamResponse(status=response.status)
     for name, value in _headers(response):
@@ -78,7 +83,7 @@ async def play_out(incoming: web.Request, response: Response) -> web.StreamRespo
                     await out.write(chunk)
     except _Broken as broken:
         if broken.kind == "read_timeout":
-            await _silence(incoming)
+            await _silence(incoming, silence)
         if incoming.transport is not None:
             incoming.transport.close()  # no terminating chunk: the client sees a cut stream
         return out

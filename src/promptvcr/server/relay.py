@@ -9,11 +9,14 @@ stream's first event reaches the client within a few milliseconds of the upstrea
 The request is sent inside :func:`~promptvcr.interceptors._forwarding.forwarding`, so the
 in-process interceptors (installed while the server's cassettes are entered) let it through.
 A client that goes away mid-stream does not cut the recording short: the rest is read, so
-the cassette holds the whole answer.
+the cassette holds the whole answer. The server's stop does (it cancels the relay): what
+arrived is recorded as closed early (``end: closed``), written, and listed in the cassette's
+``cut_short`` so that the server exits non-zero.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 
@@ -26,6 +29,7 @@ from ..interceptors._forwarding import forwarding
 from ..interceptors.decision import Recorder
 from ..interceptors.recording import Recording
 from .inbound import upstream_headers
+from .served import ServedCassette
 
 __all__ = ["UPSTREAM_FAILED", "relay"]
 
@@ -36,18 +40,27 @@ UPSTREAM_FAILED = 502
 
 
 async def relay(
-    session: aiohttp.ClientSession, incoming: web.Request, request: Request, recorder: Recorder | None
+    session: aiohttp.ClientSession,
+    incoming: web.Request,
+    request: Request,
+    recorder: Recorder | None,
+    cassette: ServedCassette,
 ) -> web.StreamResponse:
     """Send ``request`` upstream, stream its answer back; record it when ``recorder`` is given."""
     recording = Recording(recorder) if recorder is not None else None
-    with forwarding():
-        upstream = await session.request(
-            request.method,
-            request.url,
-            headers=upstream_headers(request),
-            data=request.content or None,
-            allow_redirects=False,
-        )
+    try:
+        with forwarding():
+            upstream = await session.request(
+                request.method,
+                request.url,
+                headers=upstream_headers(request),
+                data=request.content or None,
+                allow_redirects=False,
+            )
+    except asyncio.CancelledError:  # stopped before the answer's headers: nothing to write
+        if recording is not None:
+            cassette.cut_short.append(request)
+        raise
     try:
         headers = [(k, v) for k, v in upstream.headers.items() if k.lower() not in CONNECTION_HEADERS]
         if recording is not None:
@@ -70,6 +83,12 @@ async def relay(
                         await response.write(chunk)
                     except (ConnectionError, RuntimeError):
                         client_gone = True  # keep reading: the cassette holds the whole answer
+        except asyncio.CancelledError:  # the server is stopping
+            if recording is not None and not recording.ended:
+                recording.close_early()
+                if recording.closed_early:
+                    cassette.cut_short.append(request)
+            raise
         except aiohttp.ClientError as error:
             if recording is not None:
                 recording.fail()

@@ -1,13 +1,19 @@
-"""The cassettes a server serves: one file, or a folder of files named by the clients.
+"""The cassettes a server serves: the one on its command line, a folder's, and those started per test.
 
-With a file, every request goes to it. With a folder (an existing directory, or a path
-ending in ``/``), the first segment of a request's path names the cassette:
-``/NAME/openai/v1/chat/completions`` plays ``FOLDER/NAME.yaml`` (``NAME.json`` when that
-file exists). A path prefix rather than a header, because a base URL is the one thing every
-SDK, language and tool lets a user set. Each cassette is a :class:`~promptvcr.Cassette`,
-entered when the first request names it (loading the file) and left when the server stops
-(writing what was recorded), so keys, modes, redaction, secret refusal, faults and timing
-are the in-process ones.
+Three ways a request finds its cassette, the most specific first:
+
+1. the ``x-promptvcr-cassette`` header, naming a cassette file (opened on first use, with the
+   server's options), for clients that can set a header but not call the admin endpoint;
+2. with a folder on the command line (an existing directory, or a path ending in ``/``), the
+   first segment of the path: ``/NAME/openai/v1/chat/completions`` plays ``FOLDER/NAME.yaml``
+   (``NAME.json`` when that file exists), as a base URL is the one thing every SDK lets a user set;
+3. the cassette started with ``POST /_promptvcr/start`` when exactly one is started, else the
+   file given on the command line. Two started cassettes and no header: the request fails
+   closed, as two active cassettes do in-process.
+
+A started cassette is a fresh :class:`.served.ServedCassette` each time (its answers are not
+used up by an earlier test), and stopping it writes it and gives its report. Keys, modes,
+redaction, secret refusal, faults and timing are the in-process ones.
 """
 
 from __future__ import annotations
@@ -18,83 +24,196 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..cassette import Cassette
 from ..errors import CassetteError, CassetteMiss
+from .served import ServedCassette
 
-__all__ = ["NAME_PATTERN", "Shelf", "is_folder"]
+__all__ = ["CASSETTE_HEADER", "NAME_PATTERN", "Shelf", "is_folder", "report_entry"]
 
 #: A folder cassette's name: one path segment of letters, digits, ``-``, ``_`` and ``.``.
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}$")
+#: The request header naming the cassette of a request.
+CASSETTE_HEADER = "x-promptvcr-cassette"
+_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 def is_folder(path: str | Path) -> bool:
     return Path(path).is_dir() or str(path).endswith(("/", "\\"))
 
 
-class Shelf:
-    """Opens each cassette once, on first use, and closes them all at the end."""
+def report_entry(cassette: ServedCassette) -> dict[str, Any]:
+    """What one cassette served: requests per outcome, misses with their messages, the
+    recordings no request played, drift (verify), and the errors writing it."""
+    outcomes: dict[str, int] = {}
+    for play in cassette.played:
+        outcomes[play.outcome] = outcomes.get(play.outcome, 0) + 1
+    return {
+        "path": str(cassette.path),
+        "mode": cassette.record_mode.value,
+        "outcomes": outcomes,
+        "played": len(cassette.played),
+        "missed": [f"{r.method} {r.url}" for r in cassette.missed],
+        "misses": [{"request": f"{r.method} {r.url}", "message": m} for r, m in cassette.miss_messages],
+        "unused": [f"{i.request.method} {i.request.url}" for i in cassette.unplayed],
+        "drift": [drift.to_data() for drift in cassette.drift],
+        "cut_short": [f"{r.method} {r.url}" for r in cassette.cut_short],
+        "errors": list(cassette.errors),
+    }
 
-    def __init__(self, path: str | Path, options: Mapping[str, Any]) -> None:
-        self.path = Path(path)
-        self.folder = is_folder(path)
-        self._options = dict(options)
-        self._open: dict[str, Cassette] = {}
+
+class Shelf:
+    """Opens each cassette on first use and closes them all at the end (see the module)."""
+
+    def __init__(self, path: str | Path | None, options: Mapping[str, Any]) -> None:
+        self.path = Path(path) if path is not None else None
+        self.folder = path is not None and is_folder(path)
+        #: Relative cassette paths (header, admin start) are found here.
+        self.root = self.path if self.path is not None and self.folder else Path.cwd()
+        self.options = dict(options)
+        self._open: dict[str, ServedCassette] = {}  # folder names, and "" for the command line's file
+        self._started: dict[Path, ServedCassette] = {}  # by resolved path: admin start and the header
+        self._by_start: set[Path] = set()  # those started by the admin call (the default route)
+        self._finished: list[dict[str, Any]] = []  # the reports of cassettes already stopped
+        self._errors: list[str] = []
         self._lock = threading.Lock()
-        if self.folder:
+        if self.folder and self.path is not None:
             self.path.mkdir(parents=True, exist_ok=True)
 
+    # Naming a cassette -----------------------------------------------------------------------
+
     def file_for(self, name: str) -> Path:
+        assert self.path is not None
         if not self.folder:
             return self.path
         json_file = self.path / f"{name}.json"
         return json_file if json_file.exists() else self.path / f"{name}.yaml"
 
-    def get(self, name: str = "") -> Cassette:
-        """The entered cassette for ``name`` (ignored for a single file)."""
+    def resolve(self, given: str) -> Path:
+        """A cassette path as a header or the admin start gives it: relative to :attr:`root`,
+        ``.yaml`` added when it has no cassette suffix (``.json`` when that file exists)."""
+        if not given or "\x00" in given:
+            raise ValueError(f"{given!r} is not a cassette path")
+        path = Path(given).expanduser()
+        if not path.is_absolute():
+            path = self.root / path
+        if path.suffix not in _SUFFIXES:
+            json_file = path.with_name(path.name + ".json")
+            path = json_file if json_file.exists() else path.with_name(path.name + ".yaml")
+        return path.resolve()
+
+    # Finding the cassette of a request -------------------------------------------------------
+
+    def get(self, name: str = "") -> ServedCassette:
+        """The entered cassette for folder name ``name`` (or the command line's file)."""
+        if self.path is None:
+            raise ValueError(
+                "no cassette was started (POST /_promptvcr/start) and none is on the command line"
+            )
         if self.folder and not NAME_PATTERN.match(name):
             raise ValueError(f"{name!r} is not a cassette name (letters, digits, '-', '_', '.')")
         key = name if self.folder else ""
         with self._lock:
             cassette = self._open.get(key)
             if cassette is None:
-                cassette = Cassette(self.file_for(name), **self._options)
-                cassette.__enter__()
+                cassette = ServedCassette(self.file_for(name), **self.options).__enter__()
                 self._open[key] = cassette
             return cassette
 
-    @property
-    def cassettes(self) -> list[Cassette]:
+    def named(self, given: str) -> ServedCassette:
+        """The cassette a request's header names: the started one of that path, else opened now."""
+        path = self.resolve(given)
         with self._lock:
-            return list(self._open.values())
+            cassette = self._started.get(path)
+            if cassette is None:
+                cassette = ServedCassette(path, **self.options).__enter__()
+                self._started[path] = cassette
+            return cassette
 
-    def close(self) -> list[str]:
-        """Leave every cassette (writing what was recorded); the errors, one line each."""
+    def default(self) -> ServedCassette:
+        """The cassette of a request that names none: the one started, or the command line's."""
         with self._lock:
-            opened, self._open = list(self._open.values()), {}
-        errors = []
+            started = [self._started[path] for path in self._by_start if path in self._started]
+        if len(started) == 1:
+            return started[0]
+        if len(started) > 1:
+            listed = ", ".join(sorted(str(c.path) for c in started))
+            raise ValueError(
+                f"{len(started)} cassettes are started ({listed}) and this request names none: "
+                f"send the header {CASSETTE_HEADER}: <path> (or stop the others)"
+            )
+        if self.folder:
+            raise ValueError("this server serves a folder: name the cassette in the path")
+        return self.get()
+
+    # Started per test ------------------------------------------------------------------------
+
+    def start(self, given: str, overrides: Mapping[str, Any]) -> tuple[ServedCassette, dict[str, Any] | None]:
+        """Start the cassette at ``given`` afresh with the server's options updated by
+        ``overrides``; one of that path already started is stopped first (its report second)."""
+        path = self.resolve(given)
+        previous = self._stop_path(path)
+        cassette = ServedCassette(path, **{**self.options, **overrides})  # ValueError: a bad option
+        cassette.__enter__()  # CassetteError: a corrupt or stale file
+        with self._lock:
+            self._started[path] = cassette
+            self._by_start.add(path)
+        return cassette, previous
+
+    def stop(self, given: str | None) -> dict[str, Any]:
+        """Stop a started cassette (``None``: the one started), writing it; its report."""
+        if given is None:
+            with self._lock:
+                paths = [path for path in self._by_start if path in self._started]
+            if len(paths) != 1:
+                raise ValueError(f"{len(paths)} cassettes are started: name the one to stop")
+            path = paths[0]
+        else:
+            path = self.resolve(given)
+        entry = self._stop_path(path)
+        if entry is None:
+            raise LookupError(f"cassette {path} is not started")
+        return entry
+
+    def _stop_path(self, path: Path) -> dict[str, Any] | None:
+        with self._lock:
+            cassette = self._started.pop(path, None)
+            self._by_start.discard(path)
+        if cassette is None:
+            return None
+        return self._leave(cassette)
+
+    def _leave(self, cassette: ServedCassette) -> dict[str, Any]:
+        """Leave ``cassette`` (writing what is left), and keep its report for the server's."""
+        try:
+            cassette.__exit__(None, None, None)
+        except CassetteError as error:
+            cassette.errors.append(str(error))
+        except CassetteMiss:
+            pass  # each miss was answered to its client as an API error, and is in the report
+        entry = report_entry(cassette)
+        with self._lock:
+            self._finished.append(entry)
+        return entry
+
+    # The whole server ------------------------------------------------------------------------
+
+    @property
+    def cassettes(self) -> list[ServedCassette]:
+        with self._lock:
+            return [*self._open.values(), *self._started.values()]
+
+    def close(self) -> list[dict[str, Any]]:
+        """Leave every cassette still open; the reports of all the server served."""
+        with self._lock:
+            opened = [*self._open.values(), *self._started.values()]
+            self._open, self._started = {}, {}
+            self._by_start.clear()
         for cassette in opened:
-            try:
-                cassette.__exit__(None, None, None)
-            except CassetteError as error:
-                errors.append(str(error))
-            except CassetteMiss:
-                pass  # each miss was answered to its client as an API error, and logged: none was swallowed
-        return errors
+            self._leave(cassette)
+        with self._lock:
+            return list(self._finished)
 
     def report(self) -> list[dict[str, Any]]:
-        """What each cassette served: per cassette, the requests per outcome and the misses."""
-        entries = []
-        for cassette in self.cassettes:
-            outcomes: dict[str, int] = {}
-            for play in cassette.played:
-                outcomes[play.outcome] = outcomes.get(play.outcome, 0) + 1
-            entries.append(
-                {
-                    "path": str(cassette.path),
-                    "mode": cassette.record_mode.value,
-                    "outcomes": outcomes,
-                    "missed": [f"{r.method} {r.url}" for r in cassette.missed],
-                    "unused": [f"{i.request.method} {i.request.url}" for i in cassette.unplayed],
-                }
-            )
-        return entries
+        """What each cassette served so far: those stopped, then those open."""
+        with self._lock:
+            finished = list(self._finished)
+        return [*finished, *(report_entry(cassette) for cassette in self.cassettes)]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ...cassettes.redact import SECRET_BODY_FIELDS, SECRET_QUERY_PARAMS
 from ..parts import Rule
 from ..select import family_of, for_families, rule_name, rules_for
 from .binary import base64_digests
@@ -18,6 +17,7 @@ from .google import google_empty_config, google_field_names, google_repeated_too
 from .ids import tool_call_ids
 from .mcp import jsonrpc_ids, mcp_session_ids
 from .provider import anthropic_beta_query, default_tool_type, drop_seed, vertex_project_location
+from .redacted import drop_credential_params, drop_credentials
 from .text import nfc_text, single_text_part
 
 __all__ = [
@@ -28,6 +28,8 @@ __all__ = [
     "default_rules",
     "default_tool_type",
     "drop_body_fields",
+    "drop_credential_params",
+    "drop_credentials",
     "drop_query_params",
     "drop_seed",
     "edit_rules",
@@ -55,10 +57,11 @@ VOLATILE_BODY_FIELDS = frozenset({"user", "metadata", "safety_identifier", "prom
 
 #: The rules every cassette uses unless given ``rules=`` (or new defaults with
 #: :func:`set_default_rules`), in order. Credentials never take
-#: part in a key: they are redacted from the file, so a stored request could not match.
+#: part in a key, wherever they sit: they are redacted from the file, so a stored request
+#: could not match (see :mod:`.redacted`).
 DEFAULT_RULES: tuple[Rule, ...] = (
-    drop_query_params(SECRET_QUERY_PARAMS, name="drop_credential_query_params"),
-    drop_body_fields(SECRET_BODY_FIELDS | VOLATILE_BODY_FIELDS, name="drop_credential_and_caller_fields"),
+    drop_credential_params(name="drop_credential_query_params"),
+    drop_credentials(also=VOLATILE_BODY_FIELDS, name="drop_credential_and_caller_fields"),
     anthropic_beta_query,
     vertex_project_location,
     google_field_names,

@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from .redacted import without_credentials
+
 __all__ = ["VOLATILE_FRAME_FIELDS", "normalize_frame"]
 
 #: Top-level fields of a client event dropped before comparing it.
@@ -29,7 +31,8 @@ def _digested(value: Any) -> Any:
 
 
 def normalize_frame(document: Any, volatile: frozenset[str] = VOLATILE_FRAME_FIELDS) -> Any:
-    """``document`` without its volatile top-level fields, long strings as their digests."""
+    """``document`` without its volatile top-level fields and its credentials (redacted from
+    the recording, see :mod:`.credentials`), long strings as their digests."""
     if isinstance(document, dict):
         document = {key: value for key, value in document.items() if key not in volatile}
-    return _digested(document)
+    return _digested(without_credentials(document))

@@ -1,4 +1,4 @@
-"""Find the bodies of Markdown code fences (```` ``` ```` or ``~~~``), opened or not.
+"""Find the bodies of Markdown code fences (three backticks or ``~~~``), opened or not.
 
 Fences can be inline (```` ```json {"a": 1} ``` ````), unclosed (output cut off), or contain
 a fence inside a JSON string; the closing fence is chosen by ``closers.pick_closer``. A fence

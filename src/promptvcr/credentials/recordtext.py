@@ -26,8 +26,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .jsonstyle import c_encoder
-from .models import Interaction
+from ..cassettes.jsonstyle import c_encoder
+from ..cassettes.models import Interaction
 
 __all__ = ["json_text", "scan_text"]
 

@@ -20,26 +20,19 @@ start scans text another start has scanned (``tests/cassettes/test_scan_linear.p
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from .examples import is_documented_example
-from .largebody import ChunkedBody
-from .redact import words_pattern
+from .names import words_pattern
 
 __all__ = [
     "SECRET_KINDS",
     "Finding",
     "masked_preview",
     "may_hold_secret",
-    "scan_data",
-    "scan_paths",
-    "scan_text",
-    "secret_message",
     "secret_values",
 ]
 
@@ -76,7 +69,34 @@ SECRET_KINDS: dict[str, str] = {
     # Key material must follow: a tutorial naming the header line holds no key.
     "private key": r"-----BEGIN (?:[A-Z0-9]{1,16} ){0,3}PRIVATE KEY(?: BLOCK)?-----(?:\s|\\[rn])*"
     rf"[{_B64}]{{40}}",
-    "bearer token": rf"(?i:bearer)\s+[{_URLSAFE}.~+/]{{20,}}=*",
+    "bearer token": rf"(?i:bearer)(?:\s+|%20|\+)[{_URLSAFE}.~+/]{{20,}}=*",
+    # A Telegram bot's token travels in the URL's path: ``/bot123456789:AA.../sendMessage``.
+    "Telegram bot token": rf"bot\d{{6,12}}:[{_URLSAFE}]{{30,}}",
+}
+
+#: Each kind as a placeholder names it: ``<redacted:openai-key>``.
+KIND_SLUGS: dict[str, str] = {
+    "Anthropic API key": "anthropic-key",
+    "OpenAI API key": "openai-key",
+    "OpenRouter API key": "openrouter-key",
+    "sk- style API key (OpenAI, DeepSeek, Moonshot...)": "sk-key",
+    "Google API key": "google-key",
+    "Google OAuth access token": "google-oauth-token",
+    "Groq API key": "groq-key",
+    "xAI API key": "xai-key",
+    "Perplexity API key": "perplexity-key",
+    "Hugging Face token": "huggingface-token",
+    "Replicate API token": "replicate-token",
+    "GitHub token": "github-token",
+    "Slack token": "slack-token",
+    "Stripe secret key": "stripe-key",
+    "AWS access key id": "aws-access-key-id",
+    "AWS secret access key": "aws-secret-key",
+    "AWS session token": "aws-session-token",
+    "JSON Web Token": "jwt",
+    "private key": "private-key",
+    "bearer token": "bearer-token",
+    "Telegram bot token": "telegram-bot-token",
 }
 
 #: Text every value of some kind holds, lower-cased: text without any of them holds no
@@ -88,6 +108,7 @@ _CLUES = (
     *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "eyj", "-----begin", "bearer"),
     *("akia", "asia", "abia", "acca", "aroa", "aida", "secret", "session", "security-token"),
     *("iqojb3jpz2lux2vj", "fwogzxivyxdze", "fqogzxivyxdze"),
+    *(f"bot{digit}" for digit in range(10)),
 )
 
 
@@ -123,18 +144,19 @@ def may_hold_secret(text: str) -> bool:
 _GROUP_OF_KIND = {f"k{index}": kind for index, kind in enumerate(SECRET_KINDS)}
 #: The characters a value of some kind starts with (both cases where a kind ignores case).
 #: A kind added to SECRET_KINDS needs its first character here: its test fails without it.
-_FIRST_CHARACTERS = "sSrRaAyYgGxXpPhHeEiIfFbB-"
+_FIRST_CHARACTERS = "sSrRaAyYgGxXpPhHeEiIfFbB-"  # "b": bearer and bot
 
 
 @functools.cache
 def _secret_pattern() -> re.Pattern[str]:
     """One pattern with a group per kind: a single pass over the text however many kinds
-    there are. Each kind must start at a boundary, so a key inside a longer token is not
-    split; the boundary and the first character are checked once, before any kind is tried,
-    so that most positions of any text cost one comparison (about 1 MB in a quarter of a
-    second)."""
+    there are. Each kind must start at a boundary (or right after ``/bot``: a bot API's path),
+    so a key inside a longer token is not split (a key after a percent-escape is found in the
+    percent-decoded view, :func:`.decode.texts`); the boundary and the first character are
+    checked once, before any kind is tried, so that most positions of any text cost one
+    comparison (about 1 MB in a quarter of a second)."""
     return re.compile(
-        rf"(?<![A-Za-z0-9_])(?=[{_FIRST_CHARACTERS}])(?:"
+        rf"(?=[{_FIRST_CHARACTERS}])(?:(?<![A-Za-z0-9_])|(?<=/bot))(?:"
         + "|".join(rf"(?P<{group}>{SECRET_KINDS[kind]})" for group, kind in _GROUP_OF_KIND.items())
         + ")"
     )
@@ -187,151 +209,3 @@ def secret_values(text: str, allowed: frozenset[str] = frozenset()) -> Iterator[
     if _has_clue(text):
         for kind, match in _matches(text, allowed):
             yield kind, match.group()
-
-
-def scan_text(text: str, *, path: Path | None = None) -> list[Finding]:
-    """Every secret-shaped value in ``text``, with its line and column (1-based)."""
-    findings = []
-    line, line_start, counted = 1, 0, 0
-    for kind, match in _matches(text):
-        start = match.start()
-        # Newlines are counted once each, from where the last finding was: linear however
-        # many findings share a line.
-        newlines = text.count("\n", counted, start)
-        if newlines:
-            line += newlines
-            line_start = text.rfind("\n", counted, start) + 1
-        counted = start
-        findings.append(Finding(kind, _mask(match.group()), line, start - line_start + 1, path=path))
-    return findings
-
-
-def _field(parent: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{parent}[{key}]"
-    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", key):
-        return f"{parent}.{key}" if parent else key
-    return f"{parent}[{key!r}]"
-
-
-#: How much of the text before a slice is scanned again with it, so that a key cut in two
-#: by the slicing of a large body is still found (every key shape is far shorter).
-_OVERLAP = 4096
-
-
-def _piece_matches(pieces: Iterable[str], allowed: frozenset[str] = frozenset()) -> Iterator[tuple[str, str]]:
-    """(kind, value) for each secret-shaped value in text that comes in pieces."""
-    tail = ""
-    for piece in pieces:
-        text = tail + piece
-        if _has_clue(text):
-            for kind, match in _matches(text, allowed):
-                if match.end() > len(tail):  # one that ends in the tail was found with the slice before
-                    yield kind, match.group()
-        tail = text[-_OVERLAP:]
-
-
-def _strings(data: Any) -> tuple[list[str], list[ChunkedBody]]:
-    """Every key and string in ``data`` (not ``base64`` bodies), and its large bodies apart."""
-    strings: list[str] = []
-    large: list[ChunkedBody] = []
-    stack = [data]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, str):
-            strings.append(value)
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                if key != "base64":
-                    strings.append(str(key))
-                    stack.append(item)
-        elif isinstance(value, (list, tuple)):
-            stack.extend(value)
-        elif isinstance(value, ChunkedBody):
-            large.append(value)
-    return strings, large
-
-
-def _has_secret(data: Any) -> bool:
-    """One regex pass over all of ``data``'s text: the common answer (none) without building
-    a field name per value, which is what the full walk below spends its time on. Before
-    that, the clues are looked for in ``data`` as JSON (written in C): JSON escapes none of
-    their characters, so text without a clue there holds no secret either."""
-    try:
-        if not _has_clue(json.dumps(data)):
-            return False
-    except (TypeError, ValueError, RecursionError):  # a large body, or data JSON cannot hold
-        pass
-    strings, large = _strings(data)
-    text = "\n".join(strings)
-    if _has_clue(text) and _secret_pattern().search(text):
-        return True
-    return any(True for body in large for _ in _piece_matches(body.pieces()))
-
-
-def scan_data(data: Any, field: str = "", *, allowed: frozenset[str] = frozenset()) -> list[Finding]:
-    """Every secret-shaped string in stored cassette data, each named by its field
-    (``request.json.messages[0].content``); ``base64`` bodies are skipped (see above)."""
-    if not _has_secret(data):
-        return []
-    findings: list[Finding] = []
-    stack: list[tuple[str, Any]] = [(field, data)]
-    while stack:  # iterative: deeply nested JSON must not hit the recursion limit
-        where, value = stack.pop()
-        if isinstance(value, str):
-            findings.extend(
-                Finding(kind, _mask(m.group()), field=where) for kind, m in _matches(value, allowed)
-            )
-        elif isinstance(value, ChunkedBody):
-            findings.extend(
-                Finding(kind, _mask(found), field=where)
-                for kind, found in _piece_matches(value.pieces(), allowed)
-            )
-        elif isinstance(value, dict):
-            for key, item in reversed(list(value.items())):
-                if key == "base64":
-                    continue
-                if isinstance(key, str):
-                    findings.extend(
-                        Finding(kind, _mask(m.group()), field=where) for kind, m in _matches(key, allowed)
-                    )
-                stack.append((_field(where, str(key)), item))
-        elif isinstance(value, (list, tuple)):
-            stack.extend((_field(where, index), item) for index, item in reversed(list(enumerate(value))))
-    return findings
-
-
-_CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
-
-
-def _files(paths: Iterable[Path]) -> Iterator[Path]:
-    for path in paths:
-        if path.is_dir():
-            found = (p for p in path.rglob("*") if p.suffix.lower() in _CASSETTE_SUFFIXES and p.is_file())
-            yield from sorted(found)
-        else:
-            yield path
-
-
-def scan_paths(paths: Iterable[Path]) -> list[Finding]:
-    """Findings in every cassette file under ``paths`` (files, or folders searched for
-    ``*.yaml``/``*.yml``/``*.json``). Unreadable files raise ``OSError``; text that is not
-    UTF-8 is read with replacement so that a key next to a bad byte is still found."""
-    findings: list[Finding] = []
-    for path in _files(paths):
-        text = path.read_bytes().decode("utf-8", errors="replace")
-        findings.extend(scan_text(text, path=path))
-    return findings
-
-
-def secret_message(path: Path, findings: list[Finding]) -> str:
-    """The record path's refusal: which fields, what kind, and what to do; never the value."""
-    lines = [f"  {f.field}: {f.kind} {f.preview}" for f in findings]
-    return (
-        f"promptvcr: refusing to write cassette {path}: what was just recorded holds "
-        f"{len(findings)} value(s) shaped like a secret (recorded[N] is the N-th request recorded "
-        f"in this run, counting from 0):\n" + "\n".join(lines) + "\n"
-        "Nothing was written. Find where the code under test puts this value into the request "
-        "(a prompt, a URL, a header) and use a fake value while recording; "
-        "if it is a fake key already, make it obviously fake (e.g. sk-test-...)."
-    )

@@ -1,11 +1,11 @@
 """Credentials by value: what the request sent as a credential, looked for everywhere else.
 
-Redaction by name (:mod:`.redact`) removes a credential from the place it was sent. A
+Redaction by name (:mod:`.byname`) removes a credential from the place it was sent. A
 server may send the same value back anywhere: in an error message, an SSE event, a
 redirect, a file it returns. So every value removed from the request is collected here
 (:func:`request_credentials`) and masked wherever it appears in the stored interaction
 (:class:`Masker`): in every string, in text split across the events of a stream, and
-inside ``base64`` bodies, gzip-compressed or not. :func:`texts` gives the scanner the
+inside ``base64`` bodies, gzip-compressed or not. :func:`.decode.texts` gives the scanner the
 same views of the data: each string, each field joined across events, each binary body
 decoded.
 """
@@ -17,38 +17,32 @@ import binascii
 import gzip
 import json
 import re
-import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
+from ..cassettes.largebody import ChunkedBody
+from ..cassettes.models import Request
+from ..cassettes.multipart import parse_multipart
+from .byname import names_secret_field
+from .decode import decompressed, event_groups, inflate, json_escaped, plain_dump, windows
 from .examples import is_documented_example
-from .largebody import ChunkedBody
-from .models import Request
-from .multipart import parse_multipart
-from .redact import (
-    REDACTED,
-    SECRET_BODY_FIELDS,
-    SECRET_FIELDS_ANY_DEPTH,
-    is_secret_header,
-    is_secret_param,
-    names_secret_field,
-)
+from .names import is_secret_field, is_secret_header, is_secret_param
+from .placeholder import is_placeholder, placeholder
 
 __all__ = [
     "MIN_VALUE_LENGTH",
     "Masker",
-    "environment_credentials",
+    "json_credentials",
+    "remember_sent",
     "request_credentials",
+    "run_credentials",
     "sent_credentials",
-    "texts",
     "worth_masking",
 ]
 
 #: Shorter values occur by chance too often ("true", "gpt-4o") to be masked wherever they appear.
 MIN_VALUE_LENGTH = 8
-#: Largest decompressed body searched inside a gzip body (a bomb must not fill the memory).
-_MAX_INFLATED = 256 * 1024 * 1024
 
 
 def _header_values(name: str, value: str) -> Iterator[str]:
@@ -67,15 +61,18 @@ def _header_values(name: str, value: str) -> Iterator[str]:
             yield pair.partition("=")[2].strip()
 
 
-def _json_values(value: Any, top: bool = True) -> Iterator[str]:
+def json_credentials(value: Any, top: bool = True) -> Iterator[str]:
+    """The value of every credential field of a JSON document, at any depth."""
     stack: list[tuple[Any, bool]] = [(value, top)]
     while stack:
         item, at_top = stack.pop()
         if isinstance(item, dict):
             for key, child in item.items():
-                name = key.lower() if isinstance(key, str) else ""
-                secret = name in SECRET_FIELDS_ANY_DEPTH or (at_top and name in SECRET_BODY_FIELDS)
-                if secret and isinstance(child, (str, int, float)) and not isinstance(child, bool):
+                if (
+                    is_secret_field(key, at_top)
+                    and isinstance(child, (str, int, float))
+                    and not isinstance(child, bool)
+                ):
                     yield str(child)
                 else:
                     stack.append((child, False))
@@ -89,18 +86,17 @@ def _body_values(request: Request) -> Iterator[str]:
         return
     if content_type.startswith("multipart/"):
         for part in parse_multipart(content, request.headers.get("content-type", content_type)) or ():
-            if is_secret_param(part.name) or part.name.lower() in SECRET_BODY_FIELDS:
+            if is_secret_param(part.name):
                 yield part.content.decode("utf-8", "replace")
+            elif part.content.lstrip()[:1] in (b"{", b"[") and _may_name_field(part.content):
+                yield from _json_document_values(part.content)
         return
+    if (inflated := decompressed(content)) is not None:  # a body the client compressed
+        content = inflated
     stripped = content.lstrip()[:1]
     if stripped in (b"{", b"["):
-        if not _may_name_field(content):
-            return
-        try:
-            parsed = json.loads(content)
-        except (ValueError, RecursionError):
-            return
-        yield from _json_values(parsed)
+        if _may_name_field(content):
+            yield from _json_document_values(content)
         return
     try:
         text = content.decode("utf-8")
@@ -108,8 +104,16 @@ def _body_values(request: Request) -> Iterator[str]:
         return
     if "=" in text and "\n" not in text.strip():
         for name, value in parse_qsl(text, keep_blank_values=True):
-            if is_secret_param(name) or name.lower() in SECRET_BODY_FIELDS:
+            if is_secret_param(name):
                 yield value
+
+
+def _json_document_values(content: bytes) -> Iterator[str]:
+    try:
+        parsed = json.loads(content)
+    except (ValueError, RecursionError):
+        return
+    yield from json_credentials(parsed)
 
 
 def _may_name_field(content: bytes) -> bool:
@@ -148,7 +152,33 @@ def sent_credentials(request: Request) -> frozenset[str]:
 def worth_masking(values: Iterable[str]) -> set[str]:
     """The credentials worth masking wherever they appear: long enough not to occur by chance,
     and no placeholder (vcrpy's "scrubbed" in a credential's place is no secret)."""
-    return {v for v in values if len(v) >= MIN_VALUE_LENGTH and not is_documented_example(v)}
+    return {
+        v
+        for v in values
+        if len(v) >= MIN_VALUE_LENGTH and not is_placeholder(v) and not is_documented_example(v)
+    }
+
+
+#: Every credential sent by a request recorded in this process, so far: a key sent in one
+#: test's request is masked where it shows up in every cassette written after it (a key one
+#: call creates and the next uses; a server that echoes another request's key). Bounded: a
+#: run that sends more distinct credentials than this masks the latest ones.
+_SENT: dict[str, None] = {}
+_MAX_SENT = 4096
+
+
+def remember_sent(values: Iterable[str]) -> None:
+    """Add credentials a recorded request sent to those of the run (:func:`run_credentials`)."""
+    for value in values:
+        if value not in _SENT:
+            if len(_SENT) >= _MAX_SENT:
+                del _SENT[next(iter(_SENT))]
+            _SENT[value] = None
+
+
+def run_credentials() -> frozenset[str]:
+    """The credentials every request recorded in this process sent (see :func:`remember_sent`)."""
+    return frozenset(_SENT)
 
 
 def _variants(value: str) -> set[str]:
@@ -156,13 +186,12 @@ def _variants(value: str) -> set[str]:
     return {value, quote(value, safe=""), quote_plus(value), json_escaped(value)} - {""}
 
 
-_EVENT_INDEX = re.compile(r"\.events\[\d+\]|\.frames\[\d+\]")
-
-
 class Masker:
-    """Replaces each of some values by ``<redacted>`` wherever they are in stored data."""
+    """Replaces each of some values by a placeholder (``<redacted:sent-credential>`` unless
+    told another) wherever they are in stored data."""
 
-    def __init__(self, values: Iterable[str]) -> None:
+    def __init__(self, values: Iterable[str], what: str = "sent-credential") -> None:
+        self._placeholder = placeholder(what)
         variants = sorted({v for value in values for v in _variants(value)}, key=len, reverse=True)
         self._escaped = [json_escaped(v) for v in variants]
         self.active = bool(variants)
@@ -173,7 +202,7 @@ class Masker:
     def text(self, value: str) -> str:
         if self._text is None:
             return value
-        masked, count = self._text.subn(REDACTED, value)
+        masked, count = self._text.subn(self._placeholder, value)
         self.count += count
         return masked
 
@@ -181,11 +210,11 @@ class Masker:
         if self._bytes is None:
             return content
         if content[:2] == b"\x1f\x8b":  # gzip: look inside, compress again if anything was masked
-            inflated = _inflate(content)
+            inflated = inflate(content)
             if inflated is not None:
                 masked = self.binary(inflated)
                 return content if masked == inflated else gzip.compress(masked, mtime=0)
-        masked, count = self._bytes.subn(REDACTED.encode(), content)
+        masked, count = self._bytes.subn(self._placeholder.encode(), content)
         self.count += count
         return masked
 
@@ -222,7 +251,7 @@ class Masker:
     def _large(self, body: ChunkedBody) -> ChunkedBody:
         """A large body is joined (held again) only when it holds a value to mask."""
         assert self._bytes is not None
-        if not any(self._bytes.search(window) for window in _windows(body.chunks)):
+        if not any(self._bytes.search(window) for window in windows(body.chunks)):
             return body
         return type(body)([self.binary(b"".join(body.chunks))])
 
@@ -237,7 +266,7 @@ class Masker:
     def _across_events(self, data: Any) -> Any:
         """Mask a value whose pieces sit in the same field of consecutive events."""
         assert self._text is not None
-        for group in _event_groups(data):
+        for group in event_groups(data):
             joined = "".join(holder[key] for holder, key, _ in group)
             spans = [m.span() for m in self._text.finditer(joined)]
             if not spans:
@@ -254,139 +283,9 @@ class Masker:
                         for i in range(max(s, start), min(e, end)):
                             keep[i - start] = ""
                         if s >= start:  # the masked value starts in this piece: say so here
-                            keep[s - start] = REDACTED
+                            keep[s - start] = self._placeholder
                         touched = True
                 if touched:
                     holder[key] = "".join(keep)
                     self.count += 1
         return data
-
-
-def _streams(data: Any) -> list[tuple[str, Any]]:
-    """The stored streams (``events``, ``frames``) of an interaction, a request or response,
-    or a body: (field, list of events)."""
-    found = []
-    if isinstance(data, dict):
-        for holder, prefix in (
-            (data, ""),
-            (data.get("request"), ".request"),
-            (data.get("response"), ".response"),
-        ):
-            if isinstance(holder, dict) and ("events" in holder or "frames" in holder):  # most: neither
-                found += [(f"{prefix}.{key}", holder[key]) for key in ("events", "frames") if key in holder]
-    return found
-
-
-def _event_groups(data: Any) -> list[list[tuple[dict[Any, Any] | list[Any], Any, str]]]:
-    """Strings of a stream grouped by their field with the event number left out, in order:
-    (container, key, field) for each, so that a group joined is the text the client reads."""
-    groups: dict[str, list[tuple[dict[Any, Any] | list[Any], Any, str]]] = {}
-    stack: list[tuple[Any, str]] = [(events, where) for where, events in reversed(_streams(data))]
-    while stack:
-        value, where = stack.pop()
-        items: Iterable[tuple[Any, Any]]
-        if isinstance(value, dict):
-            items = value.items()
-        elif isinstance(value, list):
-            items = enumerate(value)
-        else:
-            continue
-        children = []
-        for key, item in items:
-            field = f"{where}[{key}]" if isinstance(key, int) else f"{where}.{key}"
-            if isinstance(item, str):
-                groups.setdefault(_EVENT_INDEX.sub(".events[*]", field), []).append((value, key, field))
-            else:
-                children.append((item, field))
-        stack.extend(reversed(children))
-    return [group for group in groups.values() if len(group) > 1]
-
-
-def plain_dump(data: Any, text: str | None = None) -> str | None:
-    """``data`` as JSON when one substring search of it is as good as a walk over it: no
-    stream (a value split between events), no ``base64`` or large body (encoded text).
-    ``text`` is ``json.dumps(data, ensure_ascii=False)`` when the caller has it already."""
-    if _streams(data):
-        return None
-    if text is None:
-        try:
-            text = json.dumps(data, ensure_ascii=False)
-        except (TypeError, ValueError, RecursionError):  # a large body, or data JSON cannot hold
-            return None
-    return None if '"base64"' in text else text
-
-
-def json_escaped(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)[1:-1]
-
-
-#: Windows over a large body overlap by this much, so that a value cut by the slicing is seen
-#: whole in one of them (every key is far shorter).
-_OVERLAP = 4096
-_WINDOW = 1024 * 1024
-
-
-def _windows(chunks: Iterable[bytes]) -> Iterator[bytes]:
-    """A large body in slices of about a megabyte, each beginning with the end of the last."""
-    tail = b""
-    for chunk in chunks:
-        for start in range(0, len(chunk), _WINDOW):
-            window = tail + chunk[start : start + _WINDOW]
-            yield window
-            tail = window[-_OVERLAP:]
-
-
-def _inflate(content: bytes) -> bytes | None:
-    try:
-        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        out = inflater.decompress(content, _MAX_INFLATED)
-        return out if not inflater.unconsumed_tail else None
-    except zlib.error:
-        return None
-
-
-def texts(data: Any, field: str) -> Iterator[tuple[str, str]]:
-    """(field, text) for every text of stored data a secret can hide in: each string and
-    key, each field of a stream joined across its events, each binary body decoded (gzip
-    inflated) as Latin-1, so that ASCII keys in it read as they are."""
-    stack: list[tuple[str, Any]] = [(field, data)]
-    while stack:
-        where, value = stack.pop()
-        if isinstance(value, str):
-            yield where, value
-        elif isinstance(value, ChunkedBody):
-            for window in _windows(value.chunks):
-                yield where, window.decode("latin-1")
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                if key == "base64" and isinstance(item, str):
-                    try:
-                        content = base64.b64decode(item, validate=True)
-                    except (binascii.Error, ValueError):
-                        yield f"{where}.base64", item
-                        continue
-                    inflated = _inflate(content) if content[:2] == b"\x1f\x8b" else None
-                    yield f"{where}.base64", (inflated or content).decode("latin-1")
-                    continue
-                if isinstance(key, str):
-                    yield where, key
-                stack.append((f"{where}.{key}" if where else str(key), item))
-        elif isinstance(value, list):
-            stack.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
-    for group in _event_groups(data):
-        yield _EVENT_INDEX.sub(".events[*]", f"{field}{group[0][2]}"), "".join(h[k] for h, k, _ in group)
-
-
-def environment_credentials(environ: Mapping[str, str]) -> dict[str, str]:
-    """Credential variables of an environment worth looking for: name -> value."""
-    return {
-        name: value.strip()
-        for name, value in environ.items()
-        if _CREDENTIAL_NAME.search(name) and len(value.strip()) >= _MIN_ENV_VALUE_LENGTH
-    }
-
-
-#: Environment variables whose names say they hold a credential.
-_CREDENTIAL_NAME = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)$", re.IGNORECASE)
-#: Shorter values are too likely to occur by chance ("true", "1234") to be worth a finding.
-_MIN_ENV_VALUE_LENGTH = 12

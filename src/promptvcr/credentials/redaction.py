@@ -1,0 +1,248 @@
+"""The one redaction model: what a recorded interaction becomes before anything is written.
+
+Used by recording (:mod:`promptvcr.cassettes.persister`), import and migrate, and, through
+the environment it reads, the pytest plugin's credential check. For each interaction:
+
+1. By name (:mod:`.byname` and :mod:`.headers`, inside
+   :func:`promptvcr.cassettes.fileformat.interaction_to_data`): credential headers, query
+   parameters of every URL stored anywhere, fields of JSON (a JSON document inside a string
+   too), form and multipart bodies at any depth, each replaced by a placeholder that names it.
+2. By value (:mod:`.masking`): every credential a request recorded in this process sent in
+   a known place (this interaction's, another's, another cassette's) is masked wherever it
+   appears, across the events of a stream and inside binary and gzip bodies.
+3. By shape, by the environment (``$OPENAI_API_KEY``, ``$AZURE_OPENAI_KEY``...) and by
+   value again, in every view of the data (:func:`.decode.texts`: percent-decoded, base64
+   strings decoded, compressed bodies inflated): a value found in the *request* refuses
+   that interaction alone (masking it would change what replay matches on); one found in
+   the *response* is masked in place and reported, and an answer where it cannot be masked
+   (inside a base64 string) is refused too.
+
+Documented examples (:mod:`.examples`) and a cassette's ``allowed_secrets`` are kept.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from ..cassettes.models import Interaction
+from ..files import fileformat
+from .byname import names_secret_field, redact_url
+from .decode import BASE64_IN_JSON, json_escaped, plain_dump, texts
+from .headers import REQUEST_HEADERS, RESPONSE_HEADERS
+from .keyshapes import KIND_SLUGS, Finding, masked_preview, may_hold_secret, secret_values
+from .masking import Masker, json_credentials, remember_sent, run_credentials, sent_credentials, worth_masking
+from .names import environment_credentials
+
+__all__ = ["Redacted", "SecretMaskedWarning", "masked_message", "redact", "refused_message"]
+
+
+class SecretMaskedWarning(UserWarning):
+    """A response held a credential: it was stored as a placeholder (``<redacted:...>``)."""
+
+
+@dataclass(slots=True)
+class Redacted:
+    """Interactions in stored form, safe to write, and what was done to get there."""
+
+    data: list[dict[str, Any]] = field(default_factory=list)
+    #: (label, "METHOD url", findings in its request) of each interaction left out.
+    refused: list[tuple[str, str, list[Finding]]] = field(default_factory=list)
+    #: Credentials removed from responses, masked in place or removed by name.
+    masked: list[Finding] = field(default_factory=list)
+    total: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Known:
+    """The credentials of a run looked for by value: the environment's and those sent."""
+
+    environment: Mapping[str, str]
+    sent: frozenset[str]
+    allowed: frozenset[str]
+    #: Each value as JSON text writes it, raw and percent-encoded: one substring search each.
+    escaped: tuple[str, ...]
+
+
+def _known(environment: Mapping[str, str], sent: frozenset[str], allowed: frozenset[str]) -> _Known:
+    values = {*environment.values(), *sent}
+    escaped = {json_escaped(form) for value in values for form in (value, quote(value, safe=""))}
+    return _Known(environment, sent, allowed, tuple(sorted(escaped)))
+
+
+def _found(data: Any, where: str, known: _Known) -> list[tuple[Finding, str, str]]:
+    """Each credential in any view of ``data``: (finding, value, what its placeholder says)."""
+    dump = plain_dump(data)
+    if dump is not None and _clean(dump, known):
+        return []  # the common case, found by substring searches written in C
+    found: list[tuple[Finding, str, str]] = []
+    seen: set[tuple[str, str]] = set()
+
+    def add(kind: str, value: str, what: str, place: str, preview: str = "") -> None:
+        if (place, value) not in seen:
+            seen.add((place, value))
+            found.append((Finding(kind, preview or masked_preview(value), field=place), value, what))
+
+    for place, text in texts(data, where):
+        for kind, value in secret_values(text, known.allowed):
+            add(kind, value, KIND_SLUGS.get(kind, "secret"), place)
+        for name, value in known.environment.items():
+            if value in text:
+                add(f"the value of ${name}", value, f"env:{name}", place, "(not shown)")
+        for value in known.sent:
+            if value in text:
+                add("a credential sent by a recorded request", value, "sent-credential", place, "(not shown)")
+        if text.lstrip()[:1] in ("{", "[") and names_secret_field(text.lower()):
+            for value in _named_in_document(text):
+                if value not in known.allowed:
+                    add("a credential field inside an encoded body", value, "field", place)
+    return found
+
+
+def _named_in_document(text: str) -> Iterable[str]:
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        return ()
+    return worth_masking(json_credentials(document))
+
+
+def _clean(dump: str, known: _Known) -> bool:
+    """Whether the stored data ``dump`` is the JSON text of holds no credential by shape or
+    value, and no string worth decoding (base64)."""
+    return (
+        not may_hold_secret(dump)
+        and not any(value in dump for value in known.escaped)
+        and BASE64_IN_JSON.search(dump) is None
+    )
+
+
+_REMOVED_BY_NAME = re.compile(r"<redacted:(query|field|header):([^>]{1,64})>")
+
+
+def _removed_by_name(response: Any, where: str, dump: str | None) -> list[Finding]:
+    """A finding for each credential removed by name from an answer (a signed URL's ``sig``,
+    an ``access_token``): nothing is removed from an answer without a word."""
+    if dump is not None and "<redacted:" not in dump:
+        return []
+    return [
+        Finding(f"{match.group(1)} {match.group(2)}", "(removed)", field=place)
+        for place, text in texts(response, where)
+        for match in _REMOVED_BY_NAME.finditer(text)
+    ]
+
+
+class _Maskers(dict[frozenset[str], Masker]):
+    """One :class:`Masker` per set of credentials sent (a run sends the same few keys)."""
+
+    def __missing__(self, sent: frozenset[str]) -> Masker:
+        masker = self[sent] = Masker(sent)
+        return masker
+
+
+_MASKERS = _Maskers()
+
+
+def _masker(sent: frozenset[str]) -> Masker:
+    if len(_MASKERS) > 64:
+        _MASKERS.clear()
+    return _MASKERS[sent]
+
+
+def redact(
+    interactions: Sequence[Interaction],
+    *,
+    request_headers: Iterable[str] = REQUEST_HEADERS,
+    response_headers: Iterable[str] = RESPONSE_HEADERS,
+    allowed: Iterable[str] = (),
+    environ: Mapping[str, str] | None = None,
+    label: str = "recorded",
+) -> Redacted:
+    """The stored form of ``interactions`` with every credential removed (see above).
+
+    Most interactions hold nothing to mask and no secret: that is found on the text of the
+    whole interaction, written once (:func:`.recordtext.scan_text`) and searched in C;
+    only an interaction where it finds something is walked value by value."""
+    accepted = frozenset(allowed)
+    environment = {
+        name: value for name, value in environment_credentials(environ or {}).items() if value not in accepted
+    }
+    for interaction in interactions:
+        remember_sent(worth_masking(sent_credentials(interaction.request)))
+    sent = frozenset(worth_masking(run_credentials()) - accepted)
+    known = _known(environment, sent, accepted)
+    masker = _masker(sent)
+    result = Redacted(total=len(interactions))
+    for index, interaction in enumerate(interactions):
+        data, text = fileformat.stored_with_text(
+            interaction, request_headers=request_headers, response_headers=response_headers, for_scan=True
+        )
+        dump = plain_dump(data, text) if text is not None else None
+        if masker.active and (masked := masker.data(data, dump)) is not data:
+            data, dump = masked, plain_dump(masked)
+        where = f"{label}[{index}]"
+        if dump is not None and _clean(dump, known):  # nothing to refuse or mask
+            if "<redacted:" in dump or "%3Credacted%3A" in dump:  # a form body writes it escaped
+                result.masked.extend(_removed_by_name(data["response"], f"{where}.response", None))
+            result.data.append(data)
+            continue
+        in_request = [finding for finding, _, _ in _found(data["request"], f"{where}.request", known)]
+        if in_request:
+            request = interaction.request
+            result.refused.append((where, f"{request.method} {redact_url(request.url)}", in_request))
+            continue
+        in_response = _found(data["response"], f"{where}.response", known)
+        if in_response:
+            for what in {what for _, _, what in in_response}:
+                values = [value for _, value, kind in in_response if kind == what]
+                data["response"] = Masker(values, what).data(data["response"])
+            if left := _found(data["response"], f"{where}.response", known):  # in a base64 string
+                request = interaction.request
+                findings = [finding for finding, _, _ in left]
+                result.refused.append((where, f"{request.method} {redact_url(request.url)}", findings))
+                continue
+            result.masked.extend(finding for finding, _, _ in in_response)
+        result.masked.extend(_removed_by_name(data["response"], f"{where}.response", None))
+        result.data.append(data)
+    return result
+
+
+def _lines(findings: Iterable[Finding]) -> str:
+    return "\n".join(f"  {f.field}: {f.kind} {f.preview}".rstrip() for f in findings)
+
+
+def refused_message(path: Path | str, redacted: Redacted) -> str:
+    """Which interactions were left out, why, and what to do; never a value."""
+    findings = [f for _, _, found in redacted.refused for f in found]
+    requests = "\n".join(f"  {label}: {request}" for label, request, _ in redacted.refused)
+    written = len(redacted.data)
+    return (
+        f"promptvcr: refusing to write {len(redacted.refused)} of {redacted.total} interaction(s) "
+        f"recorded into {path}: the REQUEST of each holds {len(findings)} value(s) that look like a "
+        f"secret (recorded[N] is the N-th request recorded in this run, counting from 0):\n"
+        f"{requests}\n{_lines(findings)}\n"
+        + (f"The other {written} interaction(s) were written.\n" if written else "Nothing was written.\n")
+        + "A value in a request that was not sent as a credential is not masked: that would change "
+        "what replay matches on. Find where the code under test puts it into the request (a "
+        "prompt, a URL, a header) and use a fake "
+        "value while recording; if it is a fake key already, make it obviously fake (e.g. "
+        "sk-test-...). If it is a documented example or a value you mean to keep, accept it for "
+        'this cassette: use_cassette(..., allowed_secrets=["<the value>"]).'
+    )
+
+
+def masked_message(path: Path | str, redacted: Redacted) -> str:
+    """The warning for values masked in responses: which fields, what kind; never a value."""
+    return (
+        f"promptvcr: removed {len(redacted.masked)} credential(s) from the RESPONSE "
+        f"of what was recorded into {path}; each is stored as a placeholder that names it "
+        f"(<redacted:...>) and the rest of the answer is kept:\n{_lines(redacted.masked)}\n"
+        "Nothing to do if these are secrets: the cassette is safe to commit. If a value is a "
+        "documented example or one a test needs as it is, accept it for this cassette: "
+        'use_cassette(..., allowed_secrets=["<the value>"]).'
+    )

@@ -1,0 +1,309 @@
+"""Issue 41: what a cassette keeps. Everything code reads (token counts, rate limits, request
+ids, a HEAD answer's length) replays; a credential removed anywhere (a nested field, an MCP
+tool argument, a form field, a websocket frame) no longer stops the recording replaying;
+nothing printed shows a credential; a key in any encoding is found."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import gzip
+import json
+import random
+import string
+import warnings
+import zlib
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import boto3
+import openai
+import pytest
+import requests
+import yaml
+from botocore.config import Config
+from fake_bedrock import FakeBedrock
+from hypothesis import given
+from hypothesis import strategies as st
+from leak_calls import JSON, call_openai, call_requests, chat
+from leak_checks import assert_nowhere
+from leak_server import Answer, LeakServer
+from mcp import Client
+from mcp_server import McpServer
+from network_guard import no_network
+from property_settings import property_settings
+from realtime_server import RealtimeServer
+from websockets.sync.client import connect
+
+import promptvcr
+from promptvcr import faults
+from promptvcr.cassettes.models import Interaction, Request, Response
+from promptvcr.credentials.decode import texts
+from promptvcr.credentials.detect import detect
+from promptvcr.credentials.redaction import SecretMaskedWarning, redact
+from promptvcr.importers import import_vcr
+from promptvcr.pytest_plugin.drift import DriftEntry, write_report
+
+_rng = random.Random(4141)
+URLSAFE = string.ascii_letters + string.digits
+
+
+def shapeless() -> str:
+    return "Zq" + "".join(_rng.choice(URLSAFE) for _ in range(34))
+
+
+def _bedrock(endpoint: str) -> Any:
+    return boto3.client(
+        "bedrock-runtime",
+        region_name="us-east-1",
+        endpoint_url=endpoint,
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+        config=Config(retries={"max_attempts": 1}),
+    )
+
+
+TOKEN_HEADERS = ("x-amzn-bedrock-input-token-count", "x-amzn-bedrock-output-token-count")
+
+
+def test_bedrock_token_counts_replay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """OpenTelemetry's Bedrock instrumentation reads the usage of invoke_model from these."""
+    path = tmp_path / "invoke.yaml"
+
+    def invoke(client: Any) -> dict[str, str]:
+        answer = client.invoke_model(modelId="cohere.embed-english-v3", body=b'{"texts":["hi"]}')
+        headers: dict[str, str] = answer["ResponseMetadata"]["HTTPHeaders"]
+        return {name: headers[name] for name in TOKEN_HEADERS if name in headers}
+
+    with FakeBedrock() as fake, promptvcr.use_cassette(path, record_mode="record"):
+        live = invoke(_bedrock(fake.base_url))
+    with no_network(monkeypatch), promptvcr.use_cassette(path):
+        replayed = invoke(_bedrock("http://127.0.0.1:9"))
+    assert live == {"x-amzn-bedrock-input-token-count": "18", "x-amzn-bedrock-output-token-count": "1"}
+    assert replayed == live
+
+
+def test_import_keeps_every_header_but_credentials_and_names_those(tmp_path: Path) -> None:
+    source = tmp_path / "vcr" / "chat.yaml"
+    source.parent.mkdir()
+    kept = {
+        "x-request-id": "req_1",
+        "request-id": "req_2",
+        "x-ratelimit-remaining-tokens": "99",
+        "anthropic-ratelimit-input-tokens-remaining": "98",
+        "x-amzn-bedrock-input-token-count": "18",
+        "openai-processing-ms": "12",
+        "date": "Sat, 28 Nov 2026 06:00:00 GMT",
+    }
+    interaction = {
+        "request": {
+            "method": "POST",
+            "uri": "https://api.openai.com/v1/chat/completions",
+            "body": '{"model": "m"}',
+            "headers": {
+                "Authorization": ["Bearer sk-test-secret-value"],
+                "Content-Type": ["application/json"],
+            },
+        },
+        "response": {
+            "status": {"code": 200, "message": "OK"},
+            "headers": {**{k: [v] for k, v in kept.items()}, "Set-Cookie": ["s=abcdefghijklmnop"]},
+            "body": {"string": '{"id": "x"}'},
+        },
+    }
+    source.write_text(yaml.safe_dump({"interactions": [interaction], "version": 1}))
+    report = import_vcr([source.parent], tmp_path / "out")
+    written = yaml.safe_load((tmp_path / "out" / "chat.yaml").read_text())["interactions"][0]
+    assert kept.items() <= written["response"]["headers"].items()
+    assert "set-cookie" not in written["response"]["headers"]
+    assert "authorization" not in written["request"].get("headers", {})
+    described = report.files[0].describe()
+    assert "authorization header" in described and "set-cookie response header" in described
+
+
+def test_a_head_answer_replays_its_length(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "head.yaml"
+    with LeakServer() as server:
+        server.reply = lambda r: Answer(
+            200, {"content-type": "application/pdf", "etag": '"v1"'}, (b"x" * 1234,)
+        )
+        with promptvcr.use_cassette(path, record_mode="record"):
+            live = requests.head(f"{server.url}/files/report.pdf", timeout=5)
+    with no_network(monkeypatch), promptvcr.use_cassette(path):
+        replayed = requests.head(f"{server.url}/files/report.pdf", timeout=5)
+    assert live.headers["content-length"] == "1234"
+    assert (replayed.headers["content-length"], replayed.headers["etag"]) == ("1234", '"v1"')
+
+
+def test_a_listed_header_is_kept_and_a_listed_credential_is_a_placeholder(tmp_path: Path) -> None:
+    path = tmp_path / "listed.yaml"
+    headers = {**JSON, "x-ratelimit-remaining-tokens": "7", "x-api-key": "Zq-echoed-0123456789", "date": "d"}
+    with LeakServer() as server:
+        server.reply = lambda r: Answer(200, headers, (b"{}",))
+        listed = ["content-type", "x-ratelimit-remaining-tokens", "x-api-key"]
+        with promptvcr.use_cassette(path, record_mode="record", response_headers=listed):
+            call_requests("GET", f"{server.url}/v1/models")
+    stored = yaml.safe_load(path.read_text())["interactions"][0]["response"]["headers"]
+    assert stored == {
+        "content-type": "application/json",
+        "x-ratelimit-remaining-tokens": "7",
+        "x-api-key": "<redacted:header:x-api-key>",
+    }
+
+
+def test_a_signature_removed_from_an_answer_is_reported(tmp_path: Path) -> None:
+    sas = "https://acct.blob.core.windows.net/c/img.png?sv=2021-08-06&sp=r&sig=" + shapeless()
+    with LeakServer() as server:
+        server.reply = lambda r: Answer(200, JSON, (json.dumps({"data": [{"url": sas}]}).encode(),))
+        recording = promptvcr.use_cassette(tmp_path / "sas.yaml", record_mode="record")
+        with pytest.warns(SecretMaskedWarning, match=r"query sig"), recording:
+            call_requests("GET", f"{server.url}/v1/images")
+    assert "sig=<redacted:query:sig>" in (tmp_path / "sas.yaml").read_text()
+
+
+# A recording with a credential removed deep in a request replays -----------------------------
+
+
+def _replays(path: Path, call: Any, server_url: str) -> None:
+    key = shapeless()
+    with LeakServer() as server:
+        server.reply = lambda r: chat("ok")
+        with promptvcr.use_cassette(path, record_mode="record"):
+            call(server.url, key)
+    assert_nowhere(path, key)
+    with promptvcr.use_cassette(path) as cassette:  # another key now: it takes no part in the key
+        call(server.url, shapeless())
+    assert all(play.hit for play in cassette.played)
+
+
+def test_a_nested_field_credential_replays(tmp_path: Path) -> None:
+    _replays(
+        tmp_path / "nested.yaml",
+        lambda url, key: call_openai(url, extra_body={"providers": [{"name": "a", "xi_api_key": key}]}),
+        "",
+    )
+
+
+def test_a_form_field_credential_replays(tmp_path: Path) -> None:
+    _replays(
+        tmp_path / "form.yaml",
+        lambda url, key: call_requests(
+            "POST", f"{url}/oauth/token", data={"grant_type": "x", "private_token": key}
+        ),
+        "",
+    )
+
+
+def test_an_mcp_tool_argument_named_authorization_replays(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.yaml"
+
+    async def call(url: str, token: str) -> str:
+        async with Client(url, mode="legacy") as client:
+            added = await client.call_tool("add", {"a": 2, "b": 3, "authorization": f"Bearer {token}"})
+        return str(added.content[0].text)  # type: ignore[union-attr]
+
+    token = shapeless()
+    with McpServer() as server:
+        with promptvcr.use_cassette(path, record_mode="record"):
+            live = asyncio.run(call(server.url, token))
+        url = server.url
+    assert_nowhere(path, token)
+    with promptvcr.use_cassette(path, allow_playback_repeats=True):
+        assert asyncio.run(call(url, shapeless())) == live
+
+
+def test_a_websocket_frame_credential_replays(tmp_path: Path) -> None:
+    path = tmp_path / "ws.yaml"
+
+    def session(url: str, key: str) -> str:
+        with connect(f"{url}/echo?room=41") as ws:
+            ws.send(json.dumps({"type": "session.update", "session": {"voice": "a", "xi_api_key": key}}))
+            echoed = str(ws.recv())
+            ws.send("bye")
+        return json.loads(echoed)["session"]["voice"]
+
+    key = shapeless()
+    with RealtimeServer() as server:
+        with promptvcr.use_cassette(path, record_mode="record"):
+            session(server.url, key)
+        url = server.url
+    assert_nowhere(path, key)
+    with promptvcr.use_cassette(path):
+        assert session(url, shapeless()) == "a"
+
+
+# Nothing printed shows a credential --------------------------------------------------------------
+
+
+def test_a_miss_shows_no_credential(tmp_path: Path) -> None:
+    path = tmp_path / "miss.yaml"
+    with LeakServer() as server:
+        server.reply = lambda r: chat("ok")
+        with promptvcr.use_cassette(path, record_mode="record"):
+            call_requests("POST", f"{server.url}/v1/x", json={"q": 1, "cfg": {"xi_api_key": shapeless()}})
+    live = shapeless()
+    with pytest.raises(promptvcr.CassetteMiss) as missed, promptvcr.use_cassette(path):
+        call_requests("POST", f"{server.url}/v1/x?key={live}", json={"q": 2, "cfg": {"xi_api_key": live}})
+    assert live not in str(missed.value)
+    entry = DriftEntry("t", str(path), f"sent {live} and sk-proj-{'Ab3' * 16}")
+    write_report(tmp_path / "drift.txt", [entry])
+    report = (tmp_path / "drift.txt").read_text()
+    assert "sk-proj-Ab3" not in report and "<redacted:openai-key>" in report
+
+
+def test_faults_fired_shows_no_credential(tmp_path: Path) -> None:
+    key = shapeless()
+    with LeakServer() as server:
+        server.reply = lambda r: chat("ok")
+        fault = faults.http_error(429, times=1)
+        cassette = promptvcr.use_cassette(tmp_path / "f.yaml", record_mode="record", faults=[fault])
+        with cassette, pytest.raises(openai.RateLimitError):  # the 429 the fault answers
+            call_openai(server.url, api_key=key)
+    assert cassette.faults_fired
+    assert key not in repr(cassette.faults_fired)
+
+
+# A key in any encoding is found ------------------------------------------------------------------
+
+KEYS = [
+    "sk-proj-" + "Q7w9E2r4T6y8U1i3O5p7A9s2D4f6G8h1J3k5L7z9Xc4V",
+    "AIza" + "SyB3k9QwErTyUiOpAsDfGhJkLzXcVbNm123",
+]
+
+
+def _encode(step: str, text: str) -> str:
+    if step == "percent":
+        return quote(f"key={text}", safe="")
+    if step == "base64":
+        return base64.b64encode(text.encode()).decode()
+    if step == "json":
+        return json.dumps({"note": text})
+    if step == "gzip":
+        return base64.b64encode(gzip.compress(text.encode())).decode()
+    return base64.b64encode(zlib.compress(text.encode())).decode()  # deflate
+
+
+STEPS = st.lists(st.sampled_from(["percent", "base64", "json", "gzip", "deflate"]), min_size=1, max_size=3)
+
+
+@property_settings(60)
+@given(st.sampled_from(KEYS), STEPS, st.sampled_from(["request", "response"]))
+def test_a_key_in_any_encoding_is_found_and_never_written(key: str, steps: list[str], where: str) -> None:
+    value = key
+    for step in steps:
+        value = _encode(step, value)
+    document = json.dumps({"model": "m", "data": value}).encode()
+    plain = Request("POST", "https://api.test/v1/x", {"content-type": "application/json"}, b'{"model":"m"}')
+    request = Request("POST", "https://api.test/v1/x", {"content-type": "application/json"}, document)
+    response = Response(200, {"content-type": "application/json"}, [document])
+    interaction = (
+        Interaction(request, Response(200, {}, [b"{}"]))
+        if where == "request"
+        else Interaction(plain, response)
+    )
+    assert detect({where: {"json": json.loads(document)}}), (steps, value)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        stored = redact([interaction]).data
+    assert not any(key in text for item in stored for _, text in texts(item, ""))
