@@ -111,13 +111,9 @@ class Cassette(activation.Block):
         self.allow_playback_repeats = allow_playback_repeats
         self.rules = tuple(rules) if rules is not None else default_rules()
         self.fuzzy = fuzzy_threshold(fuzzy)
-        self.writing = persister.Writing(  # what is written of what was recorded
-            persister.header_names(request_headers),
-            persister.header_names(response_headers),
-            frozenset(allowed_secrets),
-            before_record_request,
-            before_record_response,
-        )
+        headers = persister.header_names(request_headers), persister.header_names(response_headers)
+        hooks = before_record_request, before_record_response
+        self.writing = persister.Writing(*headers, frozenset(allowed_secrets), *hooks)  # what is written
         self.script = script  # answers what the file does not hold: see promptvcr.scripted.scripts
         self.max_age = staleness.parse_max_age(max_age)
         self.on_stale = on_stale if on_stale is None else staleness.resolve_on_stale(on_stale)
@@ -259,14 +255,9 @@ class Cassette(activation.Block):
     def _miss(self, request: Request, key: str) -> CassetteMiss:
         from .matching.diagnose import miss_message  # with difflib: built only on a miss
 
-        message = miss_message(
-            path=self.path,
-            request=request,
-            interactions=self._tape.interactions,
-            rules=self.rules,
-            file_exists=self._loaded.exists,
-            times_recorded=self._tape.times_recorded(key),
-        )
+        tape, path, exists = self._tape, self.path, self._loaded.exists
+        message = miss_message(path=path, request=request, interactions=tape.interactions, rules=self.rules,
+                               file_exists=exists, times_recorded=tape.times_recorded(key))  # fmt: skip
         message = message if self.script is None else self.script.ran_out(request, message, self)
         return CassetteMiss(message, cassette=self.path)
 
@@ -300,14 +291,11 @@ class Cassette(activation.Block):
             self.record_mode.replays and not self._keyless and self._fault_plan is None and self._pace is None
         )
         if self.record_mode.writes_cassette:
-            rewrite = self.record_mode is RecordMode.REWRITE
-            self._saver = saving.Saver(
-                self.path, self.writing, self._loaded, rewrite=rewrite, rules=self.rules
-            )
+            rewrite, rules = self.record_mode is RecordMode.REWRITE, self.rules
+            self._saver = saving.Saver(self.path, self.writing, self._loaded, rewrite=rewrite, rules=rules)
+            persister.prepare_to_write(self.path)
         if self._pace is not None and any(i.response.timing is None for i in interactions):
             warnings.warn(untimed_message(self.path, self.timing), RuntimeWarning, stacklevel=2)
-        if self.record_mode.writes_cassette:
-            persister.prepare_to_write(self.path)
         activation.activate(self)
         self._active = True
         return self
@@ -329,25 +317,14 @@ class Cassette(activation.Block):
             unwritten.warn_unfinished(self.path, (request for request, _ in self._unfinished.values()))
             verifying.warn_drift(self.path, self.drift)
         failed = body_raised or bool(self._misses)  # a caught miss fails the block too
-        try:
-            self._save(failed)
+        try:  # what was recorded is on disk already (files.saving); a failed rewrite keeps it aside
+            if self._saver is not None:
+                self._saver.finish(failed)
         except CassetteWriteError as write_error:
             if not failed:
                 raise
             warnings.warn(str(write_error), RuntimeWarning, stacklevel=2)
-        if (miss := CassetteMiss.unwrapped(error)) is not None:  # a task group of misses only
-            raise miss from None
-        if self._misses and not isinstance(error, CassetteMiss):
-            if (add_note := getattr(error, "add_note", None)) is not None:  # 3.11+
-                add_note(self._misses[0].note(len(self._misses)))  # a framework's error hid the miss
-            elif error is None and not body_raised:
-                raise CassetteMiss.swallowed(self._misses[0], len(self._misses), self.path)
-
-    def _save(self, body_raised: bool) -> None:
-        """What the use recorded is on disk already (:mod:`.files.saving`); a rewrite whose body
-        failed half-way leaves the cassette as it was and its recordings aside."""
-        if self._saver is not None:
-            self._saver.finish(body_raised)
+        CassetteMiss.raise_at_exit(error, self._misses, self.path)
 
     @property
     def saved(self) -> saving.Saved:

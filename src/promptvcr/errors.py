@@ -71,6 +71,21 @@ class CassetteMiss(BaseException):
         assert isinstance(first, cls)
         return first
 
+    @classmethod
+    def raise_at_exit(cls, error: BaseException | None, misses: list[CassetteMiss], cassette: Path) -> None:
+        """What a cassette raises as it exits after ``misses``, the body having raised ``error``
+        (``None``: it returned): the miss itself out of a task group of misses only; a note on a
+        framework's own error that hid one (3.11+); a swallowed miss raised again. The body's
+        own error is otherwise left to show, untouched."""
+        if (miss := cls.unwrapped(error)) is not None:
+            raise miss from None
+        if not misses or isinstance(error, CassetteMiss):
+            return
+        if (add_note := getattr(error, "add_note", None)) is not None:
+            add_note(misses[0].note(len(misses)))
+        elif error is None:
+            raise cls.swallowed(misses[0], len(misses), cassette)
+
     def note(self, count: int) -> str:
         """What a cassette adds to another error the body raised after it caught this miss
         (a framework that turned the miss into its own error)."""
