@@ -43,8 +43,8 @@ def test_every_response_header_of_the_corpus_replays_as_the_source_held_it(tmp_p
             for source, interaction in zip(sources, stored, strict=True):
                 interactions += 1
                 request = interaction.request
-                content_type = {"content-type": request.headers.get("content-type", "")}
-                got = client.request(request.method, request.url, content=request.content, headers=content_type)
+                headers = {"content-type": request.headers.get("content-type", "")}
+                got = client.request(request.method, request.url, content=request.content, headers=headers)
                 for name, values in (source["response"].get("headers") or {}).items():
                     lowered = name.lower()
                     if lowered in WIRE_HEADERS:
