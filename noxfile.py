@@ -4,6 +4,7 @@
     nox -s tests -- ARGS         # the test suite and the examples, offline, no API key
     nox -s lint                  # ruff, and mypy --strict on the package
     nox -s record -- ARGS        # record what the cassettes miss, from the real providers
+    nox -s drift -- ARGS         # verify against the providers, re-record what drifted, summarise
 
 ``record`` runs pytest with ``--record-mode=record`` and the provider API keys of your
 environment: a request found in its cassette replays, a missing one goes to the provider
@@ -125,6 +126,7 @@ COMBOS = {
     "pytest-8": ("3.11", Combo(_but("pytest<9"))),
 }
 
+
 @nox.session(venv_backend="uv|virtualenv")
 @nox.parametrize(
     ("python", "combo"), [(python, name) for name, (python, _) in COMBOS.items()], ids=list(COMBOS)
@@ -154,3 +156,29 @@ def _versions(session: nox.Session, names: Sequence[str]) -> str:
         f"print('python=' + sys.version.split()[0], *(n + '=' + v(n) for n in {list(names)!r}))"
     )
     return str(session.run("python", "-c", code, silent=True)).strip()
+
+
+#: Where ``drift`` writes the verify run's report and the pull request summary.
+DRIFT_REPORT = ".promptvcr/drift.json"
+DRIFT_SUMMARY = ".promptvcr/drift-summary.md"
+
+
+@nox.session
+def drift(session: nox.Session) -> None:
+    """Verify every cassette against the providers, re-record exactly the tests whose answers
+    changed shape, and write a summary grouped by severity for the pull request body. Made for
+    a scheduled CI job, so both runs go live with ``$CI`` set (``--allow-record-in-ci``)."""
+    session.install("-e", ".[test]")
+    keys = {name: os.environ[name] for name in PROVIDER_KEYS if os.environ.get(name)}
+    live = ["python", "-m", "pytest", "--allow-record-in-ci"]
+    verify = [*live, "--record-mode=verify", f"--drift-report={DRIFT_REPORT}"]
+    session.run(*verify, *session.posargs, env=keys, success_codes=[0, 1])
+    listed = session.run("python", "-m", "promptvcr", "drift", DRIFT_REPORT, "--tests", silent=True)
+    tests = str(listed or "").split()
+    if tests:
+        session.run(*live, "--record-mode=rewrite", *tests, env=keys)
+    summary = ["python", "-m", "promptvcr", "drift", DRIFT_REPORT, *(["--rerecorded"] if tests else [])]
+    text = str(session.run(*summary, silent=True) or "")
+    with open(DRIFT_SUMMARY, "w", encoding="utf-8") as out:
+        out.write(text)
+    print(text)

@@ -72,6 +72,7 @@ PUBLIC_API = [
     "faults",
     "for_families",
     "import_vcr",
+    "load_rules",
     "reply",
     "script",
     "serve",

@@ -26,6 +26,7 @@ if _TYPE_CHECKING:
     from .matching import DEFAULT_RULES, KeyParts, Rule, drop_body_fields, drop_query_params
     from .matching.diagnose import FuzzyMatchWarning
     from .matching.rules import default_rules, drop_seed, edit_rules, for_families, set_default_rules
+    from .matching.rules.learned import load_rules
     from .policies.modes import RecordMode
     from .policies.staleness import StaleCassetteWarning
     from .policies.unwritten import RecordErrorWarning
@@ -64,6 +65,7 @@ _EXPORTS = {
     "default_rules": ".matching.rules",
     "drop_seed": ".matching.rules",
     "edit_rules": ".matching.rules",
+    "load_rules": ".matching.rules.learned",
     "for_families": ".matching.rules",
     "set_default_rules": ".matching.rules",
     "RecordMode": ".policies.modes",
@@ -103,6 +105,7 @@ __all__ = [
     "faults",
     "for_families",
     "import_vcr",
+    "load_rules",
     "reply",
     "script",
     "serve",

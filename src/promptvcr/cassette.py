@@ -31,7 +31,7 @@ from .matching.key import request_key
 from .matching.parts import Rule
 from .matching.rules import default_rules
 from .matching.tape import Tape, fuzzy_threshold
-from .policies import staleness, unwritten, verifying
+from .policies import budget, staleness, unwritten, verifying
 from .policies.modes import RecordMode, check_ci, resolve_record_mode
 
 if TYPE_CHECKING:
@@ -204,6 +204,7 @@ class Cassette(activation.Block):
                 if interaction is None and self.fuzzy and mode is RecordMode.REPLAY:
                     interaction = self._tape.play_similar(request, self.fuzzy, self.path)
                 if interaction is not None and mode is RecordMode.VERIFY:
+                    budget.admit(self.path, request, self.missed, self._misses)
                     return Record(verifying.Verifier(self._add_verified, request, interaction))
                 if interaction is not None:
                     return self._replayed(request, interaction)
@@ -217,6 +218,7 @@ class Cassette(activation.Block):
                 self.drift.append(verifying.not_recorded(self.path, request))
                 self.played.append(Play(request, "passthrough"))
                 return PASS_THROUGH
+            budget.admit(self.path, request, self.missed, self._misses)
         return Record(_Recording(self, request, key))
 
     def _replayed(self, request: Request, interaction: Interaction) -> Replay:

@@ -29,6 +29,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "html_report",
         "write an HTML page of the conversations cassettes hold: turns, tools, tokens and price",
     ),
+    "drift": (
+        "drift_summary",
+        "summarise a verify run's drift report by severity, or list the tests to re-record",
+    ),
+    "learn": ("learn", "propose rules for the request fields that differ between two recordings of a suite"),
     "prune": ("prune", "remove the cassettes and interactions the last test run did not use"),
     "scan": ("scan", "look for API keys, tokens and private keys in cassettes; exit 1 on findings"),
     "serve": ("serve", "serve cassettes over HTTP to subprocesses and other languages, by base URL"),

@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from promptvcr.cassettes.models import Response
 from promptvcr.files import persister
-from promptvcr.policies.shapes import differences, json_shape, shape_of
+from promptvcr.policies.shapes import differences, json_shape, severity_of, shape_of
 
 
 def json_response(value: Any, status: int = 200) -> Response:
@@ -110,3 +112,22 @@ def test_every_corpus_answer_has_a_shape_with_no_drift_from_itself(converted_cor
             shape = shape_of(interaction.response)
             assert shape.status == interaction.response.status
             assert differences(shape, shape) == [], path
+
+
+@pytest.mark.parametrize(
+    ("line", "severity"),
+    [
+        ("status: was 200, now 400", "status changed"),
+        ("content type: was 'application/json', now 'text/plain'", "type changed"),
+        ("choices[].message.content: was string, now array", "type changed"),
+        ("the body: field 'system_fingerprint' is gone", "removed field"),
+        ("choices[].message: new field 'annotations'", "new field"),
+        ("stream events: were a, b; now a, c, b", "new event"),
+        ("stream events: were a, c, b; now a, b", "removed event"),
+        ("stream events: were a, b; now b, a", "events reordered"),
+        ("tool calls: were f(x); now f(y)", "tool calls changed"),
+        ("finish reason: was stop, now length", "finish reason changed"),
+    ],
+)
+def test_each_difference_has_a_severity(line: str, severity: str) -> None:
+    assert severity_of(line) == severity

@@ -66,6 +66,8 @@ def test_summary_counts_cassettes_requests_misses_unused_and_tokens(pytester: py
         "  cassettes/test_app/test_misses.yaml: interactions[0] POST /v1/chat/completions",
         "  cassettes/test_app/test_one_of_two.yaml: interactions[1] POST /v1/chat/completions",
         "tokens replayed: 1,133 (input 1,105, output 28), not spent on this run",
+        # gpt-4o-mini at its genai-prices list price (issue 45)
+        "tokens priced: $0.000183 not spent (replayed) (list prices, genai-prices)",
     ]
 
 
@@ -154,7 +156,10 @@ def test_xdist_workers_send_their_records_to_one_summary(pytester: pytest.Pytest
         "cassettes used: 3, by 3 tests (record mode: replay)",
         "requests: 3 replayed, 0 recorded, 1 missed",
     ]
-    assert _summary(result)[-1] == "tokens replayed: 1,133 (input 1,105, output 28), not spent on this run"
+    assert _summary(result)[-2:] == [
+        "tokens replayed: 1,133 (input 1,105, output 28), not spent on this run",
+        "tokens priced: $0.000183 not spent (replayed) (list prices, genai-prices)",  # through the workers
+    ]
     result.stdout.fnmatch_lines(["*_ test_misses _*", "promptvcr: no recorded request in *test_misses.yaml*"])
 
 

@@ -107,7 +107,8 @@ def test_a_pytest_recording_suite_runs_unchanged_then_after_migrate(
         [
             "*test_leftover_marker_without_cassette_never_reaches_the_network*",
             "*4 test(s) ran from pytest-recording's @pytest.mark.vcr*promptvcr migrate*",
-            "*1 of them would miss with body matching*test_prompt_changed_since_recording*",
+            "*1 of them would change outcome with body matching (1 would miss, 0 would replay another "
+            "recording)*test_prompt_changed_since_recording*",
             "*vcr.register_persister(...) is not honoured*",
             "*record mode 'once' is vcrpy's*",
         ]

@@ -69,7 +69,10 @@ def test_migrate_keeps_vcrpys_default_matching_and_the_stale_cassettes_stay_name
     before = run(pytester, "-p", "no:randomly")
     before.assert_outcomes(passed=2)
     before.stdout.fnmatch_lines(
-        ["*1 of them would miss with body matching*test_chat.py::test_prompt_changed"]
+        [
+            "*1 of them would change outcome with body matching (1 would miss, 0 would replay another "
+            "recording)*test_chat.py::test_prompt_changed"
+        ]
     )
 
     assert main(["migrate", str(pytester.path)]) == 0
@@ -82,7 +85,10 @@ def test_migrate_keeps_vcrpys_default_matching_and_the_stale_cassettes_stay_name
     after = run(pytester, "-p", "no:randomly")
     after.assert_outcomes(passed=2)  # no edit by hand: the suite passes as it did
     after.stdout.fnmatch_lines(
-        ["*1 test(s) matching like vcrpy (match_on_rules, no bodies) would miss*::test_prompt_changed"]
+        [
+            "*1 test(s) matching like vcrpy (match_on_rules, no bodies) would change outcome with body "
+            "matching (1 would miss*::test_prompt_changed"
+        ]
     )
     assert "ran from pytest-recording's" not in after.stdout.str()
 
@@ -95,6 +101,41 @@ def test_migrate_keeps_vcrpys_default_matching_and_the_stale_cassettes_stay_name
     assert main(["migrate", str(pytester.path)]) == 0  # nothing left to migrate: nothing added back
     assert "source: 0 change(s)" in capsys.readouterr().out
 
+
+OLDER_FIRST = """
+import pytest
+from llm import ask
+
+@pytest.mark.vcr
+def test_fresh():
+    assert ask("hello") == "Hi!"
+
+@pytest.mark.vcr
+def test_older_body_served():
+    assert ask("hello, in French") == "Hi!"   # vcrpy served the first recording of the URL
+"""
+
+
+def test_the_preview_counts_a_test_served_an_older_recording_not_only_misses(
+    pytester: pytest.Pytester,
+) -> None:
+    """Both bodies are recorded, the older one first: vcrpy's matching serves it to the newer
+    question. Body matching would serve the other one, which is no miss but another outcome."""
+    make_suite(pytester, conftest=NO_MATCH_ON, test_chat=OLDER_FIRST)
+    folder = pytester.path / "cassettes" / "test_chat"
+    folder.mkdir(parents=True)
+    (folder / "test_fresh.yaml").write_text(_vcr_cassette("hello"))
+    older, newer = _vcr_cassette("hello"), _vcr_cassette("hello, in French", "Bonjour!")
+    both = older.removesuffix("version: 1\n") + newer.removeprefix("interactions:\n")
+    (folder / "test_older_body_served.yaml").write_text(both)
+    result = run(pytester, "-p", "no:randomly")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*1 of them would change outcome with body matching (0 would miss, 1 would replay another "
+            "recording)*: test_chat.py::test_older_body_served"
+        ]
+    )
 
 PARAMETRIZED = """
 import pytest

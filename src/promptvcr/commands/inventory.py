@@ -73,7 +73,8 @@ class CassetteSummary:
         return total
 
 
-def _model(interaction: Interaction) -> str:
+def model_of(interaction: Interaction) -> str:
+    """The model a request asked for: its JSON body's ``model``, else the one its URL names."""
     request = interaction.request
     if "json" in request.content_type:
         try:
@@ -95,7 +96,7 @@ def summarize_interaction(interaction: Interaction) -> InteractionSummary:
     request = interaction.request
     return InteractionSummary(
         provider=provider_label(request.url, request.headers),
-        model=_model(interaction),
+        model=model_of(interaction),
         streamed=_streamed(interaction.response),
         tokens=tokens_of(interaction.response),
     )

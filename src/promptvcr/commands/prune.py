@@ -23,7 +23,7 @@ from ..errors import CassetteError
 from ..files import fileformat, storage
 from . import _output
 from .inventory import CassetteSummary, find_cassettes
-from .run_record import RECORD_PATH, UsageRecord, read_record
+from .run_record import RECORD_PATH, UsageRecord
 
 HELP = "remove the cassettes and interactions the last test run did not use"
 
@@ -64,11 +64,8 @@ def plan(root: Path, record: UsageRecord, named: frozenset[Path] = frozenset()) 
     for path, found in find_cassettes(root):
         if not isinstance(found, CassetteSummary):
             continue  # not a promptvcr cassette: never ours to delete
-        if found.modified > record.finished:
-            raise Refusal(
-                f"{path} changed after the last test run, so the usage record is out of date. {_RUN_AGAIN}"
-            )
         resolved = path.resolve()
+        _check_unchanged(path, str(resolved), found.modified, record)
         usage = record.cassettes.get(str(resolved))
         # Owned by a test that was skipped: it may need any interaction, whoever else opened the file.
         protected = _under(resolved, record.protected) or resolved.parent.name in record.protected_modules
@@ -82,6 +79,22 @@ def plan(root: Path, record: UsageRecord, named: frozenset[Path] = frozenset()) 
         elif usage.unplayed and usage.interactions == len(found.interactions) and not protected:
             result.interactions[path] = list(usage.unplayed)
     return result
+
+
+def _check_unchanged(path: Path, resolved: str, modified: float, record: UsageRecord) -> None:
+    """The cassette is the one the run used: by its bytes when shards on other machines wrote
+    the record (a checkout renews file times), else by its file time."""
+    if record.digests:
+        from .shards import digest
+
+        if resolved in record.digests and digest(path) != record.digests[resolved]:
+            raise Refusal(
+                f"{path} changed after the shards ran, so their records are out of date. {_RUN_AGAIN}"
+            )
+    elif modified > record.finished:
+        raise Refusal(
+            f"{path} changed after the last test run, so the usage record is out of date. {_RUN_AGAIN}"
+        )
 
 
 def remove_interactions(path: Path, positions: list[int], expected: int) -> None:
@@ -113,18 +126,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         action="append",
         help=f"the usage record the last test run wrote (default: {RECORD_PATH}, under the pytest rootdir); "
-        "give it once per shard to prune on the records of a run split across machines",
+        "for a run split in shards, each shard's record (--record once per file) or their folder",
     )
 
 
 def _records(paths: list[Path] | None) -> UsageRecord:
-    """The record to prune on: one, or those of the shards of one run, merged."""
-    records = [read_record(path) for path in (paths or [RECORD_PATH])]
-    merged = records[0]
-    for other in records[1:]:
-        merged.merge(other)
-        merged.finished = min(merged.finished, other.finished)
-    return merged
+    """The record to prune on: one run's, or those of the shards of one run judged together
+    (files, or a folder of them: see :mod:`.shards`)."""
+    from .shards import read_records, union
+
+    return union(read_records(paths or [RECORD_PATH]), Path.cwd())
 
 
 def _plan_all(paths: list[Path], record: UsageRecord) -> Plan:

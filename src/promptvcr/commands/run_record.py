@@ -63,6 +63,21 @@ class UsageRecord:
     """Test modules with skipped tests: cassettes in a folder of that name are theirs."""
     cassettes: dict[str, CassetteUsage] = field(default_factory=dict)
     """Resolved cassette path -> its usage."""
+    root: str = ""
+    """The resolved pytest rootdir the paths lie under: shards of one run on other machines
+    (other folders) are moved onto the folder prune runs in (see :mod:`.shards`)."""
+    shard: str = ""
+    """The shard this run was of a suite split across processes or machines; empty for a whole run."""
+    collected: list[str] = field(default_factory=list)
+    """A shard's: every test it collected, before the split deselected some."""
+    ran: list[str] = field(default_factory=list)
+    """A shard's: the tests it ran."""
+    selection: list[str] = field(default_factory=list)
+    """A shard's: why it did not run every test (the split's deselection); the shards' union
+    answers these when together they ran every test collected."""
+    digests: dict[str, str] = field(default_factory=dict)
+    """A shard's: each used cassette's sha256 when the run ended, so a cassette checked out on
+    another machine (a newer file time, the same bytes) is known to be the one the shard used."""
 
     def use(self, path: str, usage: CassetteUsage) -> None:
         known = self.cassettes.get(path)
@@ -76,6 +91,10 @@ class UsageRecord:
         self.protected_modules = sorted({*self.protected_modules, *other.protected_modules})
         for path, usage in other.cassettes.items():
             self.use(path, usage)
+        self.collected = sorted({*self.collected, *other.collected})
+        self.ran = sorted({*self.ran, *other.ran})
+        self.selection = sorted({*self.selection, *other.selection})
+        self.digests.update(other.digests)
 
     def to_data(self) -> dict[str, Any]:
         data = asdict(self)
@@ -92,6 +111,12 @@ class UsageRecord:
             protected=list(data.get("protected", [])),
             protected_modules=list(data.get("protected_modules", [])),
             cassettes=cassettes,
+            root=str(data.get("root", "")),
+            shard=str(data.get("shard", "")),
+            collected=list(data.get("collected", [])),
+            ran=list(data.get("ran", [])),
+            selection=list(data.get("selection", [])),
+            digests=dict(data.get("digests", {})),
         )
 
     def write(self, path: Path) -> None:

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import logging
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 HELP = "serve cassettes over HTTP to subprocesses and other languages (base URL: /UPSTREAM/...)"
@@ -74,6 +76,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--grace", type=float, default=5.0, help="seconds the requests under way get to finish when stopping"
     )
     parser.add_argument("--report", type=Path, default=None, help="write what was served to this JSON file")
+    parser.add_argument(
+        "--fail-on-drift",
+        action="store_true",
+        help="with --record-mode verify: exit 1 when a live answer's structure differs from its recording, "
+        "naming each cassette and answer (as pytest's --fail-on-drift)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -106,9 +114,32 @@ def run(args: argparse.Namespace) -> int:
         print(f"promptvcr serve: {error}", file=sys.stderr)
         return 2
     shelf = Shelf(args.cassette, options)
-    return serve_forever(
-        shelf, upstreams, port=args.port, report=args.report, limits=limits, grace=args.grace
-    )
+    with tempfile.TemporaryDirectory(prefix="promptvcr-serve-") as scratch:
+        # --fail-on-drift reads the drift from the report the server writes as it stops.
+        report = args.report or (Path(scratch) / "report.json" if args.fail_on_drift else None)
+        code = serve_forever(shelf, upstreams, port=args.port, report=report, limits=limits, grace=args.grace)
+        if not args.fail_on_drift or report is None:
+            return code
+        drifted = _drifted(report)
+    for line in drifted:
+        print(f"promptvcr serve: {line}", file=sys.stderr, flush=True)
+    return 1 if drifted else code
+
+
+def _drifted(report: Path) -> list[str]:
+    """One line per live answer that drifted, from the stop's report (see ``--fail-on-drift``)."""
+    try:
+        entries = json.loads(report.read_text(encoding="utf-8"))["cassettes"]
+    except (OSError, ValueError, KeyError):
+        return [f"--fail-on-drift: the report {report} could not be read, so drift cannot be ruled out"]
+    lines = []
+    for entry in entries:
+        for drift in entry.get("drift", []):
+            at = "" if drift.get("position") is None else f"interactions[{drift['position']}] "
+            differences = "; ".join(drift.get("differences", []))
+            answer = f"{at}{drift['method']} {drift['url']}"
+            lines.append(f"drift (--fail-on-drift) in {entry['path']}: {answer}: {differences}")
+    return lines
 
 
 def _check(options: dict[str, object]) -> None:

@@ -26,6 +26,7 @@ from ..cassettes.models import Response
 from ..cassettes.playback import End, ended
 from ..cassettes.timing import TimingRecorder
 from ..cassettes.wire import WIRE_HEADERS
+from ..policies import budget
 from .decision import Recorder
 
 __all__ = ["READ_REST_BYTES", "Recording"]
@@ -173,3 +174,4 @@ class Recording:
                 playback=ended(self._end, len(chunks), ""),
             )
             self._recorder(response)
+            budget.spend(response)  # a live answer, recorded or verified: the run's budget pays for it

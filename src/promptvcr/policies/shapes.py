@@ -29,11 +29,27 @@ from ..cassettes.models import Request, Response
 from ..cassettes.sse import parse_events
 from ..cassettes.wsframes import WebSocketSession, frame_json
 
-__all__ = ["Shape", "differences", "json_shape", "shape_of"]
+__all__ = ["SEVERITIES", "Shape", "differences", "json_shape", "severity_of", "shape_of"]
 
 #: Keys whose string value says why an answer ended: OpenAI, Anthropic, Gemini.
 _FINISH_KEYS = ("finish_reason", "stop_reason", "finishReason")
 _SHOWN_EVENTS = 12
+
+#: The kinds of difference, worst first: what breaks code that reads the answer before what
+#: it can ignore. A summary of drift groups by these (see :func:`severity_of`).
+SEVERITIES = (
+    "status changed",
+    "type changed",
+    "removed field",
+    "removed event",
+    "new event",
+    "events reordered",
+    "tool calls changed",
+    "finish reason changed",
+    "new field",
+    "not recorded",
+    "other",
+)
 
 
 @dataclass(frozen=True)
@@ -331,3 +347,36 @@ def differences(recorded: Shape, live: Shape) -> list[str]:
         was, now = ", ".join(recorded.finish) or "none", ", ".join(live.finish) or "none"
         out.append(f"finish reason: was {was}, now {now}")
     return out
+
+
+def _names(listed: str) -> set[str]:
+    return {name.strip() for name in listed.split(", ") if name.strip() and not name.startswith("...")}
+
+
+def severity_of(line: str) -> str:
+    """Which of :data:`SEVERITIES` one line of :func:`differences` is: read back here, beside
+    the code that writes the lines, so that a reworded line and its kind change together."""
+    if line.startswith("status: "):
+        return "status changed"
+    if line.startswith("content type: "):
+        return "type changed"
+    if line.startswith("stream events: were "):
+        were, _, now = line[len("stream events: were ") :].partition("; now ")
+        before, after = _names(were), _names(now)
+        if after - before:
+            return "new event"
+        return "removed event" if before - after else "events reordered"
+    if line.startswith("tool calls: "):
+        return "tool calls changed"
+    if line.startswith("finish reason: "):
+        return "finish reason changed"
+    if line.startswith("not recorded"):
+        return "not recorded"
+    _, _, what = line.rpartition(": ")
+    if what.startswith("new field "):
+        return "new field"
+    if what.startswith("field ") and what.endswith(" is gone"):
+        return "removed field"
+    if what.startswith("was ") and ", now " in what:
+        return "type changed"
+    return "other"

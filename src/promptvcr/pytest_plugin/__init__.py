@@ -23,7 +23,7 @@ import pytest
 
 from ..errors import CassetteMiss
 from ..policies.modes import VCR_MODES, RecordMode, record_flag, vcr_mode_note
-from . import coexist, held, html, network, upkeep, vcr_compat
+from . import coexist, drift_gate, held, html, network, spending, upkeep, vcr_compat
 from .coexist import promptvcr_cassette_dir  # noqa: F401  (pytest-recording's vcr_cassette_dir)
 from .failures import failure_text
 from .fixture_values import fixture_value
@@ -89,6 +89,8 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         _addoption_network(group)
     _addoption_own(group)
     upkeep.add_options(group)  # --max-age, --on-stale, --allow-record-in-ci
+    drift_gate.add_options(group)  # --fail-on-drift
+    spending.add_options(group)  # --max-record-tokens, --max-record-requests
     html.add_options(group)  # --promptvcr-html
 
 
@@ -119,6 +121,15 @@ def _addoption_own(group: pytest.OptionGroup) -> None:
         "a re-record in one step).",
     )
     group.addoption(
+        "--promptvcr-shard",
+        dest="promptvcr_shard",
+        default=None,
+        metavar="NAME",
+        help="this run is one shard (e.g. 2/3) of a suite split across processes or machines: its usage "
+        "record is .promptvcr/usage-<NAME>.json, for promptvcr prune to judge with the other shards' "
+        "(default: $PROMPTVCR_SHARD, or pytest-split's --group/--splits).",
+    )
+    group.addoption(
         "--drift-report",
         default=None,
         metavar="FILE",
@@ -136,6 +147,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_STATE] = _State(parse_options(config))
     export_record_mode(config, config.stash[_STATE].options)
     upkeep.configure(config)
+    spending.configure(config)
     coexist.export_record_flag(config)  # the option a miss names (see .coexist)
     if not coexist.active_rivals(config.pluginmanager):  # no other plugin runs @pytest.mark.vcr
         config.pluginmanager.register(vcr_compat, vcr_compat.NAME)
@@ -146,6 +158,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(Tracker(config, drift_path), "promptvcr-tracking")
     config.pluginmanager.register(MissWatch(), "promptvcr-misses")
     config.pluginmanager.register(held, held.NAME)
+    drift_gate.configure(config)
     html.configure(config)
 
 
@@ -279,6 +292,8 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    if call.when == "teardown":
+        spending.stop_if_spent(item)
     excinfo = call.excinfo
     if excinfo is not None and report.failed and call.when in ("setup", "call"):
         item.stash[_FAILED] = excinfo.value

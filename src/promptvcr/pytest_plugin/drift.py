@@ -9,10 +9,15 @@ A ``--record-mode=verify`` run adds a second section: each live answer whose str
 differs from its recording (see :mod:`promptvcr.policies.verifying`), per test, with the
 command that re-records those tests (``--record-mode=rewrite``: the answers changed, so the
 cassettes are recorded anew).
+
+A report named ``*.json`` holds the same entries as data, for tools: ``promptvcr drift``
+reads it to list the drifted tests and to write a summary grouped by severity (the drift
+workflow, ``nox -s drift``).
 """
 
 from __future__ import annotations
 
+import json
 import shlex
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -25,7 +30,18 @@ from ..policies.modes import record_flag
 if TYPE_CHECKING:
     from ..cassette import Cassette
 
-__all__ = ["DriftEntry", "drift_entries", "report_text", "write_report"]
+__all__ = [
+    "REPORT_VERSION",
+    "DriftEntry",
+    "drift_entries",
+    "read_entries",
+    "report_text",
+    "shown_path",
+    "write_report",
+]
+
+#: The version of a ``*.json`` drift report.
+REPORT_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -35,16 +51,20 @@ class DriftEntry:
     message: str
     #: ``"miss"`` (a request no recording matched) or ``"verify"`` (a live answer that drifted).
     kind: str = "miss"
+    #: For verify: the answer (``interactions[i] METHOD url``) and its differences, one per line.
+    where: str = ""
+    differences: tuple[str, ...] = ()
 
     def to_data(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> DriftEntry:
-        return cls(**data)
+        return cls(**{**data, "differences": tuple(data.get("differences", ()))})
 
 
-def _shown(path: Path, root: Path) -> str:
+def shown_path(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` when it lies below it, as reports name a cassette."""
     try:
         return str(path.resolve().relative_to(root.resolve()))
     except ValueError:
@@ -53,10 +73,15 @@ def _shown(path: Path, root: Path) -> str:
 
 def drift_entries(cassette: Cassette, nodeid: str, root: Path) -> list[DriftEntry]:
     """One entry per request the cassette missed, and one per answer verify found drifted."""
-    shown = _shown(cassette.path, root)
+    shown = shown_path(cassette.path, root)
     entries = [
         DriftEntry(
-            nodeid, shown, "\n".join([drift.where, *(f"  {line}" for line in drift.differences)]), "verify"
+            nodeid,
+            shown,
+            "\n".join([drift.where, *(f"  {line}" for line in drift.differences)]),
+            "verify",
+            drift.where,
+            tuple(drift.differences),
         )
         for drift in getattr(cassette, "drift", ())
     ]
@@ -66,14 +91,14 @@ def drift_entries(cassette: Cassette, nodeid: str, root: Path) -> list[DriftEntr
     keys = [request_key(interaction.request, cassette.rules) for interaction in interactions]
     for request in cassette.missed:
         message = miss_message(
-            path=Path(_shown(cassette.path, root)),
+            path=Path(shown_path(cassette.path, root)),
             request=request,
             interactions=interactions,
             rules=cassette.rules,
             file_exists=cassette.path.exists(),
             times_recorded=keys.count(request_key(request, cassette.rules)),
         )
-        entries.append(DriftEntry(nodeid, _shown(cassette.path, root), message))
+        entries.append(DriftEntry(nodeid, shown_path(cassette.path, root), message))
     return entries
 
 
@@ -122,7 +147,31 @@ def report_text(entries: list[DriftEntry]) -> str:
 
 
 def write_report(path: Path, entries: list[DriftEntry]) -> None:
+    """The report as text, or as data when ``path`` ends in ``.json``; a credential in either
+    is masked (see :mod:`promptvcr.credentials.printing`)."""
     from ..credentials.printing import safe_text
     from ..files.storage import write_atomic
 
-    write_atomic(path, safe_text(report_text(entries)))
+    if path.suffix == ".json":
+        ordered = sorted(entries, key=lambda entry: (entry.nodeid, entry.cassette))
+        data = {"version": REPORT_VERSION, "entries": [entry.to_data() for entry in ordered]}
+        write_atomic(path, safe_text(json.dumps(data, indent=1) + "\n"))
+    else:
+        write_atomic(path, safe_text(report_text(entries)))
+
+
+def read_entries(path: Path) -> list[DriftEntry]:
+    """The entries of a ``*.json`` drift report; ``ValueError`` saying what to run when it is not one."""
+    how = "Write one with: python -m pytest --record-mode=verify --drift-report=drift.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"There is no drift report at {path}. {how}") from None
+    except (OSError, ValueError) as error:
+        raise ValueError(f"The drift report {path} cannot be read as JSON ({error}). {how}") from None
+    if not isinstance(data, dict) or data.get("version") != REPORT_VERSION:
+        raise ValueError(f"{path} is not a drift report this promptvcr writes. {how}")
+    try:
+        return [DriftEntry.from_data(entry) for entry in data["entries"]]
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"The drift report {path} is damaged ({error}). {how}") from None

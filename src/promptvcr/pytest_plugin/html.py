@@ -71,11 +71,11 @@ class HtmlReport:
     def _seen(self, cassette: Cassette) -> None:
         from ..htmlreport.collect import add_cassette
         from ..htmlreport.model import Entry
-        from .drift import _shown
+        from .drift import shown_path
 
         name = self._item.nodeid if self._item is not None else _OUTSIDE
         entry = self.entries.setdefault(name, Entry(name))
-        add_cassette(entry, cassette, _shown(cassette.path, self.config.rootpath), self.prices)
+        add_cassette(entry, cassette, shown_path(cassette.path, self.config.rootpath), self.prices)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:

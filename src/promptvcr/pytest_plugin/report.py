@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .spending import add_model_tokens, budget_lines, price_line, pricing_installed
 from .upkeep import drift_lines
 
 if TYPE_CHECKING:
@@ -40,6 +41,9 @@ class CassetteUse:
     """Tokens of the live answers ``verify`` compared: spent, as a recording's are."""
     drift: list[dict[str, Any]] = field(default_factory=list)
     """What ``--record-mode=verify`` found: ``{where, differences}`` per drifted answer."""
+    models: dict[str, list[int]] = field(default_factory=dict)
+    """With genai-prices installed, to price the tokens: ``provider<TAB>model`` -> replayed
+    input, output, then spent (recorded or verified) input, output."""
     aside: str = ""
     """A rewrite whose test failed: the file its recordings were kept in (none in the cassette)."""
 
@@ -62,10 +66,14 @@ def use_of(nodeid: str, active: Cassette, shown: str) -> CassetteUse:
     outcomes: dict[str, int] = {}
     tokens = {"replayed": Tokens(), "recorded": Tokens(), "verified": Tokens()}
     saved = active.saved
+    models: dict[str, list[int]] | None = {} if pricing_installed() else None
     for play in active.played:
         outcomes[play.outcome] = outcomes.get(play.outcome, 0) + 1
         if play.response is not None and play.outcome in tokens:
-            tokens[play.outcome] += tokens_of(play.response)
+            answer = tokens_of(play.response)
+            tokens[play.outcome] += answer
+            if models is not None and answer.total:
+                add_model_tokens(models, play, answer)
     replayed, recorded, verified = tokens["replayed"], tokens["recorded"], tokens["verified"]
     if saved.aside is not None:  # recorded and paid for, but not in the cassette: counted apart
         outcomes["recorded"] = saved.written
@@ -81,6 +89,7 @@ def use_of(nodeid: str, active: Cassette, shown: str) -> CassetteUse:
         recorded_tokens=(recorded.input, recorded.output),
         verified_tokens=(verified.input, verified.output),
         drift=[{"where": drift.where, "differences": list(drift.differences)} for drift in active.drift],
+        models=models or {},
         aside="" if saved.aside is None else str(saved.aside),
     )
 
@@ -149,6 +158,11 @@ def _unused_by_cassette(uses: list[CassetteUse]) -> dict[str, list[str]]:
     return {path: lines for path, lines in unplayed.items() if lines}
 
 
+def _provider_model(key: str) -> tuple[str, str]:
+    provider, _, model = key.partition("\t")
+    return provider, model
+
+
 def summary_lines(uses: Iterable[CassetteUse]) -> list[str]:
     """The lines of the terminal summary; none when no test used a cassette."""
     uses = sorted(uses, key=lambda use: (use.path, use.nodeid))
@@ -190,6 +204,12 @@ def summary_lines(uses: Iterable[CassetteUse]) -> list[str]:
     else:
         lines.append("unused interactions: none")
     lines.extend(_token_lines(outcomes, replayed, recorded, verified))
+    priced = [(*_provider_model(key), counts) for use in uses for key, counts in use.models.items()]
+    if priced:
+        lines.extend(
+            price_line([(p, m, c[0], c[1]) for p, m, c in priced], [(p, m, c[2], c[3]) for p, m, c in priced])
+        )
+    lines.extend(budget_lines())
     lines.extend(drift_lines((use.path, d["where"], d["differences"]) for use in uses for d in use.drift))
     aside = [use for use in uses if use.aside]
     if aside:

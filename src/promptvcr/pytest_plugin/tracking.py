@@ -21,7 +21,8 @@ import pytest
 
 from .. import usage
 from ..activation import watch_exits
-from ..commands.run_record import RECORD_PATH, CassetteUsage, UsageRecord
+from ..commands.run_record import CassetteUsage, UsageRecord
+from ..commands.shards import digest, record_path
 from .naming import default_cassette_path, resolved
 from .settings import export_env
 
@@ -29,7 +30,20 @@ if TYPE_CHECKING:
     from ..cassette import Cassette
     from .drift import DriftEntry
 
-__all__ = ["Tracker"]
+__all__ = ["ENV_SHARD", "Tracker", "shard_of"]
+
+#: The shard a run is of, when the suite is split across processes or machines.
+ENV_SHARD = "PROMPTVCR_SHARD"
+
+
+def shard_of(config: pytest.Config) -> str:
+    """``--promptvcr-shard``, then ``$PROMPTVCR_SHARD``, then pytest-split's ``--group``/``--splits``."""
+    given = config.getoption("promptvcr_shard", None) or os.environ.get(ENV_SHARD, "")
+    if given:
+        return str(given)
+    group, splits = config.getoption("group", None), config.getoption("splits", None)
+    return f"{group}/{splits}" if group and splits else ""
+
 
 _WORKER_OUTPUT = "promptvcr_usage"
 
@@ -56,6 +70,7 @@ class Tracker:
         self._file_args: list[str] = []
         self._modules: set[Path] = set()  # the test files collected
         self._stop_watching = watch_exits(self._seen)
+        self.shard = shard_of(config)
         self._check_selection()
         # Children (subprocesses, promptvcr serve) report the cassettes they use here (promptvcr.usage).
         self._fragments = Path(tempfile.mkdtemp(prefix="promptvcr-usage-"))
@@ -64,9 +79,12 @@ class Tracker:
 
     # What the run covers ----------------------------------------------------------------
 
-    def _incomplete(self, reason: str) -> None:
-        if reason not in self.record.incomplete:
-            self.record.incomplete.append(reason)
+    def _incomplete(self, reason: str, selection: bool = False) -> None:
+        """A reason the run cannot vouch for the whole suite. A shard's ``selection`` (the tests
+        its split left out) is kept apart: the shards' records together answer it."""
+        reasons = self.record.selection if selection and self.shard else self.record.incomplete
+        if reason not in reasons:
+            reasons.append(reason)
 
     def _check_selection(self) -> None:
         """A run of whole folders covers every test in them; tests named inside a file do not
@@ -75,7 +93,7 @@ class Tracker:
         for arg in self.config.args:
             path, names_tests = _parts(arg)
             if names_tests:
-                self._incomplete(f"it ran only {arg}")
+                self._incomplete(f"it ran only {arg}", selection=True)
             elif not (self.config.invocation_params.dir / path).is_dir():
                 self._file_args.append(arg)
         if self.config.getoption("ignore", None) or self.config.getoption("ignore_glob", None):
@@ -113,11 +131,19 @@ class Tracker:
                         and not hook(collection_path=path, config=self.config)
                     ):
                         shown = os.path.relpath(path, self.config.invocation_params.dir)
-                        self._incomplete(f"it ran only {' '.join(self._file_args)}, not {shown}")
+                        self._incomplete(
+                            f"it ran only {' '.join(self._file_args)}, not {shown}", selection=True
+                        )
                         return
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
-        self._incomplete("tests were deselected (-k, -m, --deselect or --lf)")
+        self._incomplete("tests were deselected (-k, -m, --deselect or --lf)", selection=True)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        """A shard's whole suite: every test collected, before a split deselects any."""
+        if self.shard:
+            self.record.collected = sorted({*self.record.collected, *(item.nodeid for item in items)})
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -126,6 +152,8 @@ class Tracker:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
         self._item, self._item_passed, self._item_cassettes = item, True, []
+        if self.shard:
+            self.record.ran.append(item.nodeid)
         started = time.time()
         folder = item.path.parent
         if folder not in self._folders:  # resolved once per folder: no file-system calls per test
@@ -215,7 +243,11 @@ class Tracker:
             shown = {path: _relative(path, self.config.rootpath) for path in self.record.cassettes}
             self.dropped = drop_unused(self.record, shown)
         self.record.finished = time.time()
-        path = self.config.rootpath / RECORD_PATH
+        self.record.root = resolved(self.config.rootpath)
+        if self.shard:
+            self.record.shard = self.shard
+            self.record.digests = {path: digest(Path(path)) for path in self.record.cassettes}
+        path = record_path(self.config.rootpath, self.shard)
         if self.record.cassettes or path.exists():  # a project without cassettes gets no file
             self.record.write(path)
         if self.drift_report is not None:

@@ -5,7 +5,8 @@ fixtures and vcrpy-format cassettes are honoured as pytest-recording would: the 
 ``<vcr_cassette_dir>/<default_cassette_name>.yaml``, the marker's positional arguments are
 extra cassettes to read, its keywords win over ``vcr_config``, and ``--record-mode`` wins
 over both. vcrpy's ``match_on`` becomes a rule: what it leaves out (by default the body)
-the key leaves out, and the summary counts the tests that would miss with body matching.
+the key leaves out, and the summary counts the tests whose outcome would change with body
+matching: a miss, or another recording served (an older body recorded first for the same URL).
 A vcrpy-format file is converted for replay into a temporary promptvcr cassette, and in
 place (as ``promptvcr migrate`` does) when the test records. What does not map is named
 once in the summary, with ``promptvcr migrate`` as the way out.
@@ -50,7 +51,8 @@ _MATCHERS = frozenset(
 @dataclass
 class _Compat:
     tests: set[str] = field(default_factory=set)
-    body_misses: set[str] = field(default_factory=set)
+    #: Tests whose outcome body matching would change -> ``"miss"`` or ``"other"`` (see below).
+    body_changes: dict[str, str] = field(default_factory=dict)
     notes: dict[str, None] = field(default_factory=dict)  # ordered, once each
     temp: Path | None = None
     configured: bool = False
@@ -135,8 +137,10 @@ def after_test(item: pytest.Item, active: Cassette) -> None:
         state.tests.add(item.nodeid)
     elif not _matches_like_vcr(active.rules):
         return
-    if _would_miss_with_bodies(active):
-        state.body_misses.add(item.nodeid)
+    from ..importers.body_preview import change_with_bodies  # a test matching like vcrpy only
+
+    if (change := change_with_bodies(active)) is not None:
+        state.body_changes[item.nodeid] = change
 
 
 def _matches_like_vcr(rules: Sequence[Rule]) -> bool:
@@ -319,23 +323,15 @@ def _configure_hook(config: pytest.Config, state: _Compat) -> None:
 # What the suite would do with body matching -------------------------------------------------
 
 
-def _would_miss_with_bodies(active: Cassette) -> bool:
-    from ..matching.key import request_key
-    from ..matching.rules import default_rules
-
-    replayed = [play.request for play in active.played if play.outcome == "replayed"]
-    if not replayed:
-        return False
-    rules = default_rules()
-    recorded = {request_key(i.request, rules) for i in active.interactions}
-    return any(request_key(request, rules) not in recorded for request in replayed)
-
-
 def pytest_sessionfinish(session: pytest.Session) -> None:
     workeroutput = getattr(session.config, "workeroutput", None)
     state = session.config.stash.get(_STATE, None)
     if workeroutput is not None and state is not None:
-        workeroutput[_WORKER_OUTPUT] = [sorted(state.tests), sorted(state.body_misses), list(state.notes)]
+        workeroutput[_WORKER_OUTPUT] = [
+            sorted(state.tests),
+            sorted(state.body_changes.items()),
+            list(state.notes),
+        ]
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -344,14 +340,14 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
     state = node.config.stash.get(_STATE, None)
     if data and state is not None:
         state.tests.update(data[0])
-        state.body_misses.update(data[1])
+        state.body_changes.update((str(nodeid), str(change)) for nodeid, change in data[1])
         for note in data[2]:
             _note(state, note)
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     state = config.stash.get(_STATE, None)
-    if hasattr(config, "workerinput") or state is None or not (state.tests or state.body_misses):
+    if hasattr(config, "workerinput") or state is None or not (state.tests or state.body_changes):
         return
     write = terminalreporter.write_line
     if state.tests:
@@ -360,17 +356,19 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
             f"vcr_config (pytest-recording is not installed); `promptvcr migrate` converts cassettes and "
             f"markers for good."
         )
-    stale = sorted(state.body_misses)
+    stale = sorted(state.body_changes)
+    misses = sum(change == "miss" for change in state.body_changes.values())
+    how = f"({misses} would miss, {len(stale) - misses} would replay another recording)"
     if stale and state.tests:
         write(
-            f"promptvcr: {len(stale)} of them would miss with body matching: their cassettes "
-            f"are stale (vcrpy's match_on ignored bodies): " + ", ".join(stale)
+            f"promptvcr: {len(stale)} of them would change outcome with body matching {how}: their "
+            f"cassettes are stale (vcrpy's match_on ignored bodies): " + ", ".join(stale)
         )
     elif stale:
         write(
-            f"promptvcr: {len(stale)} test(s) matching like vcrpy (match_on_rules, no bodies) would miss "
-            f"with body matching: their cassettes are stale; re-record them (--record-mode=rewrite), "
-            f"then drop match_on_rules from promptvcr_config: " + ", ".join(stale)
+            f"promptvcr: {len(stale)} test(s) matching like vcrpy (match_on_rules, no bodies) would change "
+            f"outcome with body matching {how}: their cassettes are stale; re-record them "
+            f"(--record-mode=rewrite), then drop match_on_rules from promptvcr_config: " + ", ".join(stale)
         )
     for note in state.notes:
         write(f"promptvcr: {note}")
