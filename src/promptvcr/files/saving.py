@@ -165,7 +165,7 @@ class Saver:
                 self._unwritten.extend(kept)
             self._signature = None
             return
-        if signature is not None:
+        if stored:  # None for a text too large to sign: the next append parses the file
             self._signature = signature
         self._written += len(stored)
 
