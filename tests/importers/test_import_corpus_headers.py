@@ -11,12 +11,14 @@ from typing import Any
 
 import httpx
 import yaml
-from conftest import CORPUS
 
 import promptvcr
 from promptvcr.cassettes.wire import WIRE_HEADERS
 from promptvcr.files import fileformat
 from promptvcr.importers import import_vcr
+
+#: tests/conftest.py's corpus (imported by path: several folders hold a conftest module).
+CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "pydantic-ai"
 
 
 def _source_value(values: Any) -> str:
