@@ -30,6 +30,8 @@ from promptvcr.matching.tape import Tape
 from promptvcr.policies.unwritten import RecordErrorWarning
 
 SEED = "/raw/text"  # the unrelated interaction the plain run's file starts with: never requested
+#: Response headers FakeProvider sets anew on every call: each run stores its own values.
+VOLATILE_HEADERS = frozenset({"x-request-id", "request-id", "openai-processing-ms"})
 
 
 def _chat(base_url: str) -> list[Any]:
@@ -67,6 +69,9 @@ def _stored(path: Path, skip: int) -> list[dict[str, Any]]:
     for item in items:
         item.pop("recorded", None)
         item["response"].pop("timing", None)
+        headers = item["response"].get("headers", {})
+        for name in VOLATILE_HEADERS.intersection(headers):  # kept (issue 41), random per call
+            headers[name] = "<varies>"
         item["request"]["url"] = item["request"]["url"].split("/", 3)[3]  # the server's port
     return items
 

@@ -13,6 +13,7 @@ import openai
 import pytest
 import sdk_calls
 from fake_provider import FakeProvider
+from openai_features import needs_openai_aiohttp_client
 
 import promptvcr
 from promptvcr import RecordMode
@@ -212,6 +213,7 @@ def test_clients_created_before_the_cassette_are_intercepted(tmp_path: Path, pro
     assert replayed.choices[0].message.content == recorded.choices[0].message.content
 
 
+@needs_openai_aiohttp_client
 def test_openai_aiohttp_client_is_intercepted(tmp_path: Path, provider: FakeProvider) -> None:
     path = tmp_path / "aio.yaml"
 

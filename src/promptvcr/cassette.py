@@ -199,6 +199,7 @@ class Cassette(activation.Block):
                     if broken := plan.break_recorded(fired, peeked, self._pace):
                         return Replay(broken)
                 interaction = self._tape.play(key, allow_repeats=self.allow_playback_repeats)
+                interaction = interaction or self._tape.play_masked(request)  # a key quoted in a text
                 if interaction is None and self.fuzzy and mode is RecordMode.REPLAY:
                     interaction = self._tape.play_similar(request, self.fuzzy, self.path)
                 if interaction is not None and mode is RecordMode.VERIFY:

@@ -13,11 +13,14 @@ import random
 import string
 import warnings
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import aiohttp
 import boto3
+import httpx
 import openai
 import pytest
 import requests
@@ -122,18 +125,44 @@ def test_import_keeps_every_header_but_credentials_and_names_those(tmp_path: Pat
     assert "authorization header" in described and "set-cookie response header" in described
 
 
-def test_a_head_answer_replays_its_length(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _head_with_requests(url: str) -> dict[str, str]:
+    return dict(requests.head(url, timeout=5).headers)
+
+
+def _head_with_httpx(url: str) -> dict[str, str]:
+    return dict(httpx.head(url, timeout=5).headers)
+
+
+def _head_with_aiohttp(url: str) -> dict[str, str]:
+    async def head() -> dict[str, str]:
+        async with aiohttp.ClientSession() as session, session.head(url) as answer:
+            assert await answer.read() == b""
+            return dict(answer.headers)
+
+    return asyncio.run(head())
+
+
+@pytest.mark.parametrize("head", [_head_with_requests, _head_with_httpx, _head_with_aiohttp])
+def test_a_head_answer_replays_its_length(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, head: Callable[[str], dict[str, str]]
+) -> None:
     path = tmp_path / "head.yaml"
+    recorded = {
+        "content-type": "application/pdf",
+        "etag": '"v1"',
+        "last-modified": "Tue, 03 Nov 2026 10:00:00 GMT",
+    }
     with LeakServer() as server:
-        server.reply = lambda r: Answer(
-            200, {"content-type": "application/pdf", "etag": '"v1"'}, (b"x" * 1234,)
-        )
+        server.reply = lambda r: Answer(200, recorded, (b"x" * 1234,))
+        url = f"{server.url}/files/report.pdf"
         with promptvcr.use_cassette(path, record_mode="record"):
-            live = requests.head(f"{server.url}/files/report.pdf", timeout=5)
-    with no_network(monkeypatch), promptvcr.use_cassette(path):
-        replayed = requests.head(f"{server.url}/files/report.pdf", timeout=5)
-    assert live.headers["content-length"] == "1234"
-    assert (replayed.headers["content-length"], replayed.headers["etag"]) == ("1234", '"v1"')
+            live = {k.lower(): v for k, v in head(url).items()}
+    with no_network(monkeypatch), promptvcr.use_cassette(path) as cassette:
+        replayed = {k.lower(): v for k, v in head(url).items()}
+    assert [play.outcome for play in cassette.played] == ["replayed"]
+    assert live["content-length"] == "1234"
+    for name in ("content-length", "etag", "last-modified"):
+        assert replayed[name] == live[name], name
 
 
 def test_a_listed_header_is_kept_and_a_listed_credential_is_a_placeholder(tmp_path: Path) -> None:

@@ -24,6 +24,9 @@ __all__ = ["check_console", "check_parsed", "extras"]
 ROOT = Path(__file__).resolve().parents[2]
 #: Programs a console block may run, besides those checked below. A new one is added here on purpose.
 PROGRAMS = {
+    "mv",
+    "cp",
+    "gh",
     "git",
     "mkdocs",
     "node",

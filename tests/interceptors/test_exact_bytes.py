@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import anthropic
-import httpx2
 import openai
+import openai_features
 import pytest
 import yaml
 from network_guard import no_network
@@ -151,7 +151,7 @@ def test_a_reviewer_edit_of_a_json_value_replays_edited(
 
 def _plain(base: str) -> tuple[str, bytes, str]:
     client = openai.OpenAI(api_key="sk-test", base_url=base, max_retries=0)
-    response = client.get("/plain", cast_to=httpx2.Response)
+    response = client.get("/plain", cast_to=openai_features.http_library().Response)
     return response.text, response.content, response.headers["content-length"]
 
 

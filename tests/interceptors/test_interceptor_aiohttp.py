@@ -12,6 +12,7 @@ import openai
 import pytest
 from fake_provider import FakeProvider
 from network_guard import no_network
+from openai_features import needs_openai_aiohttp_client
 
 import promptvcr
 
@@ -143,6 +144,7 @@ async def _sdk_calls(base: str) -> list[Any]:
     return seen
 
 
+@needs_openai_aiohttp_client
 @pytest.mark.parametrize("mode", ["record", "passthrough"])
 def test_sdk_aiohttp_clients_are_handled_exactly_once(tmp_path: Path, mode: str) -> None:
     """The httpx2 seam sees these requests first; the aiohttp patch must not see them again."""
@@ -154,6 +156,7 @@ def test_sdk_aiohttp_clients_are_handled_exactly_once(tmp_path: Path, mode: str)
     assert {p.outcome for p in cassette.played} == {"recorded" if mode == "record" else "passthrough"}
 
 
+@needs_openai_aiohttp_client
 def test_sdk_aiohttp_clients_replay_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "c.yaml"
     with FakeProvider() as fake, promptvcr.use_cassette(path, record_mode="record"):

@@ -15,9 +15,12 @@ from typing import Any
 import httpx2
 import sdk_calls
 from fake_provider import FakeProvider
+from openai_features import needs_openai_on_httpx2
 
 import promptvcr
 from promptvcr.cassettes.models import Request
+
+pytestmark = needs_openai_on_httpx2  # every test hands openai an httpx2 client
 
 # Repeated names (either case) and a UTF-8 value: httpx2 decodes that one as UTF-8.
 EXTRA = [("X-Dup", "first"), ("x-dup", "second"), ("X-Utf8", "caf\u00e9".encode())]

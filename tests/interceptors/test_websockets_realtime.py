@@ -9,6 +9,7 @@ import base64
 import contextlib
 import hashlib
 import json
+import sys
 import time
 import uuid
 from importlib import resources
@@ -176,26 +177,41 @@ def test_a_swallowed_frame_miss_fails_the_block_as_it_exits(tmp_path: Path) -> N
         talk(_openai(url), instructions="Something else.")  # the miss is swallowed by the code
 
 
-def test_recorded_timing_paces_the_server_frames(tmp_path: Path) -> None:
+def _peer_sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The waits the replaying peer (``promptvcr.interceptors.wspeer``) asks ``time.sleep``
+    for, as they happen; they are still slept. Counted, not timed: a loaded host makes a
+    replay slow, never makes it wait for a recorded gap."""
+    waits: list[float] = []
+    sleep = time.sleep
+
+    def counting(seconds: float) -> None:
+        if sys._getframe(1).f_globals.get("__name__") == "promptvcr.interceptors.wspeer":
+            waits.append(seconds)
+        sleep(seconds)
+
+    monkeypatch.setattr(time, "sleep", counting)
+    return waits
+
+
+def test_recorded_timing_paces_the_server_frames(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "realtime.yaml"
     _, url = _record(path, lambda url: talk(_openai(url)))
     data = yaml.safe_load(path.read_text())
     frames = data["interactions"][0]["response"]["websocket"]["frames"]
-    # Stretch the recorded answer: response.done 1.2 s after response.create. Replayed without
-    # pacing, the whole exchange must take less than that wait alone, with room for a loaded host.
+    # Stretch the recorded answer: response.done 1.2 s after response.create.
     create = next(i for i, f in enumerate(frames) if f.get("json", {}).get("type") == "response.create")
     for frame in frames[create + 1 :]:
         frame["at"] = frames[create]["at"] + 1.2
     path.write_text(yaml.safe_dump(data, sort_keys=False))
+    waits = _peer_sleeps(monkeypatch)
 
-    started = time.perf_counter()
     with use_cassette(path):
         fast = talk(_openai(url))
-    assert time.perf_counter() - started < 1.0
+    assert waits == []  # unpaced: the peer never waits, however slow the host
     started = time.perf_counter()
     with use_cassette(path, timing="recorded"):
         paced = talk(_openai(url))
-    assert time.perf_counter() - started >= 1.18
+    assert waits and time.perf_counter() - started >= 1.18  # the gap, waited for
     assert paced == fast
 
 

@@ -78,4 +78,4 @@ def test_nox_record_session_records_with_the_keys_and_fails_on_a_secret(tmp_path
     assert "content: hello" in clean and "chat.completion" in clean
     assert KEY not in clean
     leaky = (tmp_path / "cassettes/test_recorded/test_leaky.yaml").read_text()
-    assert KEY not in leaky and "please remember my key: <redacted>" in leaky
+    assert KEY not in leaky and "please remember my key: <redacted:sent-credential>" in leaky

@@ -111,3 +111,58 @@ def test_a_bad_max_age_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result = run(pytester, "--max-age", "soon")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--max-age: max_age 'soon' is not an age*"])
+
+
+#: A credential with no key shape: found by the names it is sent under, and as a sent value.
+DRIFT_KEY = "drift-secret-Zq81Lm0Xw7Pk"
+
+KEYED_SUITE = f"""
+import os
+import openai
+import pytest
+
+def ask(client, text):
+    reply = client.chat.completions.create(
+        model="gpt-4o-mini",
+        messages=[{{"role": "user", "content": text}}],
+        extra_body={{"provider": {{"config": {{"api_key": "{DRIFT_KEY}"}}}}}},
+        extra_query={{"key": "{DRIFT_KEY}"}},
+    )
+    return reply.choices[0].message.content
+
+@pytest.mark.promptvcr
+def test_asks_with_a_key():
+    client = openai.OpenAI(api_key="{DRIFT_KEY}", base_url=os.environ["UPSTREAM"], max_retries=0)
+    assert ask(client, "hello").endswith("hello")
+    assert ask(client, os.environ["SECOND"]).endswith(os.environ["SECOND"])
+"""
+
+
+def test_the_drift_report_shows_no_credential_of_the_drifted_request(
+    pytester: pytest.Pytester, provider: FakeProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The requests carry the key in their authorization header, a nested body field and the
+    URL's query (the URL is what the report names). In
+    the verify run the first one's live answer drifted and the second one's prompt changed (a
+    miss, whose message compares it field by field with the recorded one): neither the report
+    file nor the terminal shows the key."""
+    monkeypatch.setenv("UPSTREAM", provider.openai_base_url)
+    monkeypatch.setenv("SECOND", "what changed")
+    make_suite(pytester, test_app=KEYED_SUITE)
+    run(pytester, "--record-mode=record").assert_outcomes(passed=1)
+    cassette = (pytester.path / "cassettes/test_app/test_asks_with_a_key.yaml").read_text(encoding="utf-8")
+    assert DRIFT_KEY not in cassette and "<redacted:field:api_key>" in cassette
+    original = fake_provider.openai_completion
+
+    def with_service_tier(answer: Any) -> dict[str, Any]:
+        return {**original(answer), "service_tier": "default"}
+
+    monkeypatch.setattr(fake_provider, "openai_completion", with_service_tier)
+    monkeypatch.setenv("SECOND", "what changed now")
+    result = run(pytester, "--record-mode=verify", "--drift-report", "drift.txt", "-rA", "-vv")
+
+    terminal = result.stdout.str() + result.stderr.str()
+    report = (pytester.path / "drift.txt").read_text(encoding="utf-8")
+    assert "the body: new field 'service_tier'" in report
+    assert DRIFT_KEY not in report
+    assert DRIFT_KEY not in terminal

@@ -19,6 +19,7 @@ seen for each count is the answer's total:
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,12 +84,29 @@ def _frame_body(frame: dict[str, Any]) -> Any:
     return frame.get("json") if event is None else event
 
 
+def _may_be_json(chunks: Any) -> bool:
+    """Whether a body may be a JSON document (its first non-blank byte opens an object or an
+    array), seen on its first chunks only: every answer recorded live is counted as it is handed
+    over (:func:`promptvcr.policies.budget.spend`), and joining then decoding a large text body
+    to find out held it three times (a 100 MB stream peaked at 300 MB)."""
+    for chunk in chunks:
+        if found := _FIRST_BYTE.search(chunk):
+            first = found.group()
+            return first in (b"{", b"[") or not (0x20 < first[0] < 0x7F)  # or another encoding (a BOM)
+    return False
+
+
+_FIRST_BYTE = re.compile(rb"[^ \t\r\n]")
+
+
 def _bodies(response: Response) -> list[Any]:
     if is_event_stream(response.content_type):  # AWS event-stream frames (Bedrock streams)
         return [_frame_body(frame) for frame in decode_frames(response.content) or ()]
     try:
         if response.is_event_stream:
             return [event.get("data") for event in parse_events(response.content.decode("utf-8"))]
+        if not _may_be_json(response.chunks):  # a text or binary body: never joined nor parsed
+            return []
         return [json.loads(response.content)]
     except (ValueError, UnicodeDecodeError, RecursionError):
         return []

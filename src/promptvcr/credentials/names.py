@@ -135,8 +135,9 @@ def is_secret_header(name: str) -> bool:
     return lowered not in _NOT_SECRET_HEADERS and _is_credential(lowered, url=False, short=True)
 
 
-#: Headers a server invents for the session it runs: an MCP server's session id.
-_NOT_SECRET_HEADERS = frozenset({"mcp-session-id"})
+#: Headers whose last word reads like a credential but that hold none: an MCP server's session
+#: id, and CORS's ``access-control-allow-credentials: true`` (Azure and OpenAI send it).
+_NOT_SECRET_HEADERS = frozenset({"mcp-session-id", "access-control-allow-credentials"})
 
 
 def is_secret_param(name: str) -> bool:

@@ -162,12 +162,17 @@ def redact(
     allowed: Iterable[str] = (),
     environ: Mapping[str, str] | None = None,
     label: str = "recorded",
+    indices: Sequence[int] | None = None,
 ) -> Redacted:
     """The stored form of ``interactions`` with every credential removed (see above).
 
     Most interactions hold nothing to mask and no secret: that is found on the text of the
     whole interaction, written once (:func:`.recordtext.scan_text`) and searched in C;
-    only an interaction where it finds something is walked value by value."""
+    only an interaction where it finds something is walked value by value.
+
+    ``indices``: each interaction's position among all those recorded by the use (``recorded[N]``
+    in the messages), when ``interactions`` is only part of them (a use that saves each
+    recording as it completes, :mod:`promptvcr.files.saving`); by default their own order."""
     accepted = frozenset(allowed)
     environment = {
         name: value for name, value in environment_credentials(environ or {}).items() if value not in accepted
@@ -185,7 +190,7 @@ def redact(
         dump = plain_dump(data, text) if text is not None else None
         if masker.active and (masked := masker.data(data, dump)) is not data:
             data, dump = masked, plain_dump(masked)
-        where = f"{label}[{index}]"
+        where = f"{label}[{index if indices is None else indices[index]}]"
         if dump is not None and _clean(dump, known):  # nothing to refuse or mask
             if "<redacted:" in dump or "%3Credacted%3A" in dump:  # a form body writes it escaped
                 result.masked.extend(_removed_by_name(data["response"], f"{where}.response", None))

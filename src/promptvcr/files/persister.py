@@ -251,7 +251,7 @@ def _refuse(path: Path, recorded: list[dict[str, Any]]) -> None:
 
 def append(path: Path, recorded: list[dict[str, Any]], loaded: Loaded) -> tuple[int, int] | None:
     """Add ``recorded`` (in stored form) to the cassette as it is on disk now; the signature of
-    the text written (``None`` when nothing was), for the next append to the same file to take
+    the text written (``None`` when nothing was, or more than ``_SIGNED_CHARS``), for the next append to the same file to take
     the fast path (see :mod:`.saving`, which appends each recording as it completes)."""
     if not recorded:
         _refuse(path, recorded)
@@ -267,10 +267,31 @@ def append(path: Path, recorded: list[dict[str, Any]], loaded: Loaded) -> tuple[
             stored = fileformat.load_document(text, path) if text is not None else []
             stored.extend(recorded)
             pieces = fileformat.dump_pieces(stored, path)
-        written = "".join(pieces)
-        storage.write_atomic(path, written)
+        kept: list[str] | None = []
+        length = 0
+
+        def counted(pieces: Iterable[str]) -> Iterator[str]:
+            # Written piece by piece, never joined: a large body (a 100 MB stream, written slice
+            # by slice by .largebody) is not held again as one string and again encoded.
+            nonlocal kept, length
+            for piece in pieces:
+                length += len(piece)
+                if kept is not None:
+                    kept.append(piece)
+                    if length > _SIGNED_CHARS:
+                        kept = None  # too large to sign: the next append parses the file
+                yield piece
+
+        storage.write_atomic(path, counted(pieces))
     _refuse(path, recorded)
+    if kept is None:
+        return None
+    written = "".join(kept)
     return len(written), hash(written)
+
+
+#: An appended text up to this many characters gets a signature (see :func:`append`).
+_SIGNED_CHARS = 8 * 1024 * 1024
 
 
 def replace(path: Path, data: list[dict[str, Any]]) -> None:

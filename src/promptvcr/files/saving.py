@@ -28,7 +28,9 @@ This is the in-process append API ``promptvcr serve`` shares: the server's casse
 
 from __future__ import annotations
 
+import os
 import threading
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -77,19 +79,24 @@ class Saver:
         self._rules = rules
         self._aside: Path | None = None
         self._lock = threading.Lock()
-        self._pending: list[Interaction] = []
-        self._unwritten: list[Interaction] = []  # a write failed: tried again at the end
+        # Each recording with its position among all this use recorded: a refusal or a mask names
+        # ``recorded[N]`` and counts over the whole use, not over the batch it was written in.
+        self._count = 0
+        self._pending: list[tuple[int, Interaction]] = []
+        self._unwritten: list[tuple[int, Interaction]] = []  # a write failed: tried again at the end
         self._busy = False
         self._written = 0
         self._hook_errors: list[tuple[Interaction, BaseException]] = []
-        self._refusals: list[str] = []
+        self._refused: list[tuple[str, str, list[Any]]] = []
+        self._kept = 0  # stored forms made (written, or kept for the retry at the end)
         self._write_error: CassetteError | None = None
         self.saved = Saved()
 
     def recorded(self, interaction: Interaction) -> None:
         """Write ``interaction`` now (or with the batch of the thread writing already)."""
         with self._lock:
-            self._pending.append(interaction)
+            self._pending.append((self._count, interaction))
+            self._count += 1
             if self._busy:
                 return
             self._busy = True
@@ -111,37 +118,54 @@ class Saver:
             self._aside = rerecord.reserve_aside(self._path)
         return self._aside
 
-    def _write(self, batch: Sequence[Interaction], *, hooked: bool = False) -> None:
-        """Write ``batch``; what fails is kept for the end, never raised into the code under test
-        (this runs in the HTTP client's call, as the response completes)."""
-        kept = batch
+    def _write(self, batch: Sequence[tuple[int, Interaction]], *, hooked: bool = False) -> None:
+        """Write ``batch`` (each recording with its index in the use); what fails is kept for the
+        end, never raised into the code under test (this runs in the HTTP client's call, as the
+        response completes). Redaction runs here, per recording, so a secret never reaches the
+        disk; its refusals and masks name ``recorded[N]`` over the whole use."""
+        kept = list(batch)
         if not hooked:
-            kept, failures = self._writing.hooked_each(batch)
-            self._hook_errors.extend(failures)
+            kept = []
+            for index, interaction in batch:
+                each, failures = self._writing.hooked_each([interaction])
+                self._hook_errors.extend(failures)
+                kept.extend((index, hooked_one) for hooked_one in each)
         try:
+            from ..credentials import redaction  # loaded at the entry (persister.prepare_to_write)
+
             target, writing = self._target(), self._writing
             loaded = persister.Loaded([], exists=True, signature=self._signature)
             with persister.collection_paused():  # see Writing.append
-                stored = persister.stored_form(
-                    target,
-                    kept,
+                redacted = redaction.redact(
+                    [interaction for _, interaction in kept],
                     request_headers=writing.request_headers,
                     response_headers=writing.response_headers,
-                    allowed_secrets=writing.allowed_secrets,
+                    allowed=writing.allowed_secrets,
+                    environ=os.environ,
+                    indices=[index for index, _ in kept],
                 )
-                if stored.refusal is not None:
-                    self._refusals.append(stored.refusal)
-                signature = persister.append(target, list(stored), loaded)
+                if redacted.masked:
+                    warnings.warn(
+                        redaction.masked_message(self._path, redacted), redaction.SecretMaskedWarning, stacklevel=2
+                    )
+                refused = {label for label, _, _ in redacted.refused}
+                with self._lock:
+                    self._refused.extend(redacted.refused)
+                # Only the stored forms that passed: a refused one is never handed to the writer.
+                stored = list(redacted.data)
+                kept = [(index, interaction) for index, interaction in kept if f"recorded[{index}]" not in refused]
+                signature = persister.append(target, stored, loaded) if stored else None
         except (CassetteError, OSError) as error:  # a full disk, a file made unreadable meanwhile
             self._write_error = (
                 error
                 if isinstance(error, CassetteError)
                 else CassetteWriteError(f"Cannot write {self._path}: {error}", path=self._path)
             )
-            self._unwritten.extend(kept)
+            with self._lock:
+                self._unwritten.extend(kept)
             self._signature = None
             return
-        if signature is not None:
+        if stored:  # None for a text too large to sign: the next append parses the file
             self._signature = signature
         self._written += len(stored)
 
@@ -167,8 +191,13 @@ class Saver:
         self.saved = saved
         if self._write_error is not None:
             raise self._write_error
-        if self._refusals:
-            raise CassetteSecretError(" ".join(self._refusals), path=self._path)
+        if self._refused:
+            from ..credentials import redaction
+
+            refused = sorted(self._refused, key=lambda each: int(each[0].split("[", 1)[1].rstrip("]")))
+            whole = redaction.Redacted(refused=refused, total=self._count)
+            whole.data = [{}] * self._written  # "the other N were written": counted, not held
+            raise CassetteSecretError(redaction.refused_message(self._path, whole), path=self._path)
         if self._hook_errors:
             interaction, hook_error = self._hook_errors[0]
             request = interaction.request

@@ -26,7 +26,7 @@ connection ends without the rest of the body, so aiohttp raises ``ClientPayloadE
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import aiohttp
@@ -68,6 +68,13 @@ def _head(status: int, headers: Iterable[tuple[str, str]], framing: tuple[str, s
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", errors="replace")
 
 
+def _unsent_length(headers: Mapping[str, str]) -> tuple[str, str] | None:
+    """The framing of an answer without a body: a HEAD answer's content-length (the length of
+    the body it did not send), which SDKs and download code read; none when it had none."""
+    length = headers.get("content-length")
+    return None if length is None else ("Content-Length", length)
+
+
 def _chunk(data: bytes) -> bytes:
     return b"%x\r\n%s\r\n" % (len(data), data)
 
@@ -89,7 +96,7 @@ def _stored_bytes(method: str, response: Response) -> Iterator[bytes]:
     """A stored response as the bytes a server would send, one HTTP chunk per stored chunk."""
     headers = list(response.headers.items())
     if not _has_body(method, response.status):
-        yield _head(response.status, headers, None)
+        yield _head(response.status, headers, _unsent_length(response.headers))
         return
     if len(response.chunks) <= 1:
         body = response.content
@@ -217,7 +224,7 @@ class _Live:
         headers = [(k, v) for k, v in real.headers.items() if k.lower() not in CONNECTION_HEADERS]
         try:
             if not _has_body(real.method, real.status):
-                protocol.feed(_head(real.status, headers, None))
+                protocol.feed(_head(real.status, headers, _unsent_length(real.headers)))
             else:
                 protocol.feed(_head(real.status, headers, ("Transfer-Encoding", "chunked")))
                 async for data in real.content.iter_any():
@@ -254,7 +261,7 @@ class _Paced:
         try:
             await wait_for_headers_async(playback, _fail)
             if not _has_body(self._method, response.status):
-                protocol.feed(_head(response.status, headers, None))
+                protocol.feed(_head(response.status, headers, _unsent_length(response.headers)))
                 return
             single = len(response.chunks) <= 1 and playback.breakage != "unrecorded"
             framing = (

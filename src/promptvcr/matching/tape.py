@@ -204,6 +204,14 @@ class Tape:
         warnings.warn(FuzzyMatchWarning(match.warning(path, request)), stacklevel=2)
         return self.play_position(match.position)
 
+    def play_masked(self, request: Request) -> Interaction | None:
+        """Play the unplayed interaction ``request`` matches when each placeholder inside a
+        recorded string stands for any text (a key quoted in a prompt, see :mod:`.masked`)."""
+        from .masked import masked_match
+
+        position = masked_match(request, self.interactions, self.rules, self.played_positions)
+        return None if position is None else self.play_position(position)
+
     def position_of(self, interaction: Interaction) -> int | None:
         return next((i for i, known in enumerate(self.interactions) if known is interaction), None)
 

@@ -17,14 +17,17 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..cassettes.models import Request, Response
-from ..cassettes.tokens import Tokens, tokens_of
 from ..credentials.byname import redact_url
 from ..errors import CassetteMiss
 from .modes import ENV_MAX_RECORD_REQUESTS, ENV_MAX_RECORD_TOKENS
+
+if TYPE_CHECKING:  # cassette.py imports this module: replay loads no token counting
+    from ..cassettes.models import Request, Response
+    from ..cassettes.tokens import Tokens
 
 __all__ = [
     "ENV_MAX_RECORD_REQUESTS",
@@ -47,9 +50,16 @@ class RecordBudgetSpent(CassetteMiss):
 @dataclass
 class Spent:
     requests: int = 0
-    tokens: Tokens = field(default_factory=Tokens)
+    input: int = 0
+    output: int = 0
     #: Requests refused once the budget was spent.
     refused: int = 0
+
+    @property
+    def tokens(self) -> Tokens:
+        from ..cassettes.tokens import Tokens
+
+        return Tokens(self.input, self.output)
 
 
 _lock = threading.Lock()
@@ -82,7 +92,7 @@ def reset() -> None:
 
 def spent() -> Spent:
     with _lock:
-        return Spent(_spent.requests, _spent.tokens, _spent.refused)
+        return Spent(_spent.requests, _spent.input, _spent.output, _spent.refused)
 
 
 def refused() -> int:
@@ -124,7 +134,10 @@ def admit(path: Path, request: Request, missed: list[Request], misses: list[Cass
 
 def spend(response: Response) -> None:
     """Add the tokens an answer received live reported."""
+    from ..cassettes.tokens import tokens_of
+
     tokens = tokens_of(response)
     if tokens.total:
         with _lock:
-            _spent.tokens += tokens
+            _spent.input += tokens.input
+            _spent.output += tokens.output

@@ -253,12 +253,23 @@ def _test_cassette(request: pytest.FixtureRequest) -> Iterator[Cassette]:
             if failure is None:
                 active.__exit__(None, None, None)
             else:
-                active.__exit__(type(failure), failure, failure.__traceback__)
+                _exit_after(active, failure)
         finally:
             state.uses.append(use_of(item.nodeid, active, shown))  # after exit: what was written
             # Items live as long as the session: a cassette kept on one (its interactions, every
             # request played) would make each garbage collection of a long suite slower.
             del item.stash[_ACTIVE]
+
+
+def _exit_after(active: Cassette, failure: BaseException) -> None:
+    """Exit the cassette of a test that failed with ``failure``, already reported: a miss the
+    exit raises out of that failure (a task group of misses, unwrapped) is not raised again
+    as a teardown error."""
+    try:
+        active.__exit__(type(failure), failure, failure.__traceback__)
+    except CassetteMiss as miss:
+        if miss is not CassetteMiss.unwrapped(failure):
+            raise
 
 
 @pytest.fixture(autouse=True)

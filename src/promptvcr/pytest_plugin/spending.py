@@ -13,7 +13,9 @@ summary prices what the run spent and what replaying saved (see :func:`priced`).
 from __future__ import annotations
 
 import functools
+import os
 import re
+import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -60,16 +62,28 @@ def add_options(group: pytest.OptionGroup) -> None:
     )
 
 
+_BUDGET = "promptvcr.policies.budget"
+
+
+def _budget_in_use() -> bool:
+    """Whether a budget is set or was loaded: a run with neither loads no cassette machinery
+    (tests/pytest_plugin/test_plugin_load.py), and then nothing was refused."""
+    names = (ENV_MAX_RECORD_TOKENS, ENV_MAX_RECORD_REQUESTS)
+    return _BUDGET in sys.modules or any(os.environ.get(name) for name in names)
+
+
 def configure(config: pytest.Config) -> None:
     """Export the limits and count from zero: each pytest run has its own budget."""
-    from ..policies import budget
-
     for option, name in (
         ("--max-record-tokens", ENV_MAX_RECORD_TOKENS),
         ("--max-record-requests", ENV_MAX_RECORD_REQUESTS),
     ):
         if (value := config.getoption(option)) is not None:
             export_env(config, name, value)
+    if not _budget_in_use():
+        return
+    from ..policies import budget
+
     try:
         budget.limits()
     except ValueError as error:
@@ -80,6 +94,8 @@ def configure(config: pytest.Config) -> None:
 
 def stop_if_spent(item: pytest.Item) -> None:
     """After a test: a refusal stops the run (each test after it would be refused too)."""
+    if _BUDGET not in sys.modules:
+        return
     from ..policies import budget
 
     if budget.refused() and not item.session.shouldstop:
@@ -88,6 +104,8 @@ def stop_if_spent(item: pytest.Item) -> None:
 
 def budget_lines() -> list[str]:
     """The summary's line about the budget, when one was set."""
+    if not _budget_in_use():
+        return []
     from ..policies import budget
 
     max_tokens, max_requests = budget.limits()
