@@ -18,18 +18,20 @@ at 50.
 
 Memory: serve records a 300 MB streamed body from a loopback upstream (64 KiB chunks) while
 a client reads it; reported is serve's peak resident memory (``VmHWM``) above what it used
-idle, against the goal of <= 100 MB.
+idle, against the goal of <= 100 MB. Then a second serve replays that cassette: its peak
+too (no goal), and whether the client got the very bytes it got while recording.
 
 Recording: the delay between the upstream's first stream event and the client's, through
 serve, against the same upstream reached directly (an event every 50 ms).
 
-Run: python benchmarks/bench_serve.py [--quick] [--skip node,memory,recording]
+Run: python benchmarks/bench_serve.py [--quick] [--skip node,memory,recording] [--only memory]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import http.client
 import json
 import shutil
@@ -284,28 +286,32 @@ def _memory_of(pid: int) -> dict[str, int]:
     return found
 
 
+def _read_through(url: str) -> tuple[int, str]:
+    """POST the big stream's request to serve; the bytes received and their SHA-256."""
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.netloc, timeout=600)
+    body = json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "big"}], "stream": True})
+    connection.request("POST", "/openai/v1/chat/completions", body, {"content-type": "application/json"})
+    response = connection.getresponse()
+    received, digest = 0, hashlib.sha256()
+    while chunk := response.read1(1 << 16):
+        received += len(chunk)
+        digest.update(chunk)
+    connection.close()
+    return received, digest.hexdigest()
+
+
 def memory(scratch: Path, size: int) -> None:
     upstream = subprocess.Popen(
         [sys.executable, "-c", BIG_UPSTREAM, str(size)], stdout=subprocess.PIPE, text=True
     )
     assert upstream.stdout is not None
     base = f"http://127.0.0.1:{upstream.stdout.readline().strip()}"
+    path = scratch / "big.yaml"
     try:
-        with serve(scratch / "big.yaml", record_mode="record", upstreams={"openai": base}) as served:
+        with serve(path, record_mode="record", upstreams={"openai": base}) as served:
             idle = _memory_of(served.process.pid)["VmRSS"]
-            parts = urlsplit(served.url)
-            connection = http.client.HTTPConnection(parts.netloc, timeout=600)
-            body = json.dumps(
-                {"model": "gpt-4o", "messages": [{"role": "user", "content": "big"}], "stream": True}
-            )
-            connection.request(
-                "POST", "/openai/v1/chat/completions", body, {"content-type": "application/json"}
-            )
-            response = connection.getresponse()
-            received = 0
-            while chunk := response.read1(1 << 16):
-                received += len(chunk)
-            connection.close()
+            received, recorded = _read_through(served.url)
             peak = _memory_of(served.process.pid)["VmHWM"]
     finally:
         upstream.terminate()
@@ -313,7 +319,16 @@ def memory(scratch: Path, size: int) -> None:
     print(
         f"\nmemory: recording a {size / 1e6:.0f} MB streamed body through serve ({received / 1e6:.0f} MB "
         f"received): idle {idle / 1e6:.0f} MB, peak {peak / 1e6:.0f} MB, "
-        f"{(peak - idle) / 1e6:.0f} MB above idle (goal: <= 100 MB)"
+        f"{(peak - idle) / 1e6:.0f} MB above idle (goal: <= 100 MB); cassette {path.stat().st_size / 1e6:.0f} MB"
+    )
+    with serve(path, record_mode="replay") as served:
+        idle = _memory_of(served.process.pid)["VmRSS"]
+        replayed, digest = _read_through(served.url)
+        peak = _memory_of(served.process.pid)["VmHWM"]
+    same = "identical" if (replayed, digest) == (received, recorded) else "DIFFERENT"
+    print(
+        f"memory: replaying it through serve ({replayed / 1e6:.0f} MB, bytes {same}): idle {idle / 1e6:.0f} MB, "
+        f"peak {peak / 1e6:.0f} MB, {(peak - idle) / 1e6:.0f} MB above idle (no goal)"
     )
 
 
@@ -354,15 +369,21 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--rounds", type=int, default=0, help="rounds (default 5, --quick 2)")
     parser.add_argument("--skip", default="", help="comma-separated: node, memory, recording")
+    parser.add_argument(
+        "--only", default="", help="comma-separated parts to run alone: throughput, memory, recording"
+    )
     parser.add_argument("--memory-mb", type=int, default=300)
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
+    if only := set(filter(None, args.only.split(","))):
+        skip |= {"node", "throughput", "memory", "recording"} - only
     rounds = args.rounds or (2 if args.quick else 5)
     total = 200 if args.quick else 400
     with tempfile.TemporaryDirectory(prefix="bench-serve-") as tmp:
         scratch = Path(tmp)
-        node = None if "node" in skip else _node_setup(scratch)
-        throughput(scratch, rounds, total, node, CONCURRENCY)
+        node = None if {"node", "throughput"} & skip else _node_setup(scratch)
+        if "throughput" not in skip:
+            throughput(scratch, rounds, total, node, CONCURRENCY)
         if "memory" not in skip:
             memory(scratch, args.memory_mb * 1_000_000)
         if "recording" not in skip:

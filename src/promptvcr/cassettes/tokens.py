@@ -14,6 +14,9 @@ seen for each count is the answer's total:
   ``metadata`` frame); ``invoke-with-response-stream``: the provider's own events, as base64
   JSON in each ``chunk`` frame (Anthropic's, read as above);
 * Cohere v2: ``usage.tokens.input_tokens`` / ``output_tokens``.
+
+A stream too large to hold (spooled while recorded: :mod:`.spool`) is read a slice at a time,
+and only its events that mention ``usage`` are parsed.
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .eventstream import chunk_event, decode_frames, is_event_stream
+from .largebody import ChunkedText
 from .models import Response
-from .sse import parse_events
+from .spool import SpooledChunks
+from .sse import parse_event_pieces, parse_events
 from .wsframes import WebSocketSession, frame_json
 
 __all__ = ["Tokens", "tokens_of"]
@@ -103,6 +108,9 @@ def _bodies(response: Response) -> list[Any]:
     if is_event_stream(response.content_type):  # AWS event-stream frames (Bedrock streams)
         return [_frame_body(frame) for frame in decode_frames(response.content) or ()]
     try:
+        if response.is_event_stream and isinstance(response.chunks, SpooledChunks):  # read in slices
+            events = parse_event_pieces(ChunkedText(response.chunks).pieces(), "usage")
+            return [event.get("data") for event in events]
         if response.is_event_stream:
             return [event.get("data") for event in parse_events(response.content.decode("utf-8"))]
         if not _may_be_json(response.chunks):  # a text or binary body: never joined nor parsed
