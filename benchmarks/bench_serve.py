@@ -319,7 +319,8 @@ def memory(scratch: Path, size: int) -> None:
     print(
         f"\nmemory: recording a {size / 1e6:.0f} MB streamed body through serve ({received / 1e6:.0f} MB "
         f"received): idle {idle / 1e6:.0f} MB, peak {peak / 1e6:.0f} MB, "
-        f"{(peak - idle) / 1e6:.0f} MB above idle (goal: <= 100 MB); cassette {path.stat().st_size / 1e6:.0f} MB"
+        f"{(peak - idle) / 1e6:.0f} MB above idle (goal: <= 100 MB); "
+        f"cassette {path.stat().st_size / 1e6:.0f} MB"
     )
     with serve(path, record_mode="replay") as served:
         idle = _memory_of(served.process.pid)["VmRSS"]
@@ -327,8 +328,9 @@ def memory(scratch: Path, size: int) -> None:
         peak = _memory_of(served.process.pid)["VmHWM"]
     same = "identical" if (replayed, digest) == (received, recorded) else "DIFFERENT"
     print(
-        f"memory: replaying it through serve ({replayed / 1e6:.0f} MB, bytes {same}): idle {idle / 1e6:.0f} MB, "
-        f"peak {peak / 1e6:.0f} MB, {(peak - idle) / 1e6:.0f} MB above idle (no goal)"
+        f"memory: replaying it through serve ({replayed / 1e6:.0f} MB, bytes {same}): "
+        f"idle {idle / 1e6:.0f} MB, peak {peak / 1e6:.0f} MB, "
+        f"{(peak - idle) / 1e6:.0f} MB above idle (no goal)"
     )
 
 

@@ -38,7 +38,8 @@ class SpooledChunks(Sequence[bytes]):
     __slots__ = ("__weakref__", "_dirty", "_ends", "_file", "_lock")
 
     def __init__(self, chunks: Iterable[bytes] = ()) -> None:
-        self._file = tempfile.TemporaryFile(prefix="promptvcr-spool-")
+        # Closed by the finalizer below: it lives as long as this object, not a block.
+        self._file = tempfile.TemporaryFile(prefix="promptvcr-spool-")  # noqa: SIM115
         weakref.finalize(self, self._file.close)
         self._ends = array("q")
         self._lock = threading.Lock()

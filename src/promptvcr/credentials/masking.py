@@ -23,8 +23,8 @@ from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
 from ..cassettes.largebody import ChunkedBody
 from ..cassettes.models import Request
-from ..cassettes.spool import SpooledChunks, byte_slices
 from ..cassettes.multipart import parse_multipart
+from ..cassettes.spool import SpooledChunks, byte_slices
 from .byname import names_secret_field
 from .decode import decompressed, event_groups, inflate, json_escaped, plain_dump, windows
 from .examples import is_documented_example

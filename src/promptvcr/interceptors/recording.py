@@ -48,7 +48,9 @@ class Recording:
     :meth:`add` for each chunk of the body, :meth:`complete` at its end (or :meth:`fail`),
     and :meth:`hand_over` to record it."""
 
-    __slots__ = ("_chunks", "_end", "_handed", "_headers", "_held", "_length", "_recorder", "_status", "_watch")
+    __slots__ = (
+        "_chunks", "_end", "_handed", "_headers", "_held", "_length", "_recorder", "_status", "_watch"
+    )  # fmt: skip
 
     def __init__(self, recorder: Recorder) -> None:
         self._recorder = recorder
