@@ -102,11 +102,24 @@ class ChunkedBase64(ChunkedBody):
             yield base64.b64encode(carry).decode("ascii")
 
 
+#: Every byte but those of :data:`BINARY_CONTROL` (all ASCII, so in UTF-8 never part of
+#: another character): deleting them leaves only the control bytes, found in C.
+_NOT_CONTROL = bytes(b for b in range(256) if not BINARY_CONTROL.match(chr(b)))
+
+
 def _is_text(chunks: Sequence[bytes]) -> bool:
+    """Whether the body is UTF-8 without binary control characters, read a slice at a time."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
     try:
-        return not any(BINARY_CONTROL.search(piece) for piece in ChunkedText(chunks).pieces())
+        for view in byte_slices(chunks, _SLICE):
+            piece = bytes(view)
+            if piece.translate(None, _NOT_CONTROL):
+                return False
+            decoder.decode(piece)
+        decoder.decode(b"", final=True)
     except UnicodeDecodeError:
         return False
+    return True
 
 
 def chunked_body(chunks: Sequence[bytes]) -> dict[str, ChunkedBody]:
