@@ -25,6 +25,7 @@ from promptvcr.cassettes.largebody import LARGE_BODY_BYTES
 from promptvcr.cassettes.spool import SpooledChunks
 from promptvcr.cassettes.sse import parse_event_pieces, parse_events
 from promptvcr.credentials.redaction import SecretMaskedWarning
+from promptvcr.policies import budget
 
 MIB = 1024 * 1024
 #: Sent by the request as its credential, and echoed back by the server inside the body.
@@ -197,3 +198,14 @@ def test_events_read_in_pieces_are_the_events_of_the_whole(size: int) -> None:
     text = 'data: {"usage": 1}\r\n\r\n: comment\r\rdata: x\n\ndata: {"usage": 2}\r\nevent: e\n\n\ndata: usage'
     pieces = [text[i : i + size] for i in range(0, len(text), size)]
     assert list(parse_event_pieces(pieces, "usage")) == [e for e in parse_events(text) if "usage" in str(e)]
+
+
+def test_the_usage_a_spooled_stream_reports_is_counted(tmp_path: Path, server: ThreadingHTTPServer) -> None:
+    usage = b'data: {"choices": [], "usage": {"prompt_tokens": 1234, "completion_tokens": 5678}}\r\n\r\n'
+    server.body = _body(LARGE_BODY_BYTES + MIB, {}) + usage + b"data: [DONE]\n\n"  # type: ignore[attr-defined]
+    before = budget.spent()
+    with promptvcr.use_cassette(tmp_path / "usage.yaml", record_mode="record") as cassette:
+        _post(_url(server))
+    assert isinstance(cassette.played[0].response.chunks, SpooledChunks)
+    after = budget.spent()
+    assert (after.input - before.input, after.output - before.output) == (1234, 5678)
