@@ -13,6 +13,7 @@ import os
 import stat
 import tempfile
 import threading
+import tracemalloc
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -21,9 +22,12 @@ import httpx2
 import pytest
 
 import promptvcr
+from promptvcr.cassettes.eventstream import encode_frame
 from promptvcr.cassettes.largebody import LARGE_BODY_BYTES
+from promptvcr.cassettes.models import Response
 from promptvcr.cassettes.spool import SpooledChunks
 from promptvcr.cassettes.sse import parse_event_pieces, parse_events
+from promptvcr.cassettes.tokens import Tokens, tokens_of
 from promptvcr.credentials.redaction import SecretMaskedWarning
 from promptvcr.policies import budget
 
@@ -209,3 +213,23 @@ def test_the_usage_a_spooled_stream_reports_is_counted(tmp_path: Path, server: T
     assert isinstance(cassette.played[0].response.chunks, SpooledChunks)
     after = budget.spent()
     assert (after.input - before.input, after.output - before.output) == (1234, 5678)
+
+
+def test_a_spooled_bedrock_stream_is_counted_frame_by_frame() -> None:
+    delta = {
+        "headers": {":event-type": "contentBlockDelta", ":message-type": "event"},
+        "json": {"delta": "x" * 900},
+    }
+    usage = {"inputTokens": 321, "outputTokens": 654}
+    last = {"headers": {":event-type": "metadata", ":message-type": "event"}, "json": {"usage": usage}}
+    frames = [encode_frame(delta)] * (LARGE_BODY_BYTES // 900 + 10) + [encode_frame(last)]
+    headers = {"content-type": "application/vnd.amazon.eventstream"}
+    spooled = Response(200, headers, SpooledChunks(frames))
+    tracemalloc.start()
+    try:
+        counted = tokens_of(spooled)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert counted == tokens_of(Response(200, headers, frames)) == Tokens(321, 654)
+    assert peak < LARGE_BODY_BYTES / 4, f"counting held {peak / MIB:.1f} MB"  # never the body joined
