@@ -8,6 +8,7 @@ at a time: a key cut in two by the slicing is still found and masked, never writ
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import stat
@@ -164,37 +165,46 @@ def test_a_large_stream_replays_byte_for_byte_and_its_spool_leaves_nothing(
         assert _post(_url(server)).content == body
 
 
-def _closed_early_and_cut(path: Path, server: ThreadingHTTPServer, spool_folder: Path) -> list[str]:
-    """Record a stream the application lets go of mid-way, then one the server drops halfway;
-    how each ended. Every object of the recording is local here: gone on return."""
-    with promptvcr.use_cassette(path, record_mode="record") as cassette:
-        with (
-            httpx2.Client() as client,
-            client.stream("POST", _url(server), json={"stream": True}) as response,
-        ):
-            received = 0
-            for chunk in response.iter_raw():
-                received += len(chunk)
-                if received > LARGE_BODY_BYTES * 2:
-                    break  # recorded as far as it arrived, ``end: closed``
+def _read_past(response: httpx2.Response, size: int) -> Iterator[bytes]:
+    """Read more than ``size`` bytes of ``response``; the reader, to read on (or not)."""
+    reader = response.iter_raw()
+    received = 0
+    while received <= size:
+        received += len(next(reader))
+    return reader
+
+
+def _closed_early_cut_and_abandoned(path: Path, server: ThreadingHTTPServer, spool_folder: Path) -> list[str]:
+    """Record a stream the application lets go of mid-way, one the server drops halfway, and one
+    still open when the cassette exits; how each ended. Every object of the recordings is local
+    here: gone on return."""
+    with contextlib.ExitStack() as left_open, promptvcr.use_cassette(path, record_mode="record") as cassette:
+        client = left_open.enter_context(httpx2.Client())
+        with client.stream("POST", _url(server), json={"n": 1}) as response:
+            _read_past(response, LARGE_BODY_BYTES * 2)  # closed here: ``end: closed``
         server.cut = True  # type: ignore[attr-defined]
-        with pytest.raises(httpx2.RemoteProtocolError), httpx2.Client() as client:
-            client.post(_url(server), json={"stream": True})
+        with pytest.raises(httpx2.RemoteProtocolError):
+            client.post(_url(server), json={"n": 2})
+        server.cut = False  # type: ignore[attr-defined]
+        abandoned = left_open.enter_context(client.stream("POST", _url(server), json={"n": 3}))
+        reader = _read_past(abandoned, LARGE_BODY_BYTES * 2)  # neither read to its end nor closed
+        # the cassette exits first: the open one is recorded as far as it arrived, ``end: closed``
+    del reader
     responses = [play.response for play in cassette.played if play.response]
     assert all(isinstance(response.chunks, SpooledChunks) for response in responses)
-    assert len(_spool_files(spool_folder)) == 2  # each body in its own file while it is held
+    assert len(_spool_files(spool_folder)) == 3  # each body in its own file while it is held
     return [response.end for response in responses]
 
 
-def test_a_recording_closed_early_or_cut_leaves_no_spool(
+def test_a_recording_closed_early_cut_or_abandoned_leaves_no_spool(
     tmp_path: Path, server: ThreadingHTTPServer, spool_folder: Path
 ) -> None:
     server.body = _body(LARGE_BODY_BYTES * 3, {})  # type: ignore[attr-defined]
     path = tmp_path / "cut.yaml"
-    assert _closed_early_and_cut(path, server, spool_folder) == ["closed", "disconnect"]
+    assert _closed_early_cut_and_abandoned(path, server, spool_folder) == ["closed", "disconnect", "closed"]
     gc.collect()
     assert _spool_files(spool_folder) == [] and _spools_named(spool_folder) == []
-    assert path.stat().st_size > LARGE_BODY_BYTES * 3  # both written (over 2 x 4 MB and 1.5 x 4 MB)
+    assert path.stat().st_size > LARGE_BODY_BYTES * 5  # all written (2 x 4 MB, 2 x 4 MB, 1.5 x 4 MB)
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 64])
