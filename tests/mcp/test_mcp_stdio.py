@@ -153,7 +153,9 @@ def test_verify_compares_each_result_by_structure_named_by_its_method(
     shutil.copy(path, cassette_path)
     script = tmp_path / "server.py"
     script.write_text(
-        SERVER.read_text().replace("@server.tool()\ndef add", '@server.tool(title="Adder")\ndef add')
+        SERVER.read_text().replace(
+            "@server.tool()\nasync def add", '@server.tool(title="Adder")\nasync def add'
+        )
     )
 
     async def verify() -> Any:

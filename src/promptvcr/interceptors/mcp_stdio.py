@@ -24,7 +24,7 @@ import mcp.client.stdio as stdio
 
 from ._compat import MCP_STDIO_SPAWN_SEAM, SeamMissing
 from .decision import Handler, Record, Replay, Uninstall
-from .stdiosession import LinePlayer, LineTap, stdio_request
+from .stdiosession import STALL, LinePlayer, LineTap, stdio_request
 
 __all__ = ["install"]
 
@@ -49,11 +49,17 @@ class _Lines(anyio.abc.ByteSendStream):
 
 
 class _Output(anyio.abc.ByteReceiveStream):
-    def __init__(self, receive: anyio.abc.ObjectReceiveStream[bytes]) -> None:
-        self._receive = receive
+    """The replayed server's stdout: what it answered; after :data:`.stdiosession.STALL`
+    seconds with nothing to read, what it holds back that is due anyway."""
+
+    def __init__(self, process: _ReplayedProcess, receive: anyio.abc.ObjectReceiveStream[bytes]) -> None:
+        self._process, self._receive = process, receive
 
     async def receive(self, max_bytes: int = 65536) -> bytes:
-        return await self._receive.receive()
+        while True:
+            with anyio.move_on_after(STALL):
+                return await self._receive.receive()
+            self._process.answer(self._process.player.stalled())
 
     async def aclose(self) -> None:
         await self._receive.aclose()
@@ -81,7 +87,7 @@ class _ReplayedProcess(_PipedProcess):
     def __init__(self, player: LinePlayer) -> None:
         self.player = player
         self._send, receive = anyio.create_memory_object_stream[bytes](math.inf)
-        self._stdin, self._stdout = _Lines(self), _Output(receive)
+        self._stdin, self._stdout = _Lines(self), _Output(self, receive)
         self._returncode: int | None = None
         self._exited = anyio.Event()
         self.answer(player.opening())

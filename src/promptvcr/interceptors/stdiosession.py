@@ -23,22 +23,28 @@ of the server (:mod:`promptvcr.commands.mcp_wrap`).
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import shlex
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from ..cassettes.models import Request, Response
 from ..cassettes.wsframes import Frame, Sender, WebSocketSession, frame_json, with_session
 from ..errors import CassetteMiss
 from ..matching.framediff import frame_differences, frame_miss_message
-from ..matching.jsonrpc import Renumbering, text_renumbered
+from ..matching.jsonrpc import Renumbering, answers, handles, text_renumbered
 from .decision import MissSink, Recorder, noted_miss
 
-__all__ = ["LinePlayer", "LineTap", "stdio_request"]
+__all__ = ["STALL", "LinePlayer", "LineTap", "stdio_request"]
+
+#: Seconds without a line from the client after which a replayed server sends what is due
+#: past a line it holds (:meth:`LinePlayer.stalled`): far longer than a client takes to
+#: answer what it just read, far shorter than a test's patience.
+STALL = 1.0
 
 #: ``python3.12`` and ``python`` are the same program on two machines.
 _VERSIONED_PYTHON = re.compile(r"(python)[0-9.]*(\.exe)?", re.IGNORECASE)
@@ -101,14 +107,61 @@ class LineTap:
         self._recorder(with_session(Response(200), WebSocketSession(frames, "stdio")))
 
 
+def _waits(frames: Sequence[Frame]) -> list[tuple[int, ...] | None]:
+    """For each server frame that answers a client request (or reports its progress), the
+    client frames it waits for: that request, and what the client wrote while it was in
+    flight other than requests (its answers to the server's own requests, a cancellation);
+    ``None`` for any other frame, which keeps its place: it waits for every client frame
+    before it."""
+    asked: dict[str, int] = {}  # a request's handle -> its frame
+    others: list[int] = []  # client frames that are not requests, in order
+    waits: list[tuple[int, ...] | None] = []
+    for index, frame in enumerate(frames):
+        message = frame_json(frame)
+        if frame.sender == "client":
+            names = handles(message)
+            asked.update(dict.fromkeys(names, index))
+            if not names:
+                others.append(index)
+            waits.append(None)
+            continue
+        handle = answers(message)
+        request = asked.get(handle) if handle is not None else None
+        waits.append(None if request is None else (request, *others[bisect.bisect(others, request) :]))
+    return waits
+
+
+def _awaited(frame: Frame) -> bool:
+    """Whether a client may be waiting for server frame ``frame``: an answer, or a request of
+    the server's own (``sampling/createMessage``...), not a notification."""
+    message = frame_json(frame)
+    return isinstance(message, dict) and ("method" not in message or "id" in message)
+
+
 class LinePlayer:
-    """Plays a recorded stdio session to a client; thread-safe, no I/O of its own."""
+    """Plays a recorded stdio session to a client; thread-safe, no I/O of its own.
+
+    Each line the client writes is matched by content (ids aside) with the earliest recorded
+    client line not yet played, in whatever order concurrent requests come. The server's
+    lines keep their recorded order, each sent once what it waits for came: an answer (or
+    progress) its request, any other line every client line recorded before it. The client
+    then sees what it saw live, and acts as it did live (the ``mcp`` SDK lists the tools when
+    a call's first answer comes: it does so once, as recorded). A client that no longer
+    writes what a held line waits for gets the lines that are due anyway when it
+    :meth:`stalled` (or closed)."""
 
     def __init__(self, request: Request, response: Response, misses: MissSink | None) -> None:
         self.request = request
-        self._frames = (response.websocket or WebSocketSession()).frames
+        self._frames = frames = (response.websocket or WebSocketSession()).frames
         self._misses = misses
-        self._next = 0
+        self._waits = _waits(frames)
+        #: Frames done with: a server frame sent, a client frame played (or passed over at the
+        #: client's close); the first client frame not done, and the first server frame not sent.
+        self._done = [False] * len(frames)
+        self._played: set[int] = set()  # client frames matched by a line the client wrote
+        self._loose: set[int] = set()  # server frames that no longer hold back those after them
+        self._first_open = self._first_unsent = 0
+        self._advance()
         self._renumbering = Renumbering()
         self._lock = threading.Lock()
         #: The server's exit status once the recording says its output ended.
@@ -121,42 +174,97 @@ class LinePlayer:
             return self._server_lines()
 
     def client_wrote(self, line: bytes) -> list[bytes]:
-        """The server's lines that answer ``line`` (each ending in a newline); raises
-        :class:`CassetteMiss` when ``line`` is not the next line the client wrote recorded."""
+        """The server's lines now due (each ending in a newline); raises :class:`CassetteMiss`
+        when ``line`` is none of the recorded client lines not yet played."""
         sent = Frame("client", "text", line.rstrip(b"\r\n"))
         with self._lock:
             if self.ended:  # the server had exited: the line goes nowhere, as it did live
                 return []
             index = next(
-                (i for i in range(self._next, len(self._frames)) if self._frames[i].sender == "client"), None
+                (i for i in self._open_lines() if not frame_differences(self._frames[i], sent)), None
             )
-            recorded = self._frames[index] if index is not None else None
-            if recorded is None or recorded.kind == "close" or frame_differences(recorded, sent):
-                count = sum(
-                    1 for f in self._frames[: self._next] if f.sender == "client" and f.kind != "close"
-                )
-                raise self._miss(
-                    count, None if recorded is None or recorded.kind == "close" else recorded, sent
-                )
-            assert index is not None
-            self._renumbering.learn(frame_json(recorded), frame_json(sent))
-            self._next = index + 1
+            if index is None:
+                raise self._miss(len(self._played), self._nearest(sent), sent)
+            self._renumbering.learn(frame_json(self._frames[index]), frame_json(sent))
+            self._played.add(index)
+            self._done[index] = True
+            self._advance()
             return self._server_lines()
 
-    def client_closed(self) -> list[bytes]:
-        """The client closed the server's stdin: what the server still wrote; its exit follows."""
+    def stalled(self) -> list[bytes]:
+        """The client wrote nothing for :data:`STALL` seconds: the next answer (or server request) due, past
+        lines that wait for what the client no longer writes (a call dropped, or now awaited
+        before the others), which then no longer hold anything back; most often none."""
         with self._lock:
-            while self._next < len(self._frames) and self._frames[self._next].sender == "client":
-                self._next += 1  # lines the client did not write this time, its close
+            if self.ended:
+                return []
+            frames = self._frames
+            held = [i for i in range(self._first_unsent, len(frames)) if frames[i].sender == "server"]
+            due = next((i for i in held if not self._done[i] and self._due(i) and _awaited(frames[i])), None)
+            if due is None:
+                return []
+            self._loose.update(i for i in held if i < due and not self._due(i))
+            return self._server_lines(until=due)
+
+    def client_closed(self) -> list[bytes]:
+        """The client closed the server's stdin: what the server still wrote; its exit follows.
+        Lines the client did not write this time are passed over, and the answers to them
+        never sent."""
+        with self._lock:
+            close = next(
+                (i for i, f in enumerate(self._frames) if f.sender == "client" and f.kind == "close"),
+                len(self._frames) - 1,
+            )
+            for index in range(self._first_open, close + 1):
+                self._done[index] = self._done[index] or self._frames[index].sender == "client"
+            self._advance()
+            self._loose.update(range(len(self._frames)))
             lines = self._server_lines()
             self.ended = True
             return lines
 
-    def _server_lines(self) -> list[bytes]:
-        lines = []
-        while self._next < len(self._frames) and self._frames[self._next].sender == "server":
-            frame = self._frames[self._next]
-            self._next += 1
+    def _open_lines(self) -> Iterator[int]:
+        """The recorded client lines not yet played, in order."""
+        frames, done = self._frames, self._done
+        for index in range(self._first_open, len(frames)):
+            if not done[index] and frames[index].sender == "client" and frames[index].kind != "close":
+                yield index
+
+    def _advance(self) -> None:
+        frames, done = self._frames, self._done
+        while self._first_open < len(frames) and (
+            frames[self._first_open].sender == "server" or done[self._first_open]
+        ):
+            self._first_open += 1
+
+    def _due(self, index: int) -> bool:
+        waits = self._waits[index]
+        if waits is None:
+            return self._first_open > index
+        request, *others = waits
+        return request in self._played and all(self._done[i] for i in others)
+
+    def _nearest(self, sent: Frame) -> Frame | None:
+        """The recorded line not yet played that ``sent`` differs least from (the earliest of equals)."""
+        lines = list(self._open_lines())
+        if not lines:
+            return None
+        return self._frames[min(lines, key=lambda i: len(frame_differences(self._frames[i], sent)))]
+
+    def _server_lines(self, until: int | None = None) -> list[bytes]:
+        """The server lines due, in recorded order, each sent once, up to the first that is not
+        due and not loose (or up to ``until``); a close ends the output."""
+        frames, done = self._frames, self._done
+        lines: list[bytes] = []
+        for index in range(self._first_unsent, len(frames) if until is None else until + 1):
+            frame = frames[index]
+            if frame.sender == "client" or done[index]:
+                continue
+            if not self._due(index):
+                if index in self._loose:
+                    continue
+                break
+            done[index] = True
             if frame.kind == "close":
                 self.ended, self.exit_code = True, frame.code
                 break
@@ -165,6 +273,10 @@ class LinePlayer:
                 text = text_renumbered(data.decode("utf-8", "replace"), self._renumbering)
                 data = data if text is None else text.encode()
             lines.append(data + b"\n")
+        while self._first_unsent < len(frames) and (
+            frames[self._first_unsent].sender == "client" or done[self._first_unsent]
+        ):
+            self._first_unsent += 1
         return lines
 
     def _miss(self, count: int, recorded: Frame | None, sent: Frame) -> CassetteMiss:
