@@ -11,10 +11,12 @@ stream (the server's with its exit status).
 - record: a :class:`LineTap` sees each line as it passes, holding nothing back, and hands
   the session to the recorder once the server's output has ended;
 - replay: a :class:`LinePlayer` answers each line the client writes with the server lines
-  that followed it while recording; no process is started. Client lines are matched in
-  order as parsed JSON without their JSON-RPC ids (:mod:`promptvcr.matching.framediff`),
-  and the answers take the live ids (:mod:`promptvcr.matching.jsonrpc`). A line that is
-  not the recorded one raises :class:`~promptvcr.CassetteMiss`.
+  it caused while recording; no process is started. Client lines are matched as parsed
+  JSON without their JSON-RPC ids (:mod:`promptvcr.matching.framediff`), in any order:
+  concurrent calls (``asyncio.gather`` of ``call_tool``) are written in whatever order
+  their tasks run. The answers take the live ids (:mod:`promptvcr.matching.jsonrpc`) and
+  keep their recorded order. A line that is none of the recorded ones not yet played
+  raises :class:`~promptvcr.CassetteMiss`.
 
 Both serve the ``mcp`` SDK's ``stdio_client`` in-process (:mod:`.mcp_stdio`) and the
 ``promptvcr mcp -- <server command>`` wrapper that clients in other languages start instead
