@@ -13,7 +13,7 @@ import pytest
 from promptvcr import CassetteMiss
 from promptvcr.cassettes.models import Request, Response
 from promptvcr.cassettes.wsframes import Frame, WebSocketSession, with_session
-from promptvcr.interceptors.stdiosession import LinePlayer, stdio_request
+from promptvcr.interceptors.stdiosession import Line, LinePlayer, stdio_request
 
 
 def _call(id_: int, name: str) -> dict[str, Any]:
@@ -41,11 +41,11 @@ def line(message: Any) -> bytes:
     return json.dumps(message).encode() + b"\n"
 
 
-def read(lines: list[bytes]) -> list[tuple[Any, Any]]:
+def read(lines: list[Line]) -> list[tuple[Any, Any]]:
     """Each line as ``(id, text)``."""
     out = []
     for raw in lines:
-        message = json.loads(raw)
+        message = json.loads(raw.data)
         out.append((message.get("id"), message.get("result", {}).get("content", [{}])[0].get("text")))
     return out
 
@@ -115,7 +115,7 @@ def test_a_server_request_inside_a_call_is_answered_before_the_calls_answer() ->
         ("client", reply),
         ("server", _answer(1, "asked")),
     )
-    assert [json.loads(raw).get("method") for raw in played.client_wrote(line(_call(9, "ask")))] == [
+    assert [json.loads(raw.data).get("method") for raw in played.client_wrote(line(_call(9, "ask")))] == [
         "notifications/message",
         "sampling/createMessage",
     ]

@@ -22,6 +22,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
@@ -30,7 +31,7 @@ from typing import IO
 from ..cassette import Cassette
 from ..errors import CassetteError, CassetteMiss
 from ..interceptors.decision import Record, Replay
-from ..interceptors.stdiosession import STALL, LinePlayer, LineTap, stdio_request
+from ..interceptors.stdiosession import STALL, Line, LinePlayer, LineTap, stdio_request
 
 HELP = "run an MCP server over stdio through a cassette, for MCP clients in any language"
 ENV_CASSETTE = "PROMPTVCR_CASSETTE"
@@ -70,13 +71,17 @@ def _stoppable() -> Iterator[None]:
             signal.signal(number, handler)
 
 
-def _write(out: IO[bytes], lines: list[bytes]) -> None:
+def _write(out: IO[bytes], lines: list[Line]) -> None:
+    """Each line when due (``timing="recorded"``), else at once."""
     for line in lines:
-        out.write(line)
+        if (wait := line.due - time.monotonic()) > 0:
+            out.flush()
+            time.sleep(wait)
+        out.write(line.data)
     out.flush()
 
 
-def _error_answer(line: bytes, miss: CassetteMiss) -> list[bytes]:
+def _error_answer(line: bytes, miss: CassetteMiss) -> list[Line]:
     """A JSON-RPC error for the request that missed (none for a notification)."""
     try:
         message = json.loads(line)
@@ -85,7 +90,7 @@ def _error_answer(line: bytes, miss: CassetteMiss) -> list[bytes]:
     if not isinstance(message, dict) or "method" not in message or "id" not in message:
         return []
     error = {"code": _MISS_CODE, "message": miss.message}
-    return [json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error}).encode() + b"\n"]
+    return [Line(json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error}).encode() + b"\n")]
 
 
 def _read_lines(stdin: IO[bytes], lines: queue.SimpleQueue[bytes]) -> None:

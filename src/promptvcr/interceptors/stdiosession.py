@@ -26,6 +26,7 @@ of the server (:mod:`promptvcr.commands.mcp_wrap`).
 from __future__ import annotations
 
 import bisect
+import math
 import os
 import re
 import shlex
@@ -33,6 +34,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from ..cassettes.models import Request, Response
 from ..cassettes.wsframes import Frame, Sender, WebSocketSession, frame_json, with_session
@@ -41,7 +43,7 @@ from ..matching.framediff import frame_differences, frame_miss_message
 from ..matching.jsonrpc import Renumbering, answers, handles, text_renumbered
 from .decision import MissSink, Recorder, noted_miss
 
-__all__ = ["STALL", "LinePlayer", "LineTap", "stdio_request"]
+__all__ = ["STALL", "Line", "LinePlayer", "LineTap", "stdio_request"]
 
 #: Seconds without a line from the client after which a replayed server sends what is due
 #: past a line it holds (:meth:`LinePlayer.stalled`): far longer than a client takes to
@@ -66,6 +68,14 @@ def stdio_request(command: str, args: Sequence[str]) -> Request:
     of it (it often holds the server's API keys): it is never read, never stored."""
     words = [_program(command), *(os.path.basename(a) if os.path.isabs(a) else a for a in args)]
     return Request("SPAWN", "stdio:" + shlex.join(words), {})
+
+
+class Line(NamedTuple):
+    """A line the replayed server writes, and when: at ``time.monotonic()`` ``due`` (0: at once;
+    set under ``timing="recorded"``, the recorded gap after the client line that caused it)."""
+
+    data: bytes
+    due: float = 0.0
 
 
 class LineTap:
@@ -166,16 +176,22 @@ class LinePlayer:
         self._advance()
         self._renumbering = Renumbering()
         self._lock = threading.Lock()
+        # timing="recorded": each frame's time; a server line is due as long after the client
+        # line that released it (``self._clock``: when it came, and its recorded time) as it was.
+        playback = response.playback
+        times = playback.chunk_times if playback is not None else None
+        self._times = times if times is not None and len(times) >= len(frames) else None
+        self._clock = (time.monotonic(), 0.0)
         #: The server's exit status once the recording says its output ended.
         self.exit_code: int | None = None
         self.ended = False
 
-    def opening(self) -> list[bytes]:
+    def opening(self) -> list[Line]:
         """What the server wrote before the client's first line (most write nothing)."""
         with self._lock:
             return self._server_lines()
 
-    def client_wrote(self, line: bytes) -> list[bytes]:
+    def client_wrote(self, line: bytes) -> list[Line]:
         """The server's lines now due (each ending in a newline); raises :class:`CassetteMiss`
         when ``line`` is none of the recorded client lines not yet played."""
         sent = Frame("client", "text", line.rstrip(b"\r\n"))
@@ -191,9 +207,10 @@ class LinePlayer:
             self._played.add(index)
             self._done[index] = True
             self._advance()
+            self._came(index)
             return self._server_lines()
 
-    def stalled(self) -> list[bytes]:
+    def stalled(self) -> list[Line]:
         """The client wrote nothing for :data:`STALL` seconds: the next answer (or server request) due, past
         lines that wait for what the client no longer writes (a call dropped, or now awaited
         before the others), which then no longer hold anything back; most often none."""
@@ -206,9 +223,10 @@ class LinePlayer:
             if due is None:
                 return []
             self._loose.update(i for i in held if i < due and not self._due(i))
+            self._clock = (time.monotonic(), math.inf)  # what comes late is not paced as well
             return self._server_lines(until=due)
 
-    def client_closed(self) -> list[bytes]:
+    def client_closed(self) -> list[Line]:
         """The client closed the server's stdin: what the server still wrote; its exit follows.
         Lines the client did not write this time are passed over, and the answers to them
         never sent."""
@@ -220,6 +238,7 @@ class LinePlayer:
             for index in range(self._first_open, close + 1):
                 self._done[index] = self._done[index] or self._frames[index].sender == "client"
             self._advance()
+            self._came(close)
             self._loose.update(range(len(self._frames)))
             lines = self._server_lines()
             self.ended = True
@@ -253,11 +272,16 @@ class LinePlayer:
             return None
         return self._frames[min(lines, key=lambda i: len(frame_differences(self._frames[i], sent)))]
 
-    def _server_lines(self, until: int | None = None) -> list[bytes]:
+    def _came(self, index: int) -> None:
+        """Client frame ``index`` came now: the pacing's new reference."""
+        if self._times is not None:
+            self._clock = (time.monotonic(), self._times[index])
+
+    def _server_lines(self, until: int | None = None) -> list[Line]:
         """The server lines due, in recorded order, each sent once, up to the first that is not
         due and not loose (or up to ``until``); a close ends the output."""
         frames, done = self._frames, self._done
-        lines: list[bytes] = []
+        lines: list[Line] = []
         for index in range(self._first_unsent, len(frames) if until is None else until + 1):
             frame = frames[index]
             if frame.sender == "client" or done[index]:
@@ -274,7 +298,11 @@ class LinePlayer:
             if self._renumbering:
                 text = text_renumbered(data.decode("utf-8", "replace"), self._renumbering)
                 data = data if text is None else text.encode()
-            lines.append(data + b"\n")
+            due = 0.0
+            if self._times is not None:
+                came, recorded = self._clock
+                due = max(came + self._times[index] - recorded, came)
+            lines.append(Line(data + b"\n", due))
         while self._first_unsent < len(frames) and (
             frames[self._first_unsent].sender == "client" or done[self._first_unsent]
         ):
