@@ -6,8 +6,10 @@ tool waits ``delay_ms``), and replayed with the calls written in the reverse ord
 from __future__ import annotations
 
 import asyncio
+import functools
 import shutil
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,7 @@ from mcp_server import McpServer
 
 import promptvcr
 from promptvcr import CassetteMiss, use_cassette
+from promptvcr.interceptors.stdiosession import STALL
 
 SERVER = Path(__file__).resolve().parent.parent / "mcp_stdio_server.py"
 
@@ -36,8 +39,11 @@ REPLAYED_ORDER = RECORDED_ORDER[::-1]
 Call = Callable[[str, dict[str, int], Any], Awaitable[Any]]
 
 
-async def _gathered(call: Call, order: list[str], changed: dict[str, int] | None = None) -> dict[str, Any]:
-    """The calls of ``order``, started in that order (the SDK writes each as its task starts)."""
+async def _gathered(
+    call: Call, order: list[str], changed: dict[str, int] | None = None, one_by_one: bool = False
+) -> dict[str, Any]:
+    """The calls of ``order``, started in that order (the SDK writes each as its task starts);
+    ``one_by_one``: each awaited before the next is made."""
     progress: list[float] = []
 
     async def on_progress(done: float, total: float | None, message: str | None) -> None:
@@ -46,15 +52,21 @@ async def _gathered(call: Call, order: list[str], changed: dict[str, int] | None
     def arguments(name: str) -> dict[str, int]:
         return {**CALLS[name][1], **(changed or {})} if name == "quick" else CALLS[name][1]
 
-    results = await asyncio.gather(
-        *(call(CALLS[name][0], arguments(name), on_progress if name == "counted" else None) for name in order)
-    )
+    calls = [
+        functools.partial(call, CALLS[name][0], arguments(name), on_progress if name == "counted" else None)
+        for name in order
+    ]
+    results = [await c() for c in calls] if one_by_one else await asyncio.gather(*(c() for c in calls))
     texts = {name: result.content[0].text for name, result in zip(order, results, strict=True)}
     return {"results": texts, "progress": progress}
 
 
 async def stdio_calls(
-    script: Path, order: list[str], changed: dict[str, int] | None = None, wrapper: Path | None = None
+    script: Path,
+    order: list[str],
+    changed: dict[str, int] | None = None,
+    wrapper: Path | None = None,
+    one_by_one: bool = False,
 ) -> dict[str, Any]:
     """The calls to the server ``script`` started by ``stdio_client``, or (``wrapper``: a
     cassette) through ``promptvcr mcp --cassette wrapper -- <the server's command>``."""
@@ -69,7 +81,7 @@ async def stdio_calls(
         def call(tool: str, arguments: dict[str, int], on_progress: Any) -> Awaitable[Any]:
             return client.call_tool(tool, arguments, progress_callback=on_progress)
 
-        return await _gathered(call, order, changed)
+        return await _gathered(call, order, changed, one_by_one)
 
 
 async def http_calls(url: str, order: list[str], list_first: bool = False) -> dict[str, Any]:
@@ -155,6 +167,29 @@ def test_the_wrapper_replays_concurrent_calls_in_another_order(recorded: tuple[P
     path, script = recorded
     replayed = asyncio.run(asyncio.wait_for(stdio_calls(script, REPLAYED_ORDER, wrapper=path), 30))
     assert replayed == LIVE
+
+
+@pytest.mark.parametrize("through", ["stdio_client", "wrapper"])
+def test_calls_recorded_concurrently_replay_awaited_one_by_one(
+    recorded: tuple[Path, Path], through: str
+) -> None:
+    """A changed program: each call now awaited before the next is made, in another order.
+    The first call's answer is held behind answers whose calls do not come (the server gave
+    them first); once the client has waited a second (``STALL``) it gets it anyway, and the
+    others follow as their calls come. No hang, no miss: about a second slower."""
+    path, script = recorded
+    wrapper = path if through == "wrapper" else None
+
+    async def replay() -> dict[str, Any]:
+        calls = stdio_calls(script, REPLAYED_ORDER, wrapper=wrapper, one_by_one=True)
+        if wrapper is not None:  # the wrapper's own cassette
+            return await asyncio.wait_for(calls, 30)
+        async with use_cassette(path):
+            return await asyncio.wait_for(calls, 30)
+
+    started = time.monotonic()
+    assert asyncio.run(replay()) == LIVE
+    assert time.monotonic() - started >= STALL  # it did wait for the stall: the path under test
 
 
 async def test_concurrent_streamable_http_calls_replay_in_another_order(tmp_path: Path) -> None:
