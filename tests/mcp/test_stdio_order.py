@@ -136,3 +136,38 @@ def test_a_changed_call_misses_naming_the_nearest_call_not_yet_played() -> None:
         played.client_wrote(line(_call(2, "z")))
     assert "client frame 2" in str(caught.value)
     assert 'params.name: "a" -> "z"' in str(caught.value)
+
+
+def test_a_client_that_waits_for_no_answer_is_only_idle() -> None:
+    """A client busy elsewhere between two calls: the stall sends nothing ahead of its call."""
+    played = player(
+        ("client", _call(1, "a")),
+        ("server", _answer(1, "A")),
+        ("client", _call(2, "b")),
+        ("server", {"jsonrpc": "2.0", "id": 0, "method": "sampling/createMessage", "params": {}}),
+    )
+    assert read(played.client_wrote(line(_call(1, "a")))) == [(1, "A")]
+    assert played.stalled() == []
+    assert [json.loads(raw.data)["method"] for raw in played.client_wrote(line(_call(2, "b")))] == [
+        "sampling/createMessage"
+    ]
+
+
+def test_a_server_request_behind_a_dropped_call_is_sent_at_the_stall() -> None:
+    """The server's own request keeps its place behind every client line recorded before it;
+    the stall passes over the call that no longer comes, which still plays if it does."""
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    sampling = {"jsonrpc": "2.0", "id": 0, "method": "sampling/createMessage", "params": {}}
+    reply = {"jsonrpc": "2.0", "id": 0, "result": {"role": "assistant"}}
+    played = player(
+        ("client", listing),
+        ("server", _answer(1, "tools")),
+        ("client", _call(2, "ask")),
+        ("server", sampling),
+        ("client", reply),
+        ("server", _answer(2, "asked")),
+    )
+    assert played.client_wrote(line(_call(5, "ask"))) == []
+    assert [json.loads(raw.data).get("method") for raw in played.stalled()] == ["sampling/createMessage"]
+    assert read(played.client_wrote(line(reply))) == [(5, "asked")]
+    assert read(played.client_wrote(line({**listing, "id": 6}))) == [(6, "tools")]  # late, still played

@@ -172,6 +172,7 @@ class LinePlayer:
         self._done = [False] * len(frames)
         self._played: set[int] = set()  # client frames matched by a line the client wrote
         self._loose: set[int] = set()  # server frames that no longer hold back those after them
+        self._passed: list[int] = []  # client frames passed over at a stall, not yet played
         self._first_open = self._first_unsent = 0
         self._advance()
         self._renumbering = Renumbering()
@@ -204,6 +205,8 @@ class LinePlayer:
             if index is None:
                 raise self._miss(len(self._played), self._nearest(sent), sent)
             self._renumbering.learn(frame_json(self._frames[index]), frame_json(sent))
+            if self._passed and index in self._passed:
+                self._passed.remove(index)
             self._played.add(index)
             self._done[index] = True
             self._advance()
@@ -211,20 +214,45 @@ class LinePlayer:
             return self._server_lines()
 
     def stalled(self) -> list[Line]:
-        """The client wrote nothing for :data:`STALL` seconds: the next answer (or server request) due, past
-        lines that wait for what the client no longer writes (a call dropped, or now awaited
-        before the others), which then no longer hold anything back; most often none."""
+        """The client wrote nothing for :data:`STALL` seconds while a request it sent is not
+        answered: the next answer (or server request) that can be sent, past lines that wait
+        for what the client no longer writes (a call dropped, or now awaited before the
+        others). The client lines recorded before it that did not come are passed over (still
+        played if they come later); the lines held for them no longer hold anything back. A
+        client that waits for no answer is only idle: nothing."""
         with self._lock:
             if self.ended:
                 return []
-            frames = self._frames
-            held = [i for i in range(self._first_unsent, len(frames)) if frames[i].sender == "server"]
-            due = next((i for i in held if not self._done[i] and self._due(i) and _awaited(frames[i])), None)
-            if due is None:
+            frames, waits = self._frames, self._waits
+            held = [
+                i
+                for i in range(self._first_unsent, len(frames))
+                if frames[i].sender == "server" and not self._done[i]
+            ]
+            if not any((w := waits[i]) is not None and w[0] in self._played for i in held):
                 return []
-            self._loose.update(i for i in held if i < due and not self._due(i))
+            target = next(
+                (
+                    i
+                    for i in held
+                    if _awaited(frames[i]) and ((w := waits[i]) is None or w[0] in self._played)
+                ),
+                None,
+            )
+            if target is None:
+                return []
+            for index in range(self._first_open, target):
+                if (
+                    frames[index].sender == "client"
+                    and frames[index].kind != "close"
+                    and not self._done[index]
+                ):
+                    self._done[index] = True
+                    self._passed.append(index)
+            self._advance()
+            self._loose.update(i for i in held if i < target and not self._due(i))
             self._clock = (time.monotonic(), math.inf)  # what comes late is not paced as well
-            return self._server_lines(until=due)
+            return self._server_lines(until=target)
 
     def client_closed(self) -> list[Line]:
         """The client closed the server's stdin: what the server still wrote; its exit follows.
@@ -246,6 +274,7 @@ class LinePlayer:
 
     def _open_lines(self) -> Iterator[int]:
         """The recorded client lines not yet played, in order."""
+        yield from self._passed
         frames, done = self._frames, self._done
         for index in range(self._first_open, len(frames)):
             if not done[index] and frames[index].sender == "client" and frames[index].kind != "close":
