@@ -134,7 +134,8 @@ def test_a_changed_call_misses_naming_the_nearest_call_not_yet_played() -> None:
     played.client_wrote(line(_call(1, "b")))
     with pytest.raises(CassetteMiss) as caught:
         played.client_wrote(line(_call(2, "z")))
-    assert "client frame 2" in str(caught.value)
+    assert "client frame 2 matches none of the recorded ones not yet played" in str(caught.value)
+    assert "Differences from the nearest (recorded -> sent):" in str(caught.value)
     assert 'params.name: "a" -> "z"' in str(caught.value)
 
 

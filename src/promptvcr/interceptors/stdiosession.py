@@ -340,6 +340,8 @@ class LinePlayer:
 
     def _miss(self, count: int, recorded: Frame | None, sent: Frame) -> CassetteMiss:
         def message(path: Path) -> str:
-            return frame_miss_message(path, self.request.url, count, recorded, sent, transport="MCP stdio")
+            return frame_miss_message(
+                path, self.request.url, count, recorded, sent, transport="MCP stdio", any_order=True
+            )
 
         return noted_miss(self._misses, self.request, message)
