@@ -28,10 +28,10 @@ SERVER = Path(__file__).resolve().parent.parent / "mcp_stdio_server.py"
 
 #: name -> (tool, arguments): ``slow`` answers last, ``quick`` first while recording.
 CALLS: dict[str, tuple[str, dict[str, int]]] = {
-    "slow": ("add", {"a": 1, "b": 1, "delay_ms": 400}),
+    "slow": ("add", {"a": 1, "b": 1, "delay_ms": 600}),
     "quick": ("add", {"a": 2, "b": 2}),
     "counted": ("count", {"n": 3}),
-    "middle": ("add", {"a": 3, "b": 3, "delay_ms": 150}),
+    "middle": ("add", {"a": 3, "b": 3, "delay_ms": 300}),
 }
 RECORDED_ORDER = ["slow", "quick", "counted", "middle"]
 REPLAYED_ORDER = RECORDED_ORDER[::-1]
@@ -200,7 +200,8 @@ async def test_concurrent_streamable_http_calls_replay_in_another_order(tmp_path
     knows none yet, once per answer that comes before the listing's. Live, the answers came
     apart; replayed, they come together, and it lists them again: a repeat the miss names,
     which ``allow_playback_repeats`` answers (a client that lists its tools first never
-    repeats it). Over stdio the replayed server keeps the recorded order: no repeat."""
+    repeats it), and so does ``timing="recorded"``, which keeps the answers apart. Over stdio
+    the replayed server keeps the recorded order: no repeat."""
     path = tmp_path / "mcp.yaml"
     adds = [name for name in RECORDED_ORDER if CALLS[name][0] == "add"]
     with McpServer() as server:
@@ -220,6 +221,9 @@ async def test_concurrent_streamable_http_calls_replay_in_another_order(tmp_path
         replayed = await asyncio.wait_for(http_calls(url, adds[::-1]), 10)
     assert replayed == live
     assert {play.outcome for play in cassette.played} == {"replayed"}
+    assert cassette.all_played
+    async with use_cassette(path, timing="recorded") as cassette:  # the answers apart, as live
+        assert await asyncio.wait_for(http_calls(url, adds[::-1]), 10) == live
     assert cassette.all_played
 
 
