@@ -25,7 +25,11 @@ interactions, requests for the first / last / a random one, and 200-event stream
 record mode against no cassette, loading a 10,000-interaction cassette (YAML and JSON), and
 the first use in a fresh process.
 
+``--check`` makes it a regression guard: it exits 1 when a replay case's promptvcr/floor ratio
+is above :data:`GUARD` (1.05), naming the cases (issue 48).
+
 Run: [CASSETTER_PATH=DIR] python benchmarks/bench_floor.py [--quick] [--profile] [--only openai|anthropic]
+     [--check]
 """
 
 from __future__ import annotations
@@ -80,6 +84,10 @@ HEADERS = {  # what a provider answers with, roughly: a fair floor serves all of
 }
 STREAM_EVENTS = 200
 clock = time.process_time
+#: ``--check`` fails a replay case whose promptvcr/floor ratio is above this.
+GUARD = 1.05
+#: The replay cases above :data:`GUARD` so far (``--check``).
+ABOVE: list[str] = []
 
 
 # --- workloads -------------------------------------------------------------------------------
@@ -647,6 +655,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer cases and samples (under 2 minutes)")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of the per-request path")
     parser.add_argument("--only", choices=("openai", "anthropic"), help="one SDK only")
+    parser.add_argument("--check", action="store_true", help=f"exit 1 when a replay ratio is above {GUARD}")
     args = parser.parse_args()
     random.seed(7)
     quick = args.quick
@@ -701,10 +710,16 @@ def main() -> None:
             f"(floor's first request {first['floor first request'] * 1e3:.1f} ms); "
             f"client libraries imported: {first['imported']}"
         )
+    if ABOVE:
+        print(f"\nabove {GUARD}x the floor: {', '.join(ABOVE)}")
+        if args.check:
+            sys.exit(1)
 
 
 def report(label: str, result: dict[str, Any]) -> None:
     q1, ratio, q3 = result["ratio"]
+    if ratio > GUARD:
+        ABOVE.append(f"{label} ({ratio:.3f})")
     peers = "".join(
         f"{result[name]:>12.2f}" if result[name] is not None else f"{'-':>12}" for name in ("vcrpy",)
     )

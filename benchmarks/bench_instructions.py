@@ -25,7 +25,7 @@ count on and off cancels:
   passes longer, so the count per test grows with the suite (floor 10.8M at 5, 11.9M at 20).
 
 Run: python benchmarks/bench_instructions.py [--count N] [--interactions N] [--tests N]
-[--only replay,load,suite]
+[--only replay,load,suite] [--check]  (``--check``: exit 1 when a replay ratio is above 1.05)
 (needs valgrind on the PATH; ``PROMPTVCR_SRC=other/src`` counts another promptvcr tree).
 """
 
@@ -227,7 +227,11 @@ def main() -> None:
     parser.add_argument(
         "--only", default="replay,load,suite", help="which: replay, load, suite (comma-separated)"
     )
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 when a replay ratio is above 1.05 (issue 48)"
+    )
     args = parser.parse_args()
+    above: list[str] = []
     only = set(args.only.split(","))
     if shutil.which("valgrind") is None:
         raise SystemExit("bench_instructions needs valgrind (apt-get install valgrind)")
@@ -248,6 +252,8 @@ def main() -> None:
                     floor = per_request(sdk, asynchronous, "floor", args.count, workdir)
                     ours = per_request(sdk, asynchronous, "promptvcr", args.count, workdir)
                     kind = "async" if asynchronous else "sync"
+                    if ours / floor > 1.05:
+                        above.append(f"{sdk} {kind} ({ours / floor:.3f})")
                     print(
                         f"{sdk} {kind:<6} floor {floor:>10,.0f}  promptvcr {ours:>10,.0f}  "
                         f"ratio {ours / floor:.3f}  (+{ours - floor:,.0f})",
@@ -259,6 +265,8 @@ def main() -> None:
                 f"first read of a {args.interactions:,}-interaction cassette, instructions per "
                 f"interaction: YAML {loads['yaml']:,.0f}, JSON {loads['json']:,.0f}"
             )
+    if above and args.check:
+        raise SystemExit(f"replay above 1.05x the floor in instructions: {', '.join(above)}")
 
 
 if __name__ == "__main__":

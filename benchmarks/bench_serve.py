@@ -1,28 +1,40 @@
-"""``promptvcr serve``: replay through the server against its two neighbours, and the first
-chunk's delay while recording, measured in one run.
+"""``promptvcr serve`` against a floor: per request, with many clients, streams, and memory.
 
-Throughput (the openai SDK, ``AsyncOpenAI`` over loopback, a plain chat completion), with 1
-and 50 concurrent clients, interleaved round by round so a noisy machine slows all alike:
+The floor is a bare aiohttp server in a child process that answers every request with the
+very status, headers and body chunks that serve replays (a stream written and flushed one
+event at a time, as serve does): what anything behind a loopback socket costs. Contenders,
+interleaved round by round (the order rotating) so that a noisy machine slows all alike:
 
-* ``bare``        an aiohttp server in a child process returning the same bytes (the floor
-                  for anything behind a socket);
-* ``serve``       ``promptvcr serve CASSETTE`` replaying in a child process;
-* ``in-process``  the same client on ``use_cassette(CASSETTE)`` (no socket at all).
+* ``bare``        the floor above;
+* ``serve``       ``promptvcr serve CASSETTE --allow-playback-repeats`` in a child process;
+* ``in-process``  the same Python client on ``use_cassette(CASSETTE)`` (no socket at all).
 
-Reported: requests/s and per-request time (medians over rounds), and the ratios
-serve/bare and serve/in-process. Recording: the delay between the upstream's first stream
-event and the client's, through the server, against the same upstream reached directly
-(a loopback provider sending an event every 50 ms).
+Clients: the openai Python SDK (``AsyncOpenAI``, one client shared by C concurrent tasks),
+and the openai node SDK (``npm install openai`` into a scratch folder; skipped, saying so,
+when npm cannot), with 1, 50 and 200 concurrent clients; a plain chat completion, and a
+200-event stream read to its end. Reported: requests/s and per-request wall time (medians
+over rounds), and serve/bare. The issue 48 goals: <= 1.15x the floor at 1 client, <= 1.25x
+at 50.
 
-Run: python benchmarks/bench_serve.py [--quick]
+Memory: serve records a 300 MB streamed body from a loopback upstream (64 KiB chunks) while
+a client reads it; reported is serve's peak resident memory (``VmHWM``) above what it used
+idle, against the goal of <= 100 MB. Then a second serve replays that cassette: its peak
+too (no goal), and whether the client got the very bytes it got while recording.
+
+Recording: the delay between the upstream's first stream event and the client's, through
+serve, against the same upstream reached directly (an event every 50 ms).
+
+Run: python benchmarks/bench_serve.py [--quick] [--skip node,memory,recording] [--only memory]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import http.client
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -34,50 +46,292 @@ from urllib.parse import urlsplit
 
 import openai
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from bench_floor import OPENAI_BASE, OpenAIChat, interactions, write_promptvcr
+from fake_provider import FakeProvider
+
 from promptvcr import use_cassette
 from promptvcr.server import serve
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from fake_provider import FakeProvider
-
-MESSAGES = [{"role": "user", "content": "benchmark"}]
-
+#: Serves one stored answer for every request: ``argv[1]`` is a JSON file of status, headers
+#: and chunks (hex), written chunk by chunk and flushed when there are several, as serve does.
 BARE_SERVER = r"""
-import sys
+import asyncio, json, sys
 from aiohttp import web
-body = open(sys.argv[1], "rb").read()
+stored = json.load(open(sys.argv[1]))
+status, headers, chunks = stored["status"], stored["headers"], [bytes.fromhex(c) for c in stored["chunks"]]
+whole = b"".join(chunks)
 async def answer(request):
     await request.read()
-    return web.Response(body=body, content_type="application/json")
-app = web.Application()
-app.router.add_route("*", "/{tail:.*}", answer)
+    if len(chunks) == 1:
+        return web.Response(status=status, body=whole, headers=headers)
+    response = web.StreamResponse(status=status, headers=headers)
+    await response.prepare(request)
+    for chunk in chunks:
+        await response.write(chunk)
+    await response.write_eof()
+    return response
 async def main():
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", answer)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
+    await site.start()
+    print(runner.addresses[0][1], flush=True)
+    await asyncio.Event().wait()
+asyncio.run(main())
+"""
+
+#: The openai node SDK: ``total`` requests from ``concurrency`` concurrent loops, one client;
+#: prints the seconds they took (after one untimed request).
+NODE_CLIENT = r"""
+const mod = require("openai");
+const OpenAI = mod.OpenAI || mod.default || mod;
+const [base, concurrency, total] = [process.argv[2], +process.argv[3], +process.argv[4]];
+const stream = process.argv[5] === "1";
+const client = new OpenAI({ apiKey: "sk-bench", baseURL: base, maxRetries: 0 });
+const body = { model: "gpt-4o", messages: [{ role: "user", content: "question number 0" }] };
+async function one() {
+  if (stream) {
+    let events = 0;
+    for await (const _ of await client.chat.completions.create({ ...body, stream: true })) events++;
+    if (events !== 200) throw new Error(`${events} events`);
+  } else {
+    const reply = await client.chat.completions.create(body);
+    if (reply.choices[0].message.content !== "answer 0") throw new Error(JSON.stringify(reply));
+  }
+}
+(async () => {
+  await one();
+  const started = performance.now();
+  const loops = Array.from({ length: concurrency }, async () => {
+    for (let i = 0; i < total / concurrency; i++) await one();
+  });
+  await Promise.all(loops);
+  console.log((performance.now() - started) / 1000);
+})().catch((error) => { console.error(error); process.exit(1); });
+"""
+
+Run = Callable[[int, int], Awaitable[float]]
+CONCURRENCY = (1, 50, 200)
+
+
+async def _python_load(base_url: str, work: OpenAIChat, concurrency: int, total: int) -> float:
+    """Seconds for ``total`` requests from ``concurrency`` tasks sharing one SDK client."""
+    async with openai.AsyncOpenAI(api_key="sk-bench", base_url=base_url, max_retries=0, timeout=600) as sdk:
+
+        async def one() -> None:
+            await work.acheck(await work.call(sdk, 0), 0)
+
+        await one()
+
+        async def loop() -> None:
+            for _ in range(total // concurrency):
+                await one()
+
+        started = time.perf_counter()
+        await asyncio.gather(*(loop() for _ in range(concurrency)))
+        return time.perf_counter() - started
+
+
+def _node_setup(scratch: Path) -> Path | None:
+    """The node client's folder with the openai npm package, or ``None`` (said why)."""
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        print("node client: node or npm not found, skipped")
+        return None
+    folder = scratch / "node"
+    folder.mkdir()
+    (folder / "client.js").write_text(NODE_CLIENT)
+    done = subprocess.run(
+        ["npm", "install", "--silent", "--no-audit", "--no-fund", "openai"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if done.returncode:
+        print(f"node client: npm install openai failed, skipped: {done.stderr.strip()[-300:]}")
+        return None
+    return folder
+
+
+def _node_load(folder: Path, base_url: str, concurrency: int, total: int, stream: bool) -> float:
+    done = subprocess.run(
+        ["node", "client.js", base_url, str(concurrency), str(total), "1" if stream else "0"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if done.returncode:
+        raise RuntimeError(f"node client: {done.stderr[-2000:]}")
+    return float(done.stdout.split()[-1])
+
+
+def _bare_server(scratch: Path, work: OpenAIChat) -> tuple[subprocess.Popen[str], str]:
+    (interaction,) = interactions(work, 1)
+    response = interaction.response
+    stored = scratch / f"bare-{work.name.replace(' ', '-')}.json"
+    headers = dict(response.headers)
+    stored.write_text(
+        json.dumps(
+            {"status": response.status, "headers": headers, "chunks": [c.hex() for c in response.chunks]}
+        )
+    )
+    bare = subprocess.Popen(
+        [sys.executable, "-c", BARE_SERVER, str(stored)], stdout=subprocess.PIPE, text=True
+    )
+    assert bare.stdout is not None
+    return bare, f"http://127.0.0.1:{bare.stdout.readline().strip()}/v1"
+
+
+def throughput(
+    scratch: Path, rounds: int, total: int, node: Path | None, concurrency: tuple[int, ...]
+) -> None:
+    for stream in (False, True):
+        _throughput(scratch, OpenAIChat(stream), rounds, total, node, concurrency)
+
+
+def _throughput(
+    scratch: Path, work: OpenAIChat, rounds: int, total: int, node: Path | None, concurrency: tuple[int, ...]
+) -> None:
+    stream = work.stream
+    cassette = scratch / f"{work.name.replace(' ', '-')}.yaml"
+    write_promptvcr(cassette, interactions(work, 1))
+    bare, bare_url = _bare_server(scratch, work)
+    count = total // 4 if stream else total
+    results: dict[tuple[str, str, int], list[float]] = {}
+    try:
+        options = ["--allow-playback-repeats"]
+        upstreams = {"openai": OPENAI_BASE.removesuffix("/v1")}
+        with serve(cassette, record_mode="replay", upstreams=upstreams, options=options) as served:
+            served_url = f"{served.url}/openai/v1"
+
+            async def in_process(c: int, n: int) -> float:
+                with use_cassette(cassette, record_mode="replay", allow_playback_repeats=True):
+                    return await _python_load(OPENAI_BASE, work, c, n)
+
+            python: dict[str, Run] = {
+                "bare": lambda c, n: _python_load(bare_url, work, c, n),
+                "serve": lambda c, n: _python_load(served_url, work, c, n),
+                "in-process": in_process,
+            }
+            for r in range(rounds):
+                for c in concurrency:
+                    names = list(python)
+                    names = names[r % 3 :] + names[: r % 3]
+                    for name in names:
+                        seconds = asyncio.run(python[name](c, max(count, c)))
+                        results.setdefault(("python", name, c), []).append(seconds / max(count, c))
+                    if node is not None:
+                        for name, url in (("bare", bare_url), ("serve", served_url))[:: 1 if r % 2 else -1]:
+                            seconds = _node_load(node, url, c, max(count, c), stream)
+                            results.setdefault(("node", name, c), []).append(seconds / max(count, c))
+    finally:
+        bare.terminate()
+        bare.wait()
+    kind = f"stream ({200} events)" if stream else "chat completion"
+    print(f"\n{kind}: {count} requests per contender and round, {rounds} rounds (medians)")
+    for client in ("python", "node"):
+        for c in concurrency:
+            median = {
+                name: statistics.median(values)
+                for (who, name, cc), values in results.items()
+                if who == client and cc == c
+            }
+            if not median:
+                continue
+            line = "  ".join(f"{name} {1 / t:7.0f} req/s {t * 1e6:7.0f} us" for name, t in median.items())
+            ratio = median["serve"] / median["bare"]
+            print(f"  {client:<6} {c:>3} client{'s' if c > 1 else ' '}: {line}  serve/bare {ratio:.2f}x")
+
+
+#: A loopback upstream streaming ``size`` bytes of SSE-shaped data in 64 KiB chunks.
+BIG_UPSTREAM = r"""
+import asyncio, sys
+from aiohttp import web
+size = int(sys.argv[1])
+chunk = (b"data: " + b"x" * (65536 - 8) + b"\n\n")
+async def answer(request):
+    await request.read()
+    response = web.StreamResponse(headers={"content-type": "text/event-stream"})
+    await response.prepare(request)
+    for _ in range(size // len(chunk)):
+        await response.write(chunk)
+    await response.write_eof()
+    return response
+async def main():
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", answer)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     print(runner.addresses[0][1], flush=True)
     await asyncio.Event().wait()
-import asyncio
 asyncio.run(main())
 """
 
-Run = Callable[[int, int], Awaitable[float]]
+
+def _memory_of(pid: int) -> dict[str, int]:
+    """A process's resident memory now (``VmRSS``) and at its peak (``VmHWM``), in bytes."""
+    found = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        name, _, value = line.partition(":")
+        if name in ("VmRSS", "VmHWM"):
+            found[name] = int(value.split()[0]) * 1024
+    return found
 
 
-async def _load(base_url: str, concurrency: int, total: int) -> float:
-    """Seconds for ``total`` requests from ``concurrency`` clients sharing one SDK client."""
-    async with openai.AsyncOpenAI(api_key="sk-bench", base_url=base_url, max_retries=0) as client:
-        await client.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)  # type: ignore[arg-type]
-        per_client = total // concurrency
+def _read_through(url: str) -> tuple[int, str]:
+    """POST the big stream's request to serve; the bytes received and their SHA-256."""
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.netloc, timeout=600)
+    body = json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "big"}], "stream": True})
+    connection.request("POST", "/openai/v1/chat/completions", body, {"content-type": "application/json"})
+    response = connection.getresponse()
+    received, digest = 0, hashlib.sha256()
+    while chunk := response.read1(1 << 16):
+        received += len(chunk)
+        digest.update(chunk)
+    connection.close()
+    return received, digest.hexdigest()
 
-        async def worker() -> None:
-            for _ in range(per_client):
-                await client.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)  # type: ignore[arg-type]
 
-        started = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
-        return time.perf_counter() - started
+def memory(scratch: Path, size: int) -> None:
+    upstream = subprocess.Popen(
+        [sys.executable, "-c", BIG_UPSTREAM, str(size)], stdout=subprocess.PIPE, text=True
+    )
+    assert upstream.stdout is not None
+    base = f"http://127.0.0.1:{upstream.stdout.readline().strip()}"
+    path = scratch / "big.yaml"
+    try:
+        with serve(path, record_mode="record", upstreams={"openai": base}) as served:
+            idle = _memory_of(served.process.pid)["VmRSS"]
+            received, recorded = _read_through(served.url)
+            peak = _memory_of(served.process.pid)["VmHWM"]
+    finally:
+        upstream.terminate()
+        upstream.wait()
+    print(
+        f"\nmemory: recording a {size / 1e6:.0f} MB streamed body through serve ({received / 1e6:.0f} MB "
+        f"received): idle {idle / 1e6:.0f} MB, peak {peak / 1e6:.0f} MB, "
+        f"{(peak - idle) / 1e6:.0f} MB above idle (goal: <= 100 MB); "
+        f"cassette {path.stat().st_size / 1e6:.0f} MB"
+    )
+    with serve(path, record_mode="replay") as served:
+        idle = _memory_of(served.process.pid)["VmRSS"]
+        replayed, digest = _read_through(served.url)
+        peak = _memory_of(served.process.pid)["VmHWM"]
+    same = "identical" if (replayed, digest) == (received, recorded) else "DIFFERENT"
+    print(
+        f"memory: replaying it through serve ({replayed / 1e6:.0f} MB, bytes {same}): "
+        f"idle {idle / 1e6:.0f} MB, peak {peak / 1e6:.0f} MB, "
+        f"{(peak - idle) / 1e6:.0f} MB above idle (no goal)"
+    )
 
 
 def _first_chunk(url: str) -> float:
@@ -94,80 +348,48 @@ def _first_chunk(url: str) -> float:
     return first
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
-    rounds, total = (2, 100) if args.quick else (5, 400)
-    scratch = Path(tempfile.mkdtemp(prefix="bench-serve-"))
-    cassette = scratch / "bench.yaml"
-
+def recording(scratch: Path, samples: int) -> None:
+    direct, through = [], []
     with FakeProvider() as fake:
         upstream = fake.base_url
-        with serve(
-            cassette, record_mode="record", upstreams={"openai": upstream}, set_environment=False
-        ) as s:
-            asyncio.run(_load(f"{s.url}/openai/v1", 1, 1))
-        # recording: first-chunk delay, direct vs through the server
-        direct, through = [], []
         with serve(scratch / "rec.yaml", record_mode="record", upstreams={"openai": upstream}) as s:
-            for _ in range(5 if args.quick else 15):
+            for _ in range(samples):
                 direct.append(_first_chunk(f"{upstream}/v1/chat/completions"))
                 through.append(_first_chunk(f"{s.url}/openai/v1/chat/completions"))
-
-    body_file = scratch / "body.json"
-    with use_cassette(cassette, record_mode="replay", allow_playback_repeats=True) as c:
-        body_file.write_bytes(c.interactions[0].response.content)
-    bare = subprocess.Popen(
-        [sys.executable, "-c", BARE_SERVER, str(body_file)], stdout=subprocess.PIPE, text=True
-    )
-    assert bare.stdout is not None
-    bare_url = f"http://127.0.0.1:{bare.stdout.readline().strip()}/v1"
-
-    options = ["--allow-playback-repeats"]
-    results: dict[tuple[str, int], list[float]] = {}
-    try:
-        with serve(cassette, record_mode="replay", upstreams={"openai": upstream}, options=options) as s:
-            served_url = f"{s.url}/openai/v1"
-
-            async def in_process(concurrency: int, count: int) -> float:
-                with use_cassette(cassette, record_mode="replay", allow_playback_repeats=True):
-                    return await _load(upstream + "/v1", concurrency, count)
-
-            contenders: dict[str, Run] = {
-                "bare": lambda c, n: _load(bare_url, c, n),
-                "serve": lambda c, n: _load(served_url, c, n),
-                "in-process": in_process,
-            }
-            for round_number in range(rounds):
-                names = list(contenders)
-                names = names[round_number % 3 :] + names[: round_number % 3]
-                for concurrency in (1, 50):
-                    for name in names:
-                        seconds = asyncio.run(contenders[name](concurrency, total))
-                        results.setdefault((name, concurrency), []).append(seconds / total)
-    finally:
-        bare.terminate()
-        bare.wait()
-
-    print(f"promptvcr serve benchmark: {total} requests per contender and round, {rounds} rounds (medians)")
-    for concurrency in (1, 50):
-        print(f"\n{concurrency} concurrent client{'s' if concurrency > 1 else ''}:")
-        median = {
-            name: statistics.median(results[(name, concurrency)]) for name in ("bare", "serve", "in-process")
-        }
-        for name, per_request in median.items():
-            print(f"  {name:<11} {1 / per_request:9.0f} req/s   {per_request * 1e6:8.0f} us/request")
-        print(
-            f"  ratios (time per request): serve/bare {median['serve'] / median['bare']:.2f}x, "
-            f"serve/in-process {median['serve'] / median['in-process']:.2f}x"
-        )
     delay = [t - d for t, d in zip(through, direct, strict=True)]
     print(
         f"\nrecording, time to the first stream event: direct {statistics.median(direct) * 1000:.1f} ms, "
         f"through serve {statistics.median(through) * 1000:.1f} ms "
         f"(added: median {statistics.median(delay) * 1000:.1f} ms, max {max(delay) * 1000:.1f} ms)"
     )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--rounds", type=int, default=0, help="rounds (default 5, --quick 2)")
+    parser.add_argument("--skip", default="", help="comma-separated: node, memory, recording")
+    parser.add_argument(
+        "--only", default="", help="comma-separated parts to run alone: throughput, memory, recording"
+    )
+    parser.add_argument("--memory-mb", type=int, default=300)
+    args = parser.parse_args()
+    skip = set(filter(None, args.skip.split(",")))
+    if only := set(filter(None, args.only.split(","))):
+        skip |= {"node", "throughput", "memory", "recording"} - only
+    rounds = args.rounds or (2 if args.quick else 5)
+    total = 200 if args.quick else 400
+    with tempfile.TemporaryDirectory(prefix="bench-serve-") as tmp:
+        scratch = Path(tmp)
+        node = None if {"node", "throughput"} & skip else _node_setup(scratch)
+        if "throughput" not in skip:
+            throughput(scratch, rounds, total, node, CONCURRENCY)
+        if "memory" not in skip:
+            memory(scratch, args.memory_mb * 1_000_000)
+        if "recording" not in skip:
+            recording(scratch, 5 if args.quick else 15)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,10 @@ round by round (alternating the order) on this noisy shared machine:
 * ``promptvcr``         ``@pytest.mark.promptvcr``, one cassette per test;
 * ``pytest-recording``  ``@pytest.mark.vcr``, one vcrpy cassette per test, ``--record-mode=none``
                         (installed apart from the venv: ``pip install --target DIR pytest-recording``,
-                        then PYTEST_RECORDING_PATH=DIR; skipped without it).
+                        then PYTEST_RECORDING_PATH=DIR; skipped without it);
+* ``unmigrated``        the same suite and vcrpy cassettes run on promptvcr, without pytest-recording
+                        (its vcr compatibility: issue 48), each run after the first reading the
+                        conversions kept in the parse cache's folder, as a developer's runs do.
 
 Each is run serially and with ``-n 2`` (pytest-xdist). Times are wall-clock seconds of the
 whole process; ratios are medians of the ratios of runs taken side by side, with quartiles.
@@ -23,7 +26,7 @@ and teardown of the second half of the tests, counted by ``sys.setprofile``), wh
 whether a change made the path a test takes shorter when its time is lost in the noise.
 
 Run: [PYTEST_RECORDING_PATH=DIR] [PROMPTVCR_SRC=other/src] python benchmarks/bench_suite.py
-     [--rounds N] [--tests N]
+     [--rounds N] [--tests N] [--serial]
 """
 
 from __future__ import annotations
@@ -190,6 +193,7 @@ def run(root: Path, name: str, workers: bool, cpu: list[float] | None = None) ->
     """The wall-clock seconds of one run; its CPU seconds (every process of it) appended to ``cpu``."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(root / "pycache")
+    env["PROMPTVCR_CACHE_DIR"] = str(root / "cache")  # this run's, filled by the warm-up runs
     if os.environ.get("PROMPTVCR_SRC"):  # another promptvcr (a "before" tree) in every variant
         env["PYTHONPATH"] = os.environ["PROMPTVCR_SRC"]
     args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(root)]
@@ -197,6 +201,8 @@ def run(root: Path, name: str, workers: bool, cpu: list[float] | None = None) ->
         args += ["-n", "2"]
     if name in ("floor", "promptvcr"):
         args += _suite_args(root, name)
+    elif name == "unmigrated":
+        args += [str(root / "vcr"), "--record-mode=none"]
     else:
         env["PYTHONPATH"] = os.pathsep.join(
             p for p in (os.environ["PYTEST_RECORDING_PATH"], os.environ.get("PROMPTVCR_SRC")) if p
@@ -272,14 +278,18 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--tests", type=int, default=200)
+    parser.add_argument(
+        "--serial", action="store_true", help="serial runs only (no -n 2, no per-test figures): quicker"
+    )
     args = parser.parse_args()
-    names = ["floor", "promptvcr"] + (["pytest-recording"] if os.environ.get("PYTEST_RECORDING_PATH") else [])
-    if len(names) == 2:
+    recording = ["pytest-recording"] if os.environ.get("PYTEST_RECORDING_PATH") else []
+    names = ["floor", "promptvcr", "unmigrated", *recording]
+    if not recording:
         print("pytest-recording: not given (PYTEST_RECORDING_PATH), skipped")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         make_suite(root, args.tests)
-        for workers in (False, True):
+        for workers in (False,) if args.serial else (False, True):
             for name in names:
                 run(root, name, workers)  # bytecode compiled, caches warm
             times: dict[str, list[float]] = {name: [] for name in names}
@@ -300,7 +310,14 @@ def main() -> None:
                         f"({per_test:+.1f} ms/test)",
                         end="",
                     )
+                if "pytest-recording" in taken:
+                    q1, ratio, q3 = quartiles(
+                        [u / r for u, r in zip(taken["unmigrated"], taken["pytest-recording"], strict=True)]
+                    )
+                    print(f"; unmigrated/pytest-recording {ratio:.3f} [{q1:.3f}, {q3:.3f}]", end="")
                 print(flush=True)
+        if args.serial:
+            return
         floor_cost, ours_cost = fixture_cost(root, args.rounds)
         print(
             f"per test, setup + teardown (median): floor {floor_cost * 1e3:.3f} ms, promptvcr "

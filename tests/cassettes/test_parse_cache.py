@@ -15,6 +15,7 @@ from promptvcr.cassettes.timing import Timing
 from promptvcr.cassettes.wsframes import Frame, WebSocketSession
 from promptvcr.files import fileformat, parsecache, persister, smallcache
 from promptvcr.files.compactform import Compact
+from promptvcr.files.loaded import LoadedInteractions
 from promptvcr.matching import key as keys
 from promptvcr.matching.rules import DEFAULT_RULES
 from promptvcr.matching.tape import Tape
@@ -207,7 +208,7 @@ def test_keys_come_with_the_cache_and_match_computed_ones(
     first = persister.load(path).interactions
     assert Tape(first).index() == Tape(_parsed(path)).index()  # the whole index offers its keys
     second = persister.load(path).interactions
-    assert isinstance(second, parsecache.CachedInteractions)
+    assert isinstance(second, LoadedInteractions)
     assert second.keys(keys._token()) == expected
     keys._memory.clear()
 
@@ -258,7 +259,7 @@ def test_a_copy_of_cached_interactions_is_a_plain_list(cache: Path, tmp_path: Pa
     _write(path, _varied())
     persister.load(path)
     cached = persister.load(path).interactions
-    assert isinstance(cached, parsecache.CachedInteractions)
+    assert isinstance(cached, LoadedInteractions)
     for copied in (copy.copy(cached), copy.deepcopy(cached), pickle.loads(pickle.dumps(cached))):
         assert type(copied) is list and copied == cached
 
@@ -281,7 +282,7 @@ def test_keys_offered_after_a_first_read_go_into_the_entry_in_place(cache: Path,
     )
     assert len(with_keys) > len(without_keys)
     second = persister.load(path).interactions
-    assert isinstance(second, parsecache.CachedInteractions)
+    assert isinstance(second, LoadedInteractions)
     assert second.keys(keys._token()) == [keys.computed_key(i.request) for i in _parsed(path)]
 
 

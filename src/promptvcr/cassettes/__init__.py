@@ -2,9 +2,10 @@
 
 The values (:mod:`.models`, :mod:`.timing`, :mod:`.playback`, answers served as a session in
 :mod:`.sessions`); bodies as they are stored (:mod:`.bodies`, :mod:`.sse`, :mod:`.eventstream`,
-:mod:`.multipart`, :mod:`.largebody`, :mod:`.jsonstyle`) and websocket frames
-(:mod:`.wsframes`); which provider a request is for (:mod:`.providers`), what an answer cost
-(:mod:`.tokens`), and what HTTP puts around a body (:mod:`.wire`).
+:mod:`.multipart`, :mod:`.largebody` and the :mod:`.spool` of one being recorded,
+:mod:`.jsonstyle`) and websocket frames (:mod:`.wsframes`); which provider a request is for
+(:mod:`.providers`), what an answer cost (:mod:`.tokens`), and what HTTP puts around a body
+(:mod:`.wire`).
 
 What is a credential and what reaches disk is decided in :mod:`promptvcr.credentials`. Files
 live in :mod:`promptvcr.files`, the run policies in :mod:`promptvcr.policies`. Pure Python:

@@ -28,6 +28,7 @@ from typing import Any
 from .eventstream import decode_frames, encode_frame, is_event_stream
 from .jsonstyle import dump_json, json_style, same_json, valid_style
 from .largebody import BINARY_CONTROL, LARGE_BODY_BYTES, ChunkedBody, chunked_body
+from .spool import body_size
 from .sse import RAW, decode_events, encode_event
 
 __all__ = [
@@ -152,9 +153,8 @@ def encode_chunks(
     chunks: Sequence[bytes], content_type: str, *, streamed_events: bool = False
 ) -> dict[str, Any]:
     """:func:`encode_body` for a body still in its received chunks: a large body that is
-    not JSON or events is stored from the chunks themselves (see :mod:`.largebody`)."""
-    size = len(chunks[0]) if len(chunks) == 1 else sum(len(chunk) for chunk in chunks)
-    if size > LARGE_BODY_BYTES and not streamed_events and not is_event_stream(content_type):
+    not JSON (events included) is stored from the chunks themselves (see :mod:`.largebody`)."""
+    if body_size(chunks) > LARGE_BODY_BYTES:
         head = b"".join(chunks[:4])[:256]
         if not _looks_like_json(head, content_type):
             return chunked_body(chunks)

@@ -128,7 +128,7 @@ class Response:
 
     status: int
     headers: dict[str, str] = field(default_factory=dict)
-    chunks: list[bytes] = field(default_factory=list)
+    chunks: Sequence[bytes] = field(default_factory=list)
     timing: Timing | None = None
     playback: Playback | None = None
     end: End = "complete"

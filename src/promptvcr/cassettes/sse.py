@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .jsonstyle import JsonStyle, dump_json, json_style, same_json, valid_style
 
-__all__ = ["Event", "decode_events", "encode_event", "event_ends", "parse_events"]
+__all__ = ["Event", "decode_events", "encode_event", "event_ends", "parse_event_pieces", "parse_events"]
 
 Event = dict[str, Any]
 
@@ -81,6 +82,26 @@ def parse_events(text: str) -> list[Event]:
         if event is not None:
             events.append(event)
     return events
+
+
+def parse_event_pieces(pieces: Iterable[str], wanted: str) -> Iterator[Event]:
+    """The events of an SSE body that comes as text in pieces (a large one, read a slice at a
+    time: see :mod:`.spool`) whose text holds ``wanted``, as :func:`parse_events` finds them in
+    the whole text; only the event being read is held."""
+    pending = rest = ""
+    for piece in pieces:
+        piece = pending + piece
+        pending = "\r" if piece.endswith("\r") else ""  # maybe the first half of a "\r\n"
+        text = rest + piece[: len(piece) - len(pending)].replace("\r\n", "\n").replace("\r", "\n")
+        *blocks, rest = text.split("\n\n")
+        yield from _wanted(blocks, wanted)
+    yield from _wanted((rest + pending.replace("\r", "\n")).split("\n\n"), wanted)
+
+
+def _wanted(blocks: Iterable[str], wanted: str) -> Iterator[Event]:
+    for block in blocks:
+        if wanted in block and (event := _parse_block(block)) is not None:
+            yield event
 
 
 def encode_event(event: Event) -> bytes:

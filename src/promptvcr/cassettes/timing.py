@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .spool import body_size, chunk_lengths
 from .sse import event_ends
 
 __all__ = [
@@ -84,13 +85,14 @@ def stored_offsets(
     """
     if len(timing.chunks) != len(received):
         return ()
+    lengths = chunk_lengths(received)  # a spooled body is not read for them
     offsets: list[float] = []
     index, received_end = 0, 0
     for end in stored_ends:
-        while index < len(received) and received_end + len(received[index]) < end:
-            received_end += len(received[index])
+        while index < len(lengths) and received_end + lengths[index] < end:
+            received_end += lengths[index]
             index += 1
-        if index == len(received):
+        if index == len(lengths):
             return ()
         offsets.append(timing.chunks[index])
     return tuple(offsets)
@@ -122,7 +124,7 @@ def timing_to_data(
     elif len(received) == 1 and len(timing.chunks) == 1:  # most answers: one chunk, due when it came
         offsets = timing.chunks if received[0] else ()
     else:  # one stored chunk: its end is the body's length (a large body is not joined for it)
-        size = sum(len(chunk) for chunk in received)
+        size = body_size(received)
         offsets = stored_offsets(timing, received, [size] if size else [])
     data: dict[str, Any] = {"headers": round(timing.headers, PRECISION)}
     if len(offsets) == stored_chunks:

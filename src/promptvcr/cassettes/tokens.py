@@ -14,18 +14,24 @@ seen for each count is the answer's total:
   ``metadata`` frame); ``invoke-with-response-stream``: the provider's own events, as base64
   JSON in each ``chunk`` frame (Anthropic's, read as above);
 * Cohere v2: ``usage.tokens.input_tokens`` / ``output_tokens``.
+
+A stream too large to hold (spooled while recorded: :mod:`.spool`) is read a slice at a time
+(an event stream; only its events that mention ``usage`` are parsed) or a frame at a time.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .eventstream import chunk_event, decode_frames, is_event_stream
+from .eventstream import Frame, chunk_event, decode_frames, is_event_stream
+from .largebody import LARGE_BODY_BYTES, ChunkedText
 from .models import Response
-from .sse import parse_events
+from .spool import SpooledChunks
+from .sse import parse_event_pieces, parse_events
 from .wsframes import WebSocketSession, frame_json
 
 __all__ = ["Tokens", "tokens_of"]
@@ -99,10 +105,29 @@ def _may_be_json(chunks: Any) -> bool:
 _FIRST_BYTE = re.compile(rb"[^ \t\r\n]")
 
 
-def _bodies(response: Response) -> list[Any]:
+def _spooled_frames(chunks: SpooledChunks) -> Iterator[Frame]:
+    """The frames of a spooled event-stream body, read one at a time (each starts with its
+    length); they end at the first bytes that are not a frame, or one too large to hold."""
+    at, size = 0, chunks.size
+    while at + 4 <= size:
+        total = int.from_bytes(chunks.read(at, at + 4), "big")
+        frames = decode_frames(chunks.read(at, at + total)) if 0 < total <= LARGE_BODY_BYTES else None
+        if not frames:
+            return
+        yield from frames
+        at += total
+
+
+def _bodies(response: Response) -> Iterable[Any]:
     if is_event_stream(response.content_type):  # AWS event-stream frames (Bedrock streams)
+        chunks = response.chunks
+        if isinstance(chunks, SpooledChunks):  # one frame held at a time
+            return (_frame_body(frame) for frame in _spooled_frames(chunks))
         return [_frame_body(frame) for frame in decode_frames(response.content) or ()]
     try:
+        if response.is_event_stream and isinstance(response.chunks, SpooledChunks):  # read in slices
+            events = parse_event_pieces(ChunkedText(response.chunks).pieces(), "usage")
+            return [event.get("data") for event in events]
         if response.is_event_stream:
             return [event.get("data") for event in parse_events(response.content.decode("utf-8"))]
         if not _may_be_json(response.chunks):  # a text or binary body: never joined nor parsed

@@ -11,11 +11,12 @@ import binascii
 import json
 import re
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 from urllib.parse import unquote
 
 from ..cassettes.largebody import ChunkedBody
+from ..cassettes.spool import byte_slices
 
 __all__ = [
     "BASE64_IN_JSON",
@@ -99,14 +100,13 @@ _OVERLAP = 4096
 _WINDOW = 1024 * 1024
 
 
-def windows(chunks: Iterable[bytes]) -> Iterator[bytes]:
+def windows(chunks: Sequence[bytes]) -> Iterator[bytes]:
     """A large body in slices of about a megabyte, each beginning with the end of the last."""
     tail = b""
-    for chunk in chunks:
-        for start in range(0, len(chunk), _WINDOW):
-            window = tail + chunk[start : start + _WINDOW]
-            yield window
-            tail = window[-_OVERLAP:]
+    for piece in byte_slices(chunks, _WINDOW):
+        window = tail + piece
+        yield window
+        tail = window[-_OVERLAP:]
 
 
 def inflate(content: bytes) -> bytes | None:

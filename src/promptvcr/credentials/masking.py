@@ -17,13 +17,14 @@ import binascii
 import gzip
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
 from ..cassettes.largebody import ChunkedBody
 from ..cassettes.models import Request
 from ..cassettes.multipart import parse_multipart
+from ..cassettes.spool import SpooledChunks, byte_slices
 from .byname import names_secret_field
 from .decode import decompressed, event_groups, inflate, json_escaped, plain_dump, windows
 from .examples import is_documented_example
@@ -186,6 +187,10 @@ def _variants(value: str) -> set[str]:
     return {value, quote(value, safe=""), quote_plus(value), json_escaped(value)} - {""}
 
 
+#: How much of a large body is masked at a time.
+_SLICE = 1024 * 1024
+
+
 class Masker:
     """Replaces each of some values by a placeholder (``<redacted:sent-credential>`` unless
     told another) wherever they are in stored data."""
@@ -197,6 +202,7 @@ class Masker:
         self.active = bool(variants)
         self._text = re.compile("|".join(map(re.escape, variants))) if variants else None
         self._bytes = re.compile(b"|".join(re.escape(v.encode()) for v in variants)) if variants else None
+        self._longest = max((len(v.encode()) for v in variants), default=1)
         self.count = 0
 
     def text(self, value: str) -> str:
@@ -249,11 +255,41 @@ class Masker:
         return value
 
     def _large(self, body: ChunkedBody) -> ChunkedBody:
-        """A large body is joined (held again) only when it holds a value to mask."""
+        """A large body holding a value to mask, masked a slice at a time, never joined: into a
+        new spool when it was spooled (see :mod:`promptvcr.cassettes.spool`)."""
         assert self._bytes is not None
         if not any(self._bytes.search(window) for window in windows(body.chunks)):
             return body
-        return type(body)([self.binary(b"".join(body.chunks))])
+        masked = (piece for piece in self._masked_slices(body.chunks) if piece)
+        return type(body)(SpooledChunks(masked) if isinstance(body.chunks, SpooledChunks) else list(masked))
+
+    def _masked_slices(self, chunks: Sequence[bytes]) -> Iterator[bytes]:
+        """``chunks`` masked, in slices: the last ``longest - 1`` bytes of each slice wait for the
+        next one, so a value cut by the slicing is masked whole, as in the joined body (a match
+        starting before them fits in the slice, whichever variant it is)."""
+        assert self._bytes is not None
+        placeholder = self._placeholder.encode()
+        held_back = self._longest - 1
+        carry = b""
+        for piece in byte_slices(chunks, _SLICE):
+            buffer = carry + piece
+            safe = len(buffer) - held_back
+            out: list[bytes] = []
+            at = 0
+            for match in self._bytes.finditer(buffer):
+                if match.start() >= safe:
+                    break
+                out += (buffer[at : match.start()], placeholder)
+                at = match.end()
+                self.count += 1
+            if at < safe:
+                out.append(buffer[at:safe])
+                at = safe
+            carry = buffer[at:]
+            yield b"".join(out)
+        masked, count = self._bytes.subn(placeholder, carry)
+        self.count += count
+        yield masked
 
     def _base64(self, stored: str) -> str:
         try:

@@ -23,10 +23,11 @@ Where: ``$PROMPTVCR_CACHE_DIR``, else ``$XDG_CACHE_HOME/promptvcr``, else
 deletes nothing but its own files in a folder it owns: a folder holding someone else's files
 gets a subfolder for the cache instead (:mod:`.cacheowner`).
 
-A cassette read from the cache offers its requests' keys to the matching layer (see
-:class:`CachedInteractions`), which computes them once and offers them back to be kept.
-They go into the entry in place (its interactions are not written, nor hashed, again): on a
-first read the entry is written once, then its keys' part replaced when the tape offers them.
+A cassette read from the cache is held in that compact form (:class:`.loaded.LoadedInteractions`,
+out of the garbage collector's way) and offers its requests' keys to the matching layer,
+which computes them once and offers them back to be kept. They go into the entry in place
+(its interactions are not written, nor hashed, again): on a first read the entry is written
+once, then its keys' part replaced when the tape offers them.
 """
 
 from __future__ import annotations
@@ -40,17 +41,17 @@ import os
 import sys
 import tempfile
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
 from ..cassettes.models import Interaction
 from . import cacheowner, compactform
 from .compactform import Compact
+from .loaded import LoadedInteractions
 from .reading import is_json_path
 
 __all__ = [
     "MIN_SIZE",
-    "CachedInteractions",
     "cache_dir",
     "code_fingerprint",
     "entry_name",
@@ -67,8 +68,8 @@ MIN_SIZE = 128 << 10
 MAX_ENTRIES = 256
 MAX_BYTES = 512 << 20
 #: Bumped when the compact form (or how it is hashed) changes.
-_LAYOUT = b"promptvcr-parse-cache-4"
-_MAGIC = b"PVCRPC04"
+_LAYOUT = b"promptvcr-parse-cache-5"
+_MAGIC = b"PVCRPC05"
 #: Names are SHA-256, cut to this many bytes: every file read is hashed whole, and SHA-256
 #: is the one of hashlib's hashes that CPUs compute in hardware (x86's SHA extensions,
 #: ARMv8's): 6.0 ms to name a 10,000-interaction JSON cassette (11.7 MB) where BLAKE2b took
@@ -139,53 +140,12 @@ def file_entry_name(data: bytes, path: Path) -> str:
     return entry_name(data, "json" if is_json_path(path) else "yaml")
 
 
-class CachedInteractions(list[Interaction]):
-    """A loaded cassette's interactions, with what the matching layer knows of them.
-
-    ``keys(token)`` gives each request's key as computed before under the code and rules
-    that ``token`` names (``None`` when unknown); ``offer_keys(token, keys)`` keeps them with
-    the cache entry. The token is opaque here: the matching layer makes it.
-    """
-
-    _keys: tuple[bytes, list[str]] | None = None
-    _remember: Callable[[bytes, list[str]], None] | None = None
-
-    @classmethod
-    def holding(
-        cls,
-        interactions: Iterable[Interaction],
-        keys: tuple[bytes, list[str]] | None,
-        remember: Callable[[bytes, list[str]], None] | None,
-    ) -> CachedInteractions:
-        """``interactions`` with the ``(token, keys)`` kept for them, and what keeps keys offered."""
-        held = cls(interactions)
-        held._keys, held._remember = keys, remember
-        return held
-
-    def keys(self, token: bytes) -> list[str] | None:
-        if self._keys is not None and self._keys[0] == token and len(self._keys[1]) == len(self):
-            return self._keys[1]
-        return None
-
-    def offer_keys(self, token: bytes, keys: list[str]) -> None:
-        if self.keys(token) is not None or len(keys) != len(self):
-            return
-        self._keys = (token, keys)
-        remember, self._remember = self._remember, None
-        if remember is not None:
-            remember(token, keys)
-
-    def __reduce__(self) -> tuple[type[list[Interaction]], tuple[list[Interaction]]]:
-        # Copied or pickled as the plain list it is.
-        return list, (list(self),)
-
-
 def _entry_path(name: str) -> Path | None:
     folder = cache_dir()
     return None if folder is None else folder / name
 
 
-def lookup(name: str, path: Path) -> CachedInteractions | None:
+def lookup(name: str, path: Path) -> LoadedInteractions | None:
     """The interactions kept under ``name`` (``path`` is the cassette, for messages), or
     ``None``: no entry, the cache turned off, or an entry that is damaged."""
     entry = _entry_path(name)
@@ -204,8 +164,8 @@ def lookup(name: str, path: Path) -> CachedInteractions | None:
         return None
     try:
         keys = marshal.loads(view[_HEADER + size :])
-        interactions = compactform.interactions_from(view[_HEADER : _HEADER + size], path)
-        loaded = CachedInteractions.holding(interactions, keys, _keeper(name, size, part_check))
+        items = compactform.items_from(view[_HEADER : _HEADER + size])
+        loaded = LoadedInteractions(items, f" in {path}", keys, _keeper(name, size, part_check))
     except (ValueError, TypeError, EOFError, IndexError):
         return None
     with contextlib.suppress(OSError):
@@ -227,16 +187,18 @@ def _keeper(name: str, size: int, part_check: int) -> Callable[[bytes, list[str]
     return remember
 
 
-def store(name: str, interactions: list[Interaction], compact: list[Compact] | None) -> CachedInteractions:
+def store(
+    name: str, interactions: list[Interaction], compact: list[Compact] | None, path: Path
+) -> LoadedInteractions:
     """Keep ``interactions`` under ``name`` as ``compact``, their compact form (``None``: they do
-    not fit it), when the cache can be written; what to hand on either way (offering keys keeps
-    them too). See :func:`.reading.read`, which gives both."""
+    not fit it), when the cache can be written; what to hand on either way, held in compact
+    form (offering keys keeps them too). See :func:`.reading.read`, which gives both."""
     part = None if compact is None else compactform.dumps(compact)
-    if part is None:
-        return CachedInteractions(interactions)
+    if part is None or compact is None:
+        return LoadedInteractions(interactions, f" in {path}")
     part_check = zlib.crc32(part)
     remember = _keeper(name, len(part), part_check) if _write(name, part, part_check) else None
-    return CachedInteractions.holding(interactions, None, remember)
+    return LoadedInteractions(compact, f" in {path}", None, remember)
 
 
 def _write(name: str, part: bytes, part_check: int) -> bool:

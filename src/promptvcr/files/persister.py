@@ -25,6 +25,7 @@ from ..cassettes.models import Interaction, Request, Response
 from ..credentials.headers import AllHeadersBut
 from ..errors import CassetteSecretError
 from . import fileformat, parsecache, smallcache, storage
+from .loaded import LoadedInteractions
 
 __all__ = [
     "Loaded",
@@ -44,7 +45,7 @@ __all__ = [
 class Loaded:
     """What a cassette file held when it was entered."""
 
-    interactions: list[Interaction]
+    interactions: Sequence[Interaction]
     exists: bool
     #: Length and hash of the text read, to recognise an unchanged file when appending
     #: (``None`` when the file was loaded for reading only).
@@ -71,14 +72,15 @@ def load(path: Path, *, appending: bool = True) -> Loaded:
         if len(text) < parsecache.MIN_SIZE:  # a small file: through the memo of small files
             return Loaded(smallcache.loads(data, text, path), exists=True, signature=signature)
         if parsecache.cache_dir() is None:
-            return Loaded(fileformat.read(text, path)[0], exists=True, signature=signature)
+            interactions, compact = fileformat.read(text, path)
+            held = LoadedInteractions(interactions if compact is None else compact, f" in {path}")
+            return Loaded(held, exists=True, signature=signature)
         # A large file: read once, then found again by its text (see .parsecache).
         name = parsecache.file_entry_name(data, path)
         del data  # not held while the text is parsed
-        interactions = parsecache.lookup(name, path)
-        if interactions is None:
-            interactions = parsecache.store(name, *fileformat.read(text, path))
-        return Loaded(interactions, exists=True, signature=signature)
+        found = parsecache.lookup(name, path)
+        held = parsecache.store(name, *fileformat.read(text, path), path) if found is None else found
+        return Loaded(held, exists=True, signature=signature)
 
 
 @contextlib.contextmanager

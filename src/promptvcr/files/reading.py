@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
@@ -115,7 +116,7 @@ def _checked(data: Any, path: Path, index: int) -> Compact | Interaction:
     request_headers = _headers(req.get("headers"), path, index, "request")
     content = b"".join(_body(req, path, index, "request"))
     response_headers = _headers(resp.get("headers"), path, index, "response")
-    chunks = _body(resp, path, index, "response")
+    chunks: Sequence[bytes] = _body(resp, path, index, "response")
     session = None
     if "websocket" in resp or "stdio" in resp:  # its frames are its chunks (see .wsframes.with_session)
         transport: Literal["websocket", "stdio"] = "websocket" if "websocket" in resp else "stdio"
@@ -145,12 +146,12 @@ def _checked(data: Any, path: Path, index: int) -> Compact | Interaction:
     return (
         method.upper(),
         url,
-        request_headers,
+        compactform.flat_headers(request_headers),
         content,
         status,
-        response_headers,
-        chunks,
-        None if timing is None else (timing.headers, timing.chunks),
+        compactform.flat_headers(response_headers),
+        tuple(chunks),
+        None if timing is None else (timing.headers, tuple(timing.chunks)),
         end,
         None if date is None else compactform.date_of(date),
     )

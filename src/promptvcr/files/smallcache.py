@@ -32,12 +32,13 @@ import os
 import tempfile
 import threading
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cassettes.models import Interaction
 from . import cacheowner, compactform, fileformat, parsecache
+from .loaded import LoadedInteractions
 
 __all__ = ["MAX_BYTES", "flush", "loads"]
 
@@ -53,7 +54,7 @@ _CHECK = 4
 #: An entry: the interactions' compact form, the tokens each response reports (the pytest
 #: plugin's summary counts them for every test: 0.05 ms a test, when its answer is parsed again),
 #: and the requests' keys with the token of the code that computed them, once known.
-_Keys = tuple[bytes, list[str]]
+_Keys = tuple[bytes, Sequence[str]]
 _Entry = tuple[bytes, tuple[tuple[int, int], ...], _Keys | None]
 
 
@@ -74,32 +75,34 @@ _memo: _Memo | None = None
 _flush_registered = False
 
 
-def loads(data: bytes, text: str, path: Path) -> list[Interaction]:
-    """:func:`.fileformat.loads` for a small file read as ``data`` (its ``text``), through the memo."""
+def loads(data: bytes, text: str, path: Path) -> Sequence[Interaction]:
+    """:func:`.fileformat.loads` for a small file read as ``data`` (its ``text``), through the
+    memo; held in compact form (:class:`.loaded.LoadedInteractions`)."""
     memo = _current()
+    where = f" in {path}"
     if memo is None:
-        return fileformat.read(text, path)[0]
+        interactions, items = fileformat.read(text, path)
+        return LoadedInteractions(interactions if items is None else items, where)
     name = parsecache.file_entry_name(data, path)
     entry = memo.used.get(name) or memo.found.get(name)
     if entry is not None:
         with contextlib.suppress(ValueError, TypeError, EOFError, IndexError):  # damaged: parse it
             part, usages, keys = entry
-            interactions = list(compactform.interactions_from(part, path))
-            for interaction, (input_tokens, output_tokens) in zip(interactions, usages, strict=True):
-                interaction.response.usage = (input_tokens, output_tokens)
+            held = compactform.items_from(part)
+            if len(usages) != len(held):
+                raise ValueError("usages")
             _use(memo, name, entry, added=False)
-            return parsecache.CachedInteractions.holding(interactions, keys, _keeper(memo, name))
+            return LoadedInteractions(held, where, keys, _keeper(memo, name), usages)
     interactions, items = fileformat.read(text, path)
     compact = None if items is None else compactform.dumps(items)
-    if compact is None:
+    if compact is None or items is None:
         return interactions
     from ..cassettes.tokens import tokens_of  # here, on a miss: a process reading the memo never needs it
 
+    # counted once: the plugin's summary asks next
     usages = tuple((t.input, t.output) for t in map(tokens_of, (i.response for i in interactions)))
-    for interaction, usage in zip(interactions, usages, strict=True):
-        interaction.response.usage = usage  # counted once: the plugin's summary asks next
     _use(memo, name, (compact, usages, None), added=True)
-    return parsecache.CachedInteractions.holding(interactions, None, _keeper(memo, name))
+    return LoadedInteractions(items, where, None, _keeper(memo, name), usages)
 
 
 def _keeper(memo: _Memo, name: str) -> Callable[[bytes, list[str]], None]:
@@ -108,9 +111,10 @@ def _keeper(memo: _Memo, name: str) -> Callable[[bytes, list[str]], None]:
     def remember(token: bytes, keys: list[str]) -> None:
         with _lock:
             entry = memo.used.get(name)
-            if entry is None or entry[2] == (token, keys):  # not kept (the memo was full), or known
+            kept = (token, tuple(keys))  # a tuple of strings: not tracked by the garbage collector
+            if entry is None or entry[2] == kept:  # not kept (the memo was full), or known
                 return
-            memo.used[name] = (entry[0], entry[1], (token, keys))
+            memo.used[name] = (entry[0], entry[1], kept)
             _added(memo)
 
     return remember
@@ -170,8 +174,8 @@ def _read(file: Path) -> dict[str, _Entry]:
         return {}
     if not isinstance(entries, dict):
         return {}
-    return {
-        name: entry
+    return {  # keys as tuples, which the garbage collector stops tracking (issue 48)
+        name: entry if entry[2] is None else (entry[0], entry[1], (entry[2][0], tuple(entry[2][1])))
         for name, entry in entries.items()
         if isinstance(name, str)
         and isinstance(entry, tuple)
@@ -187,7 +191,7 @@ def _is_keys(value: object) -> bool:
         isinstance(value, tuple)
         and len(value) == 2
         and isinstance(value[0], bytes)
-        and isinstance(value[1], list)
+        and isinstance(value[1], (list, tuple))
         and all(isinstance(key, str) for key in value[1])
     )
 

@@ -15,6 +15,10 @@ else, a stream above all, stops at once, as it does without promptvcr, and what 
 received is recorded with ``end: closed`` (see :func:`~promptvcr.cassettes.playback.ended`).
 A body the server cuts is recorded too, with ``end: disconnect`` or ``end: read_timeout``,
 so that replay breaks where the recording broke.
+
+A large body is not held: past :data:`~promptvcr.cassettes.largebody.LARGE_BODY_BYTES` the
+chunks go to a private temporary file (:mod:`~promptvcr.cassettes.spool`), one length check
+per chunk until then.
 """
 
 from __future__ import annotations
@@ -22,8 +26,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Set
 
+from ..cassettes.largebody import LARGE_BODY_BYTES
 from ..cassettes.models import Response
 from ..cassettes.playback import End, ended
+from ..cassettes.spool import SpooledChunks
 from ..cassettes.timing import TimingRecorder
 from ..cassettes.wire import WIRE_HEADERS
 from ..policies import budget
@@ -42,14 +48,17 @@ class Recording:
     :meth:`add` for each chunk of the body, :meth:`complete` at its end (or :meth:`fail`),
     and :meth:`hand_over` to record it."""
 
-    __slots__ = ("_chunks", "_end", "_handed", "_headers", "_length", "_recorder", "_status", "_watch")
+    __slots__ = (
+        "_chunks", "_end", "_handed", "_headers", "_held", "_length", "_recorder", "_status", "_watch"
+    )  # fmt: skip
 
     def __init__(self, recorder: Recorder) -> None:
         self._recorder = recorder
         self._watch = TimingRecorder()
         self._status = 0
         self._headers: dict[str, str] = {}
-        self._chunks: list[bytes] = []
+        self._chunks: list[bytes] | SpooledChunks = []
+        self._held = 0  # bytes added since the chunks were last moved to their spool (or ever)
         self._end: End | None = None
         self._handed = False
         self._length: int | None = None
@@ -106,7 +115,17 @@ class Recording:
     def add(self, chunk: bytes) -> None:
         """A chunk of the decoded body, as it arrived."""
         self._chunks.append(chunk)
+        self._held += len(chunk)
+        if self._held > LARGE_BODY_BYTES:
+            self._spool()
         self._watch.chunk_arrived()
+
+    def _spool(self) -> None:
+        """The body passed the size held in memory: its chunks move to a temporary file, and
+        each later one goes there as it comes (after that, this runs once per threshold)."""
+        if isinstance(self._chunks, list):
+            self._chunks = SpooledChunks(self._chunks)
+        self._held = 0
 
     def fail(self, error: BaseException | None = None) -> None:
         """Reading the body failed (the server cut it, or went silent): what arrived is

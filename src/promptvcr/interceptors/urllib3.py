@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import urllib3
@@ -110,7 +110,7 @@ class _Chunks:
                 self._on_close()
 
 
-def _replayed(chunks: list[bytes] | PacedBody) -> _Chunks:
+def _replayed(chunks: Sequence[bytes] | PacedBody) -> _Chunks:
     remaining = iter(chunks)
     return _Chunks(lambda amt: next(remaining, b""))
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..cassettes.models import Interaction, LazyRequest, Request
-from ..files.parsecache import CachedInteractions
+from ..files.loaded import LoadedInteractions
 from .parts import KeyParts, Rule, parts_of
 from .rules import DEFAULT_RULES
 from .select import rules_for
@@ -70,13 +70,21 @@ def _memo(request: Request, rules: Sequence[Rule]) -> tuple[int, str, str, str, 
     # Only an immutable set of rules can be remembered by identity (a list may change).
     if type(rules) is not tuple or len(content) > _MAX_REMEMBERED_BODY:
         return None
-    content_type = sent_content_type(request)
+    return _memo_of(request.method, request.url, sent_content_type(request), content, rules)
+
+
+def _memo_of(
+    method: str, url: str, content_type: str, content: bytes, rules: Sequence[Rule]
+) -> tuple[int, str, str, str, bytes] | None:
+    """:func:`_memo` for a request given by its fields (a loaded one, not built: see .tape)."""
+    if type(rules) is not tuple or len(content) > _MAX_REMEMBERED_BODY:
+        return None
     if _rules_by_id.get(id(rules)) is not rules:
         if len(_rules_by_id) >= 64:  # forget every id before any may be reused
             _rules_by_id.clear()
             _memory.clear()
         _rules_by_id[id(rules)] = rules
-    return (id(rules), request.method, request.url, content_type, content)
+    return (id(rules), method, url, content_type, content)
 
 
 def sent_content_type(request: Request) -> str:
@@ -128,20 +136,20 @@ def known_keys(
     """The key of every interaction's request as a parse cache entry brought them (see
     :mod:`..files.parsecache`: a cassette read before under the default rules), each
     remembered as :func:`request_key` does; ``None`` when none were brought."""
-    if type(interactions) is not CachedInteractions or rules is not DEFAULT_RULES:
+    if type(interactions) is not LoadedInteractions or rules is not DEFAULT_RULES:
         return None
     keys = interactions.keys(_token())
     if keys is None:
         return None
-    for interaction, key in zip(interactions, keys, strict=True):
-        memo = _memo(interaction.request, rules)
+    for (method, url, content_type, content), key in zip(interactions.request_fields(), keys, strict=True):
+        memo = _memo_of(method, url, content_type, content, rules)
         if memo is not None and memo not in _memory:
             _remember(memo, key)
-    return keys
+    return list(keys)
 
 
 def offer_keys(interactions: Sequence[Interaction], rules: Sequence[Rule], keys: list[str]) -> None:
     """Offer every interaction's key, all computed, to the parse cache entry they were read
     from (under the default rules), so that the next read brings them (:func:`known_keys`)."""
-    if type(interactions) is CachedInteractions and rules is DEFAULT_RULES:
+    if type(interactions) is LoadedInteractions and rules is DEFAULT_RULES:
         interactions.offer_keys(_token(), keys)

@@ -22,11 +22,12 @@ key's memory and the index by key touched four more objects, cold in a large cas
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cassettes.models import Interaction, Request
+from ..files.loaded import LoadedInteractions
 from ..files.persister import collection_paused
 from .key import known_keys, offer_keys, request_key, sent_content_type
 from .parts import Rule
@@ -55,49 +56,46 @@ def fuzzy_threshold(fuzzy: bool | float) -> float:
 class Tape:
     """The interactions of one cassette and what has been played of them.
 
-    Each key's entry is one list, ``[turn, position, position, ...]``: the positions of its
-    interactions in recorded order, after the turn of the next one to play. A replayed
-    request looks up one entry (issue 22: in a large cassette every lookup is a cold one).
-    The entries hold the first ``len(_keys)`` interactions: the others are not indexed yet.
+    Each key's entry in ``_index`` is the position of its one interaction, or the list of
+    the positions of its interactions in recorded order; ``_turns`` counts those played. A
+    replayed request looks up one entry (issue 22: in a large cassette every lookup is a cold
+    one). Positions are ints and most keys have one: the index holds nothing the garbage
+    collector tracks per interaction (issue 48), beside the interactions themselves, which a
+    loaded cassette keeps in compact form (:mod:`..files.loaded`). The entries hold the first
+    ``len(_keys)`` interactions: the others are not indexed yet.
     """
 
-    interactions: list[Interaction] = field(default_factory=list)
+    interactions: Sequence[Interaction] = field(default_factory=list)
     rules: Sequence[Rule] = DEFAULT_RULES
-    _index: dict[str, list[int]] = field(default_factory=dict, init=False, repr=False)
-    _played: list[bool] = field(default_factory=list, init=False, repr=False)
+    _index: dict[str, int | list[int]] = field(default_factory=dict, init=False, repr=False)
+    _turns: dict[str, int] = field(default_factory=dict, init=False, repr=False)
+    _played: bytearray = field(default_factory=bytearray, init=False, repr=False)
     _keys: list[str] = field(default_factory=list, init=False, repr=False)
     #: Each indexed body's bytes -> the method, URL and content-type it was first recorded
-    #: with, and that request's key's entry (see :meth:`play_sent`).
-    _sent: dict[bytes, tuple[str, str, str, list[int]]] = field(default_factory=dict, init=False, repr=False)
+    #: with, and that request's key (see :meth:`play_sent`).
+    _sent: dict[bytes, tuple[str, str, str, str]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._played = [False] * len(self.interactions)
+        self._played = bytearray(len(self.interactions))
         if (keys := known_keys(self.interactions, self.rules)) is not None:
             self._add_keys(keys)
 
     def _add_keys(self, keys: Sequence[str]) -> None:
-        index, start = self._index, len(self._keys)
-        entries, position = [], start
+        start = position = len(self._keys)
         for key in keys:
-            entry = index.get(key)
-            if entry is None:
-                entry = index[key] = [0, position]
-            else:
-                entry.append(position)
-            entries.append(entry)
+            self._place(key, position)
             position += 1
-        self._learn(self.interactions[start:position], entries)
+        self._learn(_requests(self.interactions, start, position), keys)
         self._keys.extend(keys)
 
-    def _learn(self, interactions: Sequence[Interaction], entries: list[list[int]]) -> None:
-        """Find each key's entry by its interaction's body bytes from now on (see
+    def _learn(self, requests: Iterable[Request], keys: Iterable[str]) -> None:
+        """Find each key's entry by its request's body bytes from now on (see
         :meth:`play_sent`). Bytes learnt already keep the method, URL and content-type they
         were first recorded with: a request that sends them another way goes by its key."""
         sent = self._sent
-        for interaction, entry in zip(interactions, entries, strict=True):
-            request = interaction.request
+        for request, key in zip(requests, keys, strict=True):
             if request.content not in sent:
-                sent[request.content] = (request.method, request.url, sent_content_type(request), entry)
+                sent[request.content] = (request.method, request.url, sent_content_type(request), key)
 
     def _index_on(self, until: str | None = None, stop: int | None = None) -> None:
         """Index the interactions not indexed yet, in order: all of them, or up to and with the
@@ -107,32 +105,36 @@ class Tape:
             return
         rules, computed = self.rules, []
         with collection_paused():  # thousands of keys kept: a collection would only walk the heap
-            for interaction in self.interactions[start:end]:
-                computed.append(key := request_key(interaction.request, rules))
+            for request in _requests(self.interactions, start, end):
+                computed.append(key := request_key(request, rules))
                 if key == until:
                     break
         self._add_keys(computed)
         if len(self._keys) == len(self.interactions):  # all computed: the next read brings them
             offer_keys(self.interactions, self.rules, self._keys)
 
+    def _positions(self, key: str) -> list[int]:
+        entry = self._index.get(key)
+        if entry is None:
+            return []
+        return [entry] if isinstance(entry, int) else entry
+
     def index(self) -> dict[str, list[int]]:
-        """Every key's entry, all interactions indexed."""
+        """Every key's positions, in recorded order, all interactions indexed."""
         self._index_on()
-        return self._index
+        return {key: self._positions(key) for key in self._index}
 
     def play(self, key: str, *, allow_repeats: bool = False) -> Interaction | None:
         """The next unplayed interaction recorded under ``key``, or ``None`` on a miss.
 
         With ``allow_repeats`` the last one is played again once all have been played.
         """
-        entry = self._index.get(key)
         while True:
-            if entry is not None and (found := self._next(entry, allow_repeats)) is not None:
+            if key in self._index and (found := self._next(key, allow_repeats)) is not None:
                 return found
             if len(self._keys) == len(self.interactions):  # a miss, or a key used up
                 return None
             self._index_on(until=key)  # none left among those indexed: look further on
-            entry = self._index.get(key)
 
     def play_sent(self, request: Request, *, allow_repeats: bool = False) -> Interaction | None:
         """What :meth:`play` returns for ``request``'s key, found without computing it: when
@@ -149,17 +151,22 @@ class Tape:
             return None
         return self._next(sent[3], allow_repeats)
 
-    def _next(self, entry: list[int], allow_repeats: bool) -> Interaction | None:
-        """Play the next interaction of a key's entry; once all are indexed and played, its last
-        again with ``allow_repeats``. ``None`` when none is left among those indexed."""
-        turn = entry[0] + 1
-        if turn < len(entry):
-            entry[0] = turn
-            position = entry[turn]
-            self._played[position] = True
+    def _next(self, key: str, allow_repeats: bool) -> Interaction | None:
+        """Play the next interaction of an indexed key; once all are indexed and played, its
+        last again with ``allow_repeats``. ``None`` when none is left among those indexed."""
+        entry = self._index[key]
+        turn = self._turns.get(key, 0)
+        if type(entry) is int:
+            position, count = entry, 1
+        else:
+            count = len(entry)  # type: ignore[arg-type]
+            position = entry[turn if turn < count else -1]  # type: ignore[index]
+        if turn < count:
+            self._turns[key] = turn + 1
+            self._played[position] = 1
             return self.interactions[position]
         if allow_repeats and len(self._keys) == len(self.interactions):
-            return self.interactions[entry[-1]]
+            return self.interactions[position]
         return None
 
     def peek(self, key: str, *, allow_repeats: bool = False) -> Interaction | None:
@@ -168,22 +175,21 @@ class Tape:
         A request that an injected fault breaks (a cut stream, a malformed event) borrows
         the recorded answer: it counts as played, but the retry that follows gets it whole.
         """
-        before = self._index.get(key)
-        used = 0 if before is None else before[0]
+        used = self._turns.get(key, 0)
         interaction = self.play(key, allow_repeats=allow_repeats)
-        if (entry := self._index.get(key)) is not None:
-            entry[0] = used  # borrowed, not used up
+        if key in self._index:
+            self._turns[key] = used  # borrowed, not used up
         return interaction
 
     def play_position(self, position: int) -> Interaction:
         """Play one interaction chosen by position (a fuzzy match): it counts as played, and
         when it was next in line for its key, that key moves on to the following one."""
         self._index_on(stop=position + 1)
-        self._played[position] = True
-        entry = self._index[self._keys[position]]
-        turn = entry[0] + 1
-        if turn < len(entry) and entry[turn] == position:
-            entry[0] = turn
+        self._played[position] = 1
+        key = self._keys[position]
+        positions, turn = self._positions(key), self._turns.get(key, 0)
+        if turn < len(positions) and positions[turn] == position:
+            self._turns[key] = turn + 1
         return self.interactions[position]
 
     def play_similar(self, request: Request, threshold: float, path: Path) -> Interaction | None:
@@ -214,19 +220,36 @@ class Tape:
         return frozenset(i for i, played in enumerate(self._played) if played)
 
     def times_recorded(self, key: str) -> int:
-        entry = self.index().get(key)
-        return 0 if entry is None else len(entry) - 1
+        self._index_on()
+        return len(self._positions(key))
 
     def append(self, key: str, interaction: Interaction) -> None:
         """Add a newly recorded interaction, already played by the request that caused it."""
-        entry = self.index().setdefault(key, [0])
-        entry.append(len(self.interactions))
-        entry[0] = len(entry) - 1
-        self._learn([interaction], [entry])
-        self.interactions.append(interaction)
+        self._index_on()
+        self._place(key, len(self.interactions))
+        self._turns[key] = len(self._positions(key))
+        self._learn([interaction.request], [key])
+        self.interactions.append(interaction)  # type: ignore[attr-defined]
         self._keys.append(key)
-        self._played.append(True)
+        self._played.append(1)
+
+    def _place(self, key: str, position: int) -> None:
+        """Put ``position`` last among ``key``'s: an int alone, a list when there are more."""
+        entry = self._index.get(key)
+        if entry is None:
+            self._index[key] = position
+        elif type(entry) is int:
+            self._index[key] = [entry, position]
+        else:
+            entry.append(position)  # type: ignore[union-attr]
 
     @property
     def unplayed(self) -> list[Interaction]:
         return [i for i, played in zip(self.interactions, self._played, strict=True) if not played]
+
+
+def _requests(interactions: Sequence[Interaction], start: int, end: int) -> Iterable[Request]:
+    """The requests at ``start`` to ``end``, without building a loaded interaction for each."""
+    if type(interactions) is LoadedInteractions:
+        return interactions.requests(start, end)
+    return (interaction.request for interaction in interactions[start:end])

@@ -7,15 +7,15 @@ extra cassettes to read, its keywords win over ``vcr_config``, and ``--record-mo
 over both. vcrpy's ``match_on`` becomes a rule: what it leaves out (by default the body)
 the key leaves out, and the summary counts the tests whose outcome would change with body
 matching: a miss, or another recording served (an older body recorded first for the same URL).
-A vcrpy-format file is converted for replay into a temporary promptvcr cassette, and in
-place (as ``promptvcr migrate`` does) when the test records. What does not map is named
-once in the summary, with ``promptvcr migrate`` as the way out.
+A vcrpy-format file is converted for replay into a promptvcr copy, once per content
+(:mod:`promptvcr.importers.replaycopy`), and in place (as ``promptvcr migrate`` does) when
+the test records. What does not map is named once in the summary, with ``promptvcr migrate``
+as the way out.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -264,30 +264,30 @@ def settings(request: pytest.FixtureRequest, options: Options) -> Settings:
 
 def _opened(path: Path, extras: list[str], directory: Path, writes: bool, state: _Compat) -> Path | None:
     """The file the cassette opens: ``path`` itself, or a promptvcr copy of vcrpy-format files."""
-    from ..importers.inplace import convert_in_place, is_promptvcr_file
-
     sources = [path, *(p if p.is_absolute() else directory / p for p in map(Path, extras))]
-    existing = [p for p in sources if p.is_file()]
-    if not existing or (len(sources) == 1 and is_promptvcr_file(path)):
-        return None
     if writes:
+        from ..importers.inplace import convert_in_place, is_promptvcr_file
+
+        if not any(p.is_file() for p in sources) or (len(sources) == 1 and is_promptvcr_file(path)):
+            return None
         if extras:
             _note(state, "vcr marker extra cassettes are read only while replaying")
         if path.is_file() and not is_promptvcr_file(path):
             convert_in_place(path)
             _note(state, f"converted {path.name} (and others) to promptvcr's format to record into it")
         return None
+    from ..importers.replaycopy import replay_copy  # converted once per content (issue 48)
+
+    return replay_copy(path, sources, lambda: _scratch(state))
+
+
+def _scratch(state: _Compat) -> Path:
+    """A folder of this run's, for copies the parse cache's folder cannot keep."""
     if state.temp is None:
         import tempfile
 
         state.temp = Path(tempfile.mkdtemp(prefix="promptvcr-vcr-"))
-    digest = hashlib.sha256("\0".join(str(p.resolve()) for p in sources).encode()).hexdigest()[:16]
-    target = state.temp / f"{digest}{path.suffix if path.suffix == '.json' else '.yaml'}"
-    if not target.exists():
-        from ..importers.inplace import combine
-
-        combine(existing, target)
-    return target
+    return state.temp
 
 
 # pytest_recording_configure(config, vcr) ----------------------------------------------------
