@@ -174,19 +174,20 @@ def _write_usage(shelf: Shelf, path: Path, incomplete: list[str]) -> bool:
 
 
 def _drifted(report: Path) -> list[str]:
-    """One line per live answer that drifted, from the stop's report (see ``--fail-on-drift``)."""
+    """One line per live answer that drifted, from the stop's report (see ``--fail-on-drift``),
+    each answer named as pytest's ``--fail-on-drift`` names it (:attr:`Drift.where`)."""
+    from ..policies.verifying import Drift
+
+    unreadable = [f"--fail-on-drift: the report {report} could not be read, so drift cannot be ruled out"]
     try:
         entries = json.loads(report.read_text(encoding="utf-8"))["cassettes"]
-    except (OSError, ValueError, KeyError):
-        return [f"--fail-on-drift: the report {report} could not be read, so drift cannot be ruled out"]
-    lines = []
-    for entry in entries:
-        for drift in entry.get("drift", []):
-            at = "" if drift.get("position") is None else f"interactions[{drift['position']}] "
-            differences = "; ".join(drift.get("differences", []))
-            answer = f"{at}{drift['method']} {drift['url']}"
-            lines.append(f"drift (--fail-on-drift) in {entry['path']}: {answer}: {differences}")
-    return lines
+        found = [(entry["path"], Drift.from_data(d)) for entry in entries for d in entry.get("drift", [])]
+    except (OSError, ValueError, KeyError, TypeError):
+        return unreadable
+    return [
+        f"drift (--fail-on-drift) in {path}: {drift.where}: {'; '.join(drift.differences)}"
+        for path, drift in found
+    ]
 
 
 def _check(options: dict[str, object]) -> None:
