@@ -13,11 +13,8 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import os
 import random
 import string
-import subprocess
-import sys
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,7 +25,7 @@ import httpx
 import pytest
 import yaml
 from leak_calls import JSON, call_openai, chat
-from leak_checks import assert_nowhere
+from leak_checks import assert_nowhere, scan
 from leak_server import Answer, LeakServer
 
 import promptvcr
@@ -116,16 +113,6 @@ CASES = [
 ]
 
 
-def _scan(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "promptvcr", "scan", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=os.environ,
-    )
-
-
 def _stored_content(path: Path) -> str:
     """The answer's message content as stored in the cassette (a JSON body)."""
     response = yaml.safe_load(path.read_text())["interactions"][0]["response"]
@@ -147,7 +134,7 @@ def test_openai_answer_masked_inside_its_encoding(case: Case, tmp_path: Path) ->
     assert live == sent
     assert any(issubclass(w.category, SecretMaskedWarning) for w in caught), "the mask is reported"
     assert_nowhere(path, case.key)
-    scanned = _scan(path)
+    scanned = scan(path)
     assert scanned.returncode == 0, scanned.stdout + scanned.stderr
     stored = _stored_content(path)
     assert case.decode(stored) == case.expected  # the rest of the encoded content is intact
