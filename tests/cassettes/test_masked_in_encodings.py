@@ -24,6 +24,8 @@ from urllib.parse import quote, unquote
 import httpx
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from leak_calls import JSON, call_openai, chat
 from leak_checks import assert_nowhere, scan
 from leak_server import Answer, LeakServer
@@ -31,6 +33,7 @@ from leak_server import Answer, LeakServer
 import promptvcr
 from promptvcr.credentials.keyshapes import Finding, masked_preview
 from promptvcr.credentials.redaction import Redacted, SecretMaskedWarning, refused_message
+from promptvcr.credentials.reencode import masked_within
 
 _rng = random.Random(4141)
 _URLSAFE = string.ascii_letters + string.digits
@@ -109,6 +112,13 @@ CASES = [
         lambda k: _b64(quote(_b64(f"key: {k}; team=ml"), safe="")),
         lambda stored: _unb64(unquote(_unb64(stored).decode())).decode(),
         "key: <redacted:openai-key>; team=ml",
+    ),
+    Case(
+        "base64 in a JSON document written with PHP's \\/ escapes",
+        KEY,
+        lambda k: '{"blob": "' + _b64(f"config: {k} ??>").replace("/", "\\/") + '", "n": 1}',
+        lambda stored: _unb64(json.loads(stored)["blob"]).decode() + f" n={json.loads(stored)['n']}",
+        "config: <redacted:openai-key> ??> n=1",
     ),
 ]
 
@@ -195,3 +205,45 @@ def test_an_answer_refused_says_which_file_which_interaction_and_what_to_run(tmp
     assert "recorded[2]: GET http://127.0.0.1:1/v1/files/f" in message
     assert f"promptvcr scan {path}" in message and "The other 2 interaction(s) were written." in message
     assert KEY not in message
+
+
+# The property behind every case above: whatever the layers, decoding the masked text layer by
+# layer gives the original text with the key, and only the key, replaced.
+_LAYERS = ("b64", "b64-unpadded", "urlsafe", "urlsafe-unpadded", "percent", "gzip-b64", "php-json")
+
+
+def _encode(text: str, layer: str) -> str:
+    if layer == "percent":
+        return quote(text, safe="")
+    if layer == "php-json":
+        return json.dumps({"v": text, "n": 1}).replace("/", "\\/")
+    raw = gzip.compress(text.encode("latin-1")) if layer == "gzip-b64" else text.encode("latin-1")
+    return _b64(raw, urlsafe=layer.startswith("urlsafe"), padded=not layer.endswith("unpadded"))
+
+
+def _decode(text: str, layer: str) -> str:
+    if layer == "percent":
+        return unquote(text, encoding="latin-1")
+    if layer == "php-json":
+        return str(json.loads(text)["v"])
+    raw = _unb64(text, urlsafe=layer.startswith("urlsafe"))
+    return (gzip.decompress(raw) if layer == "gzip-b64" else raw).decode("latin-1")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    before=st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=40),
+    after=st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=40),
+    layers=st.lists(st.sampled_from(_LAYERS), min_size=1, max_size=3),
+)
+def test_a_key_under_any_layers_is_masked_and_the_rest_kept(
+    before: str, after: str, layers: list[str]
+) -> None:
+    plain = f"{before} {KEY} {after}"
+    encoded = plain
+    for layer in layers:
+        encoded = _encode(encoded, layer)
+    masked = masked_within(encoded, lambda text: text.replace(KEY, "<redacted:openai-key>"))
+    for layer in reversed(layers):
+        masked = _decode(masked, layer)
+    assert masked == plain.replace(KEY, "<redacted:openai-key>")

@@ -34,7 +34,7 @@ from urllib.parse import quote
 from ..cassettes.models import Interaction
 from ..files import fileformat
 from .byname import names_secret_field, redact_url
-from .decode import BASE64_IN_JSON, json_escaped, plain_dump, texts
+from .decode import holds_base64, json_escaped, plain_dump, texts
 from .headers import REQUEST_HEADERS, RESPONSE_HEADERS
 from .keyshapes import KIND_SLUGS, Finding, masked_preview, may_hold_secret, secret_values
 from .masking import Masker, json_credentials, remember_sent, run_credentials, sent_credentials, worth_masking
@@ -120,7 +120,7 @@ def _clean(dump: str, known: _Known) -> bool:
     return (
         not may_hold_secret(dump)
         and not any(value in dump for value in known.escaped)
-        and BASE64_IN_JSON.search(dump) is None
+        and not holds_base64(dump)
     )
 
 

@@ -19,6 +19,7 @@ import base64
 import binascii
 import difflib
 import gzip
+import json
 import re
 import zlib
 from collections.abc import Callable, Iterator
@@ -36,8 +37,10 @@ Replace = Callable[[str], str]
 _MAX_LAYERS = 4
 
 #: A run of base64 (either alphabet) long enough to hold a key, with nothing of base64 on
-#: either side: a whole JSON string, or a payload inside a text (``data:...;base64,RUN``).
-_RUN = re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{24,}={0,2}(?![A-Za-z0-9+/_\-=])")
+#: either side: a whole JSON string, or a payload inside a text (``data:...;base64,RUN``). Not
+#: one an escape cuts (``RUN%2F...``, ``RUN\\/...``): encoded again alone, the rest of its string
+#: would no longer line up; the percent and JSON passes read such a string whole.
+_RUN = re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{24,}={0,2}(?![A-Za-z0-9+/_\-=%\\])")
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
@@ -49,7 +52,26 @@ def masked_within(text: str, replace: Replace, depth: int = 0) -> str:
         return masked
     if "%" in masked:  # first: a base64 run whose padding is escaped (``%3D``) is whole once read
         masked = _in_percent(masked, replace, depth + 1)
-    return _RUN.sub(lambda run: _in_base64(run.group(), replace, depth + 1), masked)
+    masked = _RUN.sub(lambda run: _in_base64(run.group(), replace, depth + 1), masked)
+    return _in_document(masked, replace, depth + 1)
+
+
+def _in_document(text: str, replace: Replace, depth: int) -> str:
+    """A JSON document's text with the credentials its strings still hold masked: those the
+    passes over its text could not reach, because a JSON escape cuts a run (``\\/``, which
+    PHP's ``json_encode`` writes for every ``/``). Written again by :func:`json.dumps` in the
+    document's own spacing: the same document, spelt with fewer escapes."""
+    if text.lstrip()[:1] not in ("{", "[") or "\\" not in text:
+        return text  # no escape: the passes over the text reached every string
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+    masked = masked_strings(document, replace, depth)
+    if masked == document:
+        return text
+    spaced = '": ' in text
+    return json.dumps(masked, ensure_ascii="\\u" in text, separators=None if spaced else (",", ":"))
 
 
 def _in_base64(run: str, replace: Replace, depth: int) -> str:
@@ -64,6 +86,8 @@ def _in_base64(run: str, replace: Replace, depth: int) -> str:
         )
     except (binascii.Error, ValueError):
         return run
+    if _encoded(content, urlsafe, run) != run:
+        return run  # not a whole base64 text (stray bits at its end): left as it is
     inflated = decompressed(content)
     plain = inflated if inflated is not None else content
     decoded = plain.decode("latin-1")  # byte for byte: the rest of the payload comes back unchanged
@@ -76,8 +100,13 @@ def _in_base64(run: str, replace: Replace, depth: int) -> str:
         if recompressed is None:
             return run  # cannot be written again the same way: refused after (see the module)
         payload = recompressed
+    return _encoded(payload, urlsafe, run)
+
+
+def _encoded(payload: bytes, urlsafe: bool, like: str) -> str:
+    """``payload`` in base64 written as the run ``like`` was: its alphabet, padded or not."""
     encoded = base64.b64encode(payload, altchars=b"-_" if urlsafe else None).decode("ascii")
-    return encoded if _padded(run, urlsafe) else encoded.rstrip("=")
+    return encoded if _padded(like, urlsafe) else encoded.rstrip("=")
 
 
 def _padded(run: str, urlsafe: bool) -> bool:
@@ -163,13 +192,13 @@ def _escaped(text: str) -> str:
     return "".join(quote(bytes([ord(c)]), safe="") if ord(c) < 256 else c for c in text)
 
 
-def masked_strings(data: Any, replace: Replace) -> Any:
+def masked_strings(data: Any, replace: Replace, depth: int = 0) -> Any:
     """A copy of stored data with :func:`masked_within` applied to each string (a ``base64``
     body is a base64 run too)."""
     if isinstance(data, str):
-        return masked_within(data, replace)
+        return masked_within(data, replace, depth)
     if isinstance(data, dict):
-        return {key: masked_strings(item, replace) for key, item in data.items()}
+        return {key: masked_strings(item, replace, depth) for key, item in data.items()}
     if isinstance(data, list):
-        return [masked_strings(item, replace) for item in data]
+        return [masked_strings(item, replace, depth) for item in data]
     return data
