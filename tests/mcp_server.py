@@ -9,6 +9,7 @@ import threading
 import time
 from typing import Any
 
+import anyio
 import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
 
@@ -18,8 +19,9 @@ def _server(title: str | None = None) -> MCPServer:
     server: MCPServer = MCPServer("promptvcr-test")
 
     @server.tool(title=title)
-    def add(a: int, b: int) -> int:
-        """Add two numbers."""
+    async def add(a: int, b: int, delay_ms: int = 0) -> int:
+        """Add two numbers, after ``delay_ms`` (concurrent calls then end in another order)."""
+        await anyio.sleep(delay_ms / 1000)
         return a + b
 
     @server.tool()

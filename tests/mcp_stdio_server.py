@@ -4,14 +4,16 @@ SDK's ``stdio_client`` or through ``promptvcr mcp --``, and replay it with this 
 
 from __future__ import annotations
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 
 server: MCPServer = MCPServer("promptvcr-stdio-test")
 
 
 @server.tool()
-def add(a: int, b: int) -> int:
-    """Add two numbers."""
+async def add(a: int, b: int, delay_ms: int = 0) -> int:
+    """Add two numbers, after ``delay_ms`` (concurrent calls then end in another order)."""
+    await anyio.sleep(delay_ms / 1000)
     return a + b
 
 

@@ -52,29 +52,26 @@ class CassetteMiss(BaseException):
 
     @classmethod
     def unwrapped(cls, error: BaseException | None) -> CassetteMiss | None:
-        """The first miss of an exception group that holds nothing but misses (an anyio task
-        group, as the ``mcp`` SDK runs each session in one, wraps whatever a task raised);
-        ``None`` for any other error. The test then gets the miss itself, not a group."""
+        """The first miss of an exception group that holds one (an anyio task group, as the
+        ``mcp`` SDK runs each session in one, wraps whatever its tasks raised); ``None`` for
+        any other error. The test then gets the miss itself, not a group: the group's other
+        errors are what the miss brought down (a session's other calls, concurrent with the
+        one that missed, see their connection closed)."""
         if error is None or not isinstance(getattr(error, "exceptions", None), tuple):  # not a group
             return None
-        leaves: list[BaseException] = []
         pending: list[BaseException] = [error]
         while pending:
             item = pending.pop(0)
             if isinstance(inner := getattr(item, "exceptions", None), tuple):
                 pending[:0] = inner
-            else:
-                leaves.append(item)
-        if not leaves or not all(isinstance(leaf, cls) for leaf in leaves):
-            return None
-        first = leaves[0]
-        assert isinstance(first, cls)
-        return first
+            elif isinstance(item, cls):
+                return item
+        return None
 
     @classmethod
     def raise_at_exit(cls, error: BaseException | None, misses: list[CassetteMiss], cassette: Path) -> None:
         """What a cassette raises as it exits after ``misses``, the body having raised ``error``
-        (``None``: it returned): the miss itself out of a task group of misses only; a note on a
+        (``None``: it returned): the miss itself out of a task group that holds one; a note on a
         framework's own error that hid one (3.11+); a swallowed miss raised again. The body's
         own error is otherwise left to show, untouched."""
         if (miss := cls.unwrapped(error)) is not None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import urllib3
 import websockets.asyncio.client
+import websockets.sync.client
 from fake_provider import FakeProvider
 from google import genai
 from google.genai import types as genai_types
@@ -21,7 +22,7 @@ from promptvcr import use_cassette
 from promptvcr.interceptors import _compat, unavailable
 from promptvcr.interceptors.unavailable import InterceptorUnavailableWarning
 
-#: Each library whose seam is broken, how to break it, and its distribution's name.
+#: Each library whose seam is broken (its distribution's name first), how to break it.
 BREAKS = {
     "websockets": (
         websockets.asyncio.client.connect,
@@ -29,6 +30,9 @@ BREAKS = {
     ),
     "urllib3": (urllib3.HTTPConnectionPool, [_compat.URLLIB3_ATTEMPT_SEAM]),
 }
+_SYNC_CLASS, _SYNC_METHOD = _compat.WEBSOCKETS_SYNC_SEAM
+if hasattr(websockets.sync.client, _SYNC_CLASS):  # websockets 17: the threaded client's seam too
+    BREAKS["websockets threaded"] = (getattr(websockets.sync.client, _SYNC_CLASS), [_SYNC_METHOD])
 
 
 def _ask(base_url: str) -> str:
@@ -46,6 +50,7 @@ def test_a_missing_seam_warns_once_and_http_cassettes_still_record_and_replay(
     library: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     owner, names = BREAKS[library]
+    library = library.split()[0]
     for name in names:
         monkeypatch.delattr(owner, name, raising=False)
     monkeypatch.setattr(unavailable, "_warned", set())  # this process may have warned before

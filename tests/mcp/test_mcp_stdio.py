@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 import yaml
 from mcp import ClientSession, StdioServerParameters
@@ -153,7 +154,9 @@ def test_verify_compares_each_result_by_structure_named_by_its_method(
     shutil.copy(path, cassette_path)
     script = tmp_path / "server.py"
     script.write_text(
-        SERVER.read_text().replace("@server.tool()\ndef add", '@server.tool(title="Adder")\ndef add')
+        SERVER.read_text().replace(
+            "@server.tool()\nasync def add", '@server.tool(title="Adder")\nasync def add'
+        )
     )
 
     async def verify() -> Any:
@@ -167,3 +170,39 @@ def test_verify_compares_each_result_by_structure_named_by_its_method(
     (drift,) = cassette.drift
     assert (drift.method, drift.url) == ("SPAWN", "stdio:python server.py")
     assert drift.differences == ("event tools/list result.result.tools[]: new field 'title'",)
+
+
+def test_recorded_timing_paces_the_server_lines(
+    recorded: tuple[Path, Path, dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``timing="recorded"``: each server line as long after the client line that caused it as
+    it came live. The waits the replayed server asks for are counted, not timed: a loaded host
+    makes a replay slow, never makes it wait for a recorded gap."""
+    path, script, live = recorded
+    data = yaml.safe_load(path.read_text())
+    frames = data["interactions"][0]["response"]["stdio"]["frames"]
+    # One gap in the recording: the count's progress and answer 0.6 s after its call, all else at once.
+    call = next(i for i, f in enumerate(frames) if f.get("json", {}).get("params", {}).get("name") == "count")
+    for index, frame in enumerate(frames):
+        frame["at"] = 0.0 if index <= call else 0.6
+    stretched = tmp_path / "stretched.yaml"
+    stretched.write_text(yaml.safe_dump(data, sort_keys=False))
+    waits: list[float] = []
+    sleep = anyio.sleep
+
+    async def counting(seconds: float) -> None:
+        if sys._getframe(1).f_globals.get("__name__") == "promptvcr.interceptors.mcp_stdio":
+            waits.append(seconds)
+        await sleep(seconds)
+
+    monkeypatch.setattr(anyio, "sleep", counting)
+
+    async def replay(timing: str) -> dict[str, Any]:
+        async with use_cassette(stretched, timing=timing):
+            return await asyncio.wait_for(session(script), 10)
+
+    assert asyncio.run(replay("none")) == live
+    assert waits == []  # unpaced: the replayed server never waits
+    assert asyncio.run(replay("recorded")) == live
+    assert max(waits) > 0.5  # the stretched gap, asked for once
+    assert sum(1 for wait in waits if wait > 0.5) == 1

@@ -17,10 +17,12 @@ import argparse
 import contextlib
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
@@ -29,7 +31,7 @@ from typing import IO
 from ..cassette import Cassette
 from ..errors import CassetteError, CassetteMiss
 from ..interceptors.decision import Record, Replay
-from ..interceptors.stdiosession import LinePlayer, LineTap, stdio_request
+from ..interceptors.stdiosession import STALL, Line, LinePlayer, LineTap, stdio_request
 
 HELP = "run an MCP server over stdio through a cassette, for MCP clients in any language"
 ENV_CASSETTE = "PROMPTVCR_CASSETTE"
@@ -69,13 +71,17 @@ def _stoppable() -> Iterator[None]:
             signal.signal(number, handler)
 
 
-def _write(out: IO[bytes], lines: list[bytes]) -> None:
+def _write(out: IO[bytes], lines: list[Line]) -> None:
+    """Each line when due (``timing="recorded"``), else at once."""
     for line in lines:
-        out.write(line)
+        if (wait := line.due - time.monotonic()) > 0:
+            out.flush()
+            time.sleep(wait)
+        out.write(line.data)
     out.flush()
 
 
-def _error_answer(line: bytes, miss: CassetteMiss) -> list[bytes]:
+def _error_answer(line: bytes, miss: CassetteMiss) -> list[Line]:
     """A JSON-RPC error for the request that missed (none for a notification)."""
     try:
         message = json.loads(line)
@@ -84,12 +90,30 @@ def _error_answer(line: bytes, miss: CassetteMiss) -> list[bytes]:
     if not isinstance(message, dict) or "method" not in message or "id" not in message:
         return []
     error = {"code": _MISS_CODE, "message": miss.message}
-    return [json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error}).encode() + b"\n"]
+    return [Line(json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error}).encode() + b"\n")]
+
+
+def _read_lines(stdin: IO[bytes], lines: queue.SimpleQueue[bytes]) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        while line := stdin.readline():
+            lines.put(line)
+    lines.put(b"")  # the client closed its end
 
 
 def _replay(player: LinePlayer, stdin: IO[bytes], stdout: IO[bytes]) -> int:
+    """Answer the client's lines from ``player``; after :data:`STALL` seconds without one, what
+    the player holds back that is due anyway (a reading thread: waiting must not block it)."""
     _write(stdout, player.opening())
-    while not player.ended and (line := stdin.readline()):
+    lines: queue.SimpleQueue[bytes] = queue.SimpleQueue()
+    threading.Thread(target=_read_lines, args=(stdin, lines), daemon=True).start()
+    while not player.ended:
+        try:
+            line = lines.get(timeout=STALL)
+        except queue.Empty:
+            _write(stdout, player.stalled())
+            continue
+        if not line:
+            break
         try:
             _write(stdout, player.client_wrote(line))
         except CassetteMiss as miss:

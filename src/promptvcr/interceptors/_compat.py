@@ -30,6 +30,7 @@ __all__ = [
     "URLLIB3_ATTEMPT_SEAM",
     "URL_PARTS",
     "WEBSOCKETS_ASYNC_SEAMS",
+    "WEBSOCKETS_SYNC_SEAM",
     "SeamMissing",  # from .unavailable, for the interceptors that raise it
     "aiohttp_connect_timeout",
     "aiohttp_response_handler",
@@ -40,6 +41,7 @@ __all__ = [
     "respx_pass_through",
     "set_content_decoder",
     "websockets_async_seam",
+    "websockets_sync_seam",
 ]
 
 # --- httpx2 and httpx ------------------------------------------------------------------
@@ -248,6 +250,31 @@ def websockets_async_seam(connect_class: type) -> tuple[str, str]:
             return method, factory
     names = " or ".join(method for method, _ in WEBSOCKETS_ASYNC_SEAMS)
     raise SeamMissing("websockets", f"websockets.asyncio.client.connect has no {names}")
+
+
+#: The threaded client's seam in websockets 17: ``reconnect`` (``websockets.sync.client``), the
+#: class behind ``connect``, ``unix_connect`` and the reconnecting iterator
+#: (``for ws in reconnect(uri)``), opens each connection, every retry included, with
+#: ``reconnect.<method>(self, deadline)``, returning the ``ClientConnection`` after its
+#: handshake. It reads the instance's ``sock`` (a socket given: nothing opened), ``ws_uri``
+#: (TLS when secure) and ``create_connection(sock, protocol, **options)``: set on the instance
+#: for one call, a wrapper plays a session on its own socket, or sees the sans-I/O protocol
+#: before any frame passes. Before 17 there is no ``reconnect``, and ``connect`` is the one
+#: function every threaded connection goes through (redirected in place instead).
+WEBSOCKETS_SYNC_SEAM = ("reconnect", "open_connection")
+
+
+def websockets_sync_seam(module: Any) -> tuple[type, str] | None:
+    """``(class, method)`` of :data:`WEBSOCKETS_SYNC_SEAM` in ``module`` (websockets.sync.client);
+    ``None`` when it has no such class (before websockets 17), :class:`SeamMissing` when the
+    class is there without the method."""
+    name, method = WEBSOCKETS_SYNC_SEAM
+    owner = getattr(module, name, None)
+    if not isinstance(owner, type):
+        return None
+    if not callable(getattr(owner, method, None)):
+        raise SeamMissing("websockets", f"websockets.sync.client.{name} has no {method}")
+    return owner, method
 
 
 def websockets_server_connection(sock: Any) -> Any:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import signal
 import sys
+import time
 from typing import Any, TextIO
 
 import anyio
@@ -24,7 +25,7 @@ import mcp.client.stdio as stdio
 
 from ._compat import MCP_STDIO_SPAWN_SEAM, SeamMissing
 from .decision import Handler, Record, Replay, Uninstall
-from .stdiosession import LinePlayer, LineTap, stdio_request
+from .stdiosession import STALL, Line, LinePlayer, LineTap, stdio_request
 
 __all__ = ["install"]
 
@@ -49,11 +50,23 @@ class _Lines(anyio.abc.ByteSendStream):
 
 
 class _Output(anyio.abc.ByteReceiveStream):
-    def __init__(self, receive: anyio.abc.ObjectReceiveStream[bytes]) -> None:
-        self._receive = receive
+    """The replayed server's stdout: what it answered, each line when due; after
+    :data:`.stdiosession.STALL` seconds with nothing to read, what it holds back that is due
+    anyway."""
+
+    def __init__(self, process: _ReplayedProcess, receive: anyio.abc.ObjectReceiveStream[Line]) -> None:
+        self._process, self._receive = process, receive
 
     async def receive(self, max_bytes: int = 65536) -> bytes:
-        return await self._receive.receive()
+        line: Line | None = None
+        while line is None:
+            with anyio.move_on_after(STALL):
+                line = await self._receive.receive()
+            if line is None:
+                self._process.answer(self._process.player.stalled())
+        if (wait := line.due - time.monotonic()) > 0:  # timing="recorded"
+            await anyio.sleep(wait)
+        return line.data
 
     async def aclose(self) -> None:
         await self._receive.aclose()
@@ -80,13 +93,13 @@ class _ReplayedProcess(_PipedProcess):
 
     def __init__(self, player: LinePlayer) -> None:
         self.player = player
-        self._send, receive = anyio.create_memory_object_stream[bytes](math.inf)
-        self._stdin, self._stdout = _Lines(self), _Output(receive)
+        self._send, receive = anyio.create_memory_object_stream[Line](math.inf)
+        self._stdin, self._stdout = _Lines(self), _Output(self, receive)
         self._returncode: int | None = None
         self._exited = anyio.Event()
         self.answer(player.opening())
 
-    def answer(self, lines: list[bytes]) -> None:
+    def answer(self, lines: list[Line]) -> None:
         for line in lines:
             self._send.send_nowait(line)
         if self.player.ended:

@@ -42,12 +42,19 @@ def frame_differences(recorded: Frame, sent: Frame) -> list[str]:
 
 
 def frame_miss_message(
-    path: Path, url: str, index: int, recorded: Frame | None, sent: Frame, transport: str = "websocket"
+    path: Path,
+    url: str,
+    index: int,
+    recorded: Frame | None,
+    sent: Frame,
+    transport: str = "websocket",
+    any_order: bool = False,
 ) -> str:
-    """Why client frame ``index`` (counted from 0) of the session with ``url`` missed."""
-    head = (
-        f"promptvcr: {transport} {url}: client frame {index + 1} is not the recorded one in cassette {path}."
-    )
+    """Why client frame ``index`` (counted from 0) of the session with ``url`` missed.
+    ``any_order``: frames match whichever recorded one not yet played they equal (MCP over
+    stdio), and ``recorded`` is the nearest of those."""
+    what = "matches none of the recorded ones not yet played" if any_order else "is not the recorded one"
+    head = f"promptvcr: {transport} {url}: client frame {index + 1} {what} in cassette {path}."
     if recorded is None:
         shown = _comparable(sent)
         return safe_text(
@@ -55,7 +62,8 @@ def frame_miss_message(
             f"Record it again (PROMPTVCR_RECORD_MODE=rewrite)."
         )
     lines = "\n".join(f"  {line}" for line in frame_differences(recorded, sent))
+    nearest = " from the nearest" if any_order else ""
     return safe_text(
-        f"{head}\nDifferences (recorded -> sent):\n{lines}\n"
+        f"{head}\nDifferences{nearest} (recorded -> sent):\n{lines}\n"
         f"Record it again if the change is intended (PROMPTVCR_RECORD_MODE=rewrite)."
     )

@@ -11,6 +11,10 @@ notifications the answer's stream holds carry it.
 Only answers (``result`` or ``error``) to the request's own ids and its progress
 notifications change; requests the server sends (their ids are the server's) stay as
 recorded.
+
+Which request a server message answers is named here too (:func:`handles`, :func:`answers`):
+a session replayed over one stream (stdio) sends each answer once its own request came,
+whatever order concurrent requests are written in.
 """
 
 from __future__ import annotations
@@ -25,7 +29,16 @@ from ..cassettes.sse import decode_events, encode_event
 if TYPE_CHECKING:
     from ..cassettes.models import Response
 
-__all__ = ["MARKER", "Renumbering", "message_renumbered", "renumbered", "renumbering", "text_renumbered"]
+__all__ = [
+    "MARKER",
+    "Renumbering",
+    "answers",
+    "handles",
+    "message_renumbered",
+    "renumbered",
+    "renumbering",
+    "text_renumbered",
+]
 
 #: Bytes that every JSON-RPC message holds: a body without them costs one search.
 MARKER = b'"jsonrpc"'
@@ -60,6 +73,29 @@ def _progress_token(message: dict[str, Any]) -> Any:
     params = message.get("params")
     meta = params.get("_meta") if isinstance(params, dict) else None
     return meta.get("progressToken") if isinstance(meta, dict) else None
+
+
+def handles(message: Any) -> tuple[str, ...]:
+    """How the server's messages refer to the client request ``message``: its id (answers)
+    and its progress token (progress notifications); empty for anything but a request."""
+    if not (isinstance(message, dict) and "method" in message and "id" in message):
+        return ()
+    token = _progress_token(message)
+    by_id = "id:" + json.dumps(message["id"])
+    return (by_id,) if token is None else (by_id, "token:" + json.dumps(token))
+
+
+def answers(message: Any) -> str | None:
+    """The handle (see :func:`handles`) of the request that the server message ``message``
+    answers or reports progress on; ``None`` for any other message (the server's own
+    requests and notifications, a batch, text that is not JSON)."""
+    if not isinstance(message, dict):
+        return None
+    if "method" not in message:
+        return "id:" + json.dumps(message["id"]) if "id" in message else None
+    if message["method"] == "notifications/progress" and isinstance(message.get("params"), dict):
+        return "token:" + json.dumps(message["params"].get("progressToken"))
+    return None
 
 
 def _parsed(content: bytes) -> Any:
