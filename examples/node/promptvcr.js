@@ -37,7 +37,8 @@ async function withCassette(cassette, options, body) {
   } catch (error) {
     failure = error;
   }
-  const report = await admin("stop", { cassette: started.cassette });
+  // `passed` tells the run's usage record (--usage-record) that a failed test may need all of it.
+  const report = await admin("stop", { cassette: started.cassette, passed: failure === null });
   if (failure) {
     if (!report.ok) failure.message += `\n${describe(report)}`;
     throw failure;

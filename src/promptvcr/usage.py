@@ -16,6 +16,10 @@ the end of the session, and merges them into the record.
 
 A fragment is the ``cassettes`` part of a usage record (plain JSON, version 1), so records of
 several machines (sharded CI) merge the same way: ``promptvcr prune --record A --record B``.
+
+A process no pytest run watches, ``promptvcr serve`` driven by a suite in another language,
+keeps the same account of the cassettes it leaves (:class:`Used`) and writes it as a whole
+usage record of its own when it stops (``--usage-record FILE``).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import json
 import os
 import sys
 import threading
+import time
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,13 +36,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .commands.run_record import CassetteUsage
 
-__all__ = ["ENV", "note", "read_fragments", "ready"]
+__all__ = ["ENV", "Used", "note", "read_fragments", "ready"]
 
 ENV = "PROMPTVCR_USAGE_DIR"
 _VERSION = 1
 
 _lock = threading.Lock()
-_seen: dict[str, CassetteUsage] = {}
 _file: Path | None = None
 
 
@@ -60,17 +64,58 @@ def ready() -> None:
     from .commands import run_record  # noqa: F401
 
 
+class Used:
+    """What one process did with the cassettes it left, merged per cassette (each use of a
+    cassette started again counts: an interaction is unplayed only when no use played it)."""
+
+    def __init__(self, user: str) -> None:
+        self.user = user
+        self.cassettes: dict[str, CassetteUsage] = {}
+        #: Uses whose test failed (``POST /_promptvcr/stop`` with ``"passed": false``).
+        self.failed = 0
+        self._lock = threading.Lock()
+
+    def add(self, cassette: Any, *, passed: bool = True) -> dict[str, CassetteUsage]:
+        """Add a use of ``cassette``, which has exited; a copy of what is known now. A use by a
+        test that failed may have stopped before playing everything: it counts as using all."""
+        path, usage = usage_of(cassette)
+        usage.users = [self.user]
+        if not passed:
+            usage.unplayed = []
+        with self._lock:
+            self.failed += not passed
+            known = self.cassettes.get(path)
+            self.cassettes[path] = usage if known is None else known.merge(usage)
+            return dict(self.cassettes)
+
+    def write_record(self, path: Path, incomplete: list[str]) -> None:
+        """A usage record of this process's whole run (``promptvcr serve --usage-record``), for
+        ``promptvcr prune --record``. ``root`` is left empty: the paths are absolute and this
+        run's own, so a prune merging it with pytest's record does not move them."""
+        from .commands.run_record import UsageRecord
+
+        with self._lock:
+            reasons = list(incomplete)
+            if self.failed:
+                reasons.append(f"{self.failed} test(s) failed (their stop said passed: false)")
+            record = UsageRecord(finished=time.time(), incomplete=reasons, cassettes=dict(self.cassettes))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        record.write(path)
+
+
+_used: Used | None = None
+
+
 def note(cassette: Any, folder: str) -> None:
     """A cassette exited in this process, which has no usage tracker: add it to its fragment."""
-    global _file
-    path, usage = usage_of(cassette)
-    usage.users = [f"process {os.getpid()}: {' '.join(sys.argv)[:200]}"]
-    with _lock:
-        known = _seen.get(path)
-        _seen[path] = usage if known is None else known.merge(usage)
+    global _file, _used
+    with _lock:  # one note at a time: a later note's file never holds less than an earlier one's
+        if _used is None:
+            _used = Used(f"process {os.getpid()}: {' '.join(sys.argv)[:200]}")
+        seen = _used.add(cassette)
         if _file is None or _file.parent != Path(folder):
             _file = Path(folder) / f"{os.getpid()}-{uuid.uuid4().hex[:8]}.json"
-        data = {"version": _VERSION, "cassettes": {p: vars(u) for p, u in _seen.items()}}
+        data = {"version": _VERSION, "cassettes": {p: vars(u) for p, u in seen.items()}}
         temp = _file.with_name(f".{_file.name}.tmp")
         try:
             temp.write_text(json.dumps(data), encoding="utf-8")

@@ -1,5 +1,5 @@
 """Looking for a key everywhere in a cassette file: raw, URL-decoded, in every base64 string
-(gzip inflated), and joined across the events of a stream."""
+(gzip inflated), and joined across the events of a stream; and ``promptvcr scan`` on a file."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ import base64
 import binascii
 import contextlib
 import gzip
+import os
 import re
+import subprocess
+import sys
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +20,7 @@ from urllib.parse import quote, unquote_plus
 import yaml
 import zstandard
 
-__all__ = ["assert_nowhere"]
+__all__ = ["assert_nowhere", "scan"]
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -79,3 +82,14 @@ def assert_nowhere(path: Path, key: str) -> None:
         for where, piece in _leaves(interaction["response"].get("events") or []):
             joined[where] = joined.get(where, "") + piece
         assert not any(key in value for value in joined.values()), "joined across events"
+
+
+def scan(path: Path) -> subprocess.CompletedProcess[str]:
+    """``promptvcr scan PATH``, run as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "promptvcr", "scan", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ,
+    )

@@ -16,11 +16,8 @@ import base64
 import contextlib
 import gzip
 import json
-import os
 import random
 import string
-import subprocess
-import sys
 import warnings
 import zlib
 from collections.abc import Callable
@@ -33,7 +30,7 @@ import pytest
 import yaml
 import zstandard
 from leak_calls import JSON, call_aiohttp, call_openai, call_requests, chat
-from leak_checks import assert_nowhere
+from leak_checks import assert_nowhere, scan
 from leak_server import Answer, LeakServer, Received
 
 import promptvcr
@@ -167,16 +164,6 @@ def _vcrpy_file(path: Path, server: LeakServer, answers: list[Answer], key: str)
     path.write_text(yaml.safe_dump({"interactions": interactions, "version": 1}))
 
 
-def _scan(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "promptvcr", "scan", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=os.environ,
-    )
-
-
 def _record(case: Case, path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, LeakServer, list[Answer]]:
     key = case.key()
     if case.env:
@@ -217,7 +204,7 @@ def test_scan_finds_the_key_in_a_file_that_kept_it(
     key, server, answers = _record(case, tmp_path / "c.yaml", monkeypatch)
     vcrpy = tmp_path / "vcrpy.yaml"
     _vcrpy_file(vcrpy, server, answers, key)
-    scanned = _scan(vcrpy)
+    scanned = scan(vcrpy)
     assert scanned.returncode == 1, scanned.stdout + scanned.stderr
     assert key not in scanned.stdout + scanned.stderr  # it says where and what, never the value
 

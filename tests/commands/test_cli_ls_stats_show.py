@@ -240,7 +240,8 @@ def test_ls_and_stats_name_the_provider_of_loopback_traffic_alike(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """OpenAI-style and Anthropic traffic recorded from one server on 127.0.0.1: both are listed
-    by provider, not one by provider and the other by address (issue 46)."""
+    by provider, not one by provider and the other by address (issue 46), in the one vocabulary
+    the HTML report uses too: a loopback server speaking OpenAI's protocol is not OpenAI."""
     import anthropic
     import openai
     from fake_provider import FakeProvider
@@ -258,7 +259,12 @@ def test_ls_and_stats_name_the_provider_of_loopback_traffic_alike(
         )
     code, out = _run(capsys, "ls", str(tmp_path))
     assert code == 0
-    assert "| anthropic, openai |" in out, out
+    assert "| anthropic, openai-compatible |" in out, out
     code, out = _run(capsys, "stats", str(tmp_path))
     assert code == 0
-    assert "openai" in out and "anthropic" in out and "127.0.0.1" not in out, out
+    assert "openai-compatible" in out and "anthropic" in out and "127.0.0.1" not in out, out
+    page = tmp_path / "report.html"
+    code, _ = _run(capsys, "report", str(tmp_path / "both.yaml"), "--html", str(page))
+    assert code == 0
+    html = page.read_text(encoding="utf-8")
+    assert 'data-providers=" anthropic openai-compatible "' in html  # the same words as ls

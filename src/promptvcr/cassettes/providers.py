@@ -1,7 +1,7 @@
 """Which provider a request is for, in one vocabulary, from its host, headers and path.
 
 The key's provider-aware rules, the error bodies of injected faults and the command
-line's inventory all ask this one question. The host decides when it is a provider's;
+line's inventory and the HTML report all ask this one question. The host decides when it is a provider's;
 behind a proxy or a loopback test server, an SDK's own headers, then the path, do.
 """
 
@@ -43,9 +43,16 @@ _PATHS = (
     ("/model/", "bedrock"),
 )
 
-#: Endpoints of OpenAI's API that OpenAI-compatible servers copy: enough to name loopback traffic
-#: in a listing, never to choose matching rules (see ``provider_label``).
-_OPENAI_STYLE = ("/chat/completions", "/completions", "/embeddings", "/responses", "/moderations")
+#: Endpoints of OpenAI's API that OpenAI-compatible servers copy (vLLM, Ollama, gateways, a test
+#: server): enough to label traffic, never to choose matching rules (see ``provider_label``).
+_OPENAI_STYLE = (
+    "/chat/completions",
+    "/completions",
+    "/embeddings",
+    "/responses",
+    "/moderations",
+    "/realtime",
+)
 
 _LOOPBACK = ("localhost", "::1")
 
@@ -83,16 +90,22 @@ def provider_of(url: str, headers: Mapping[str, str]) -> str:
     return _by_path(parts.path)
 
 
-def provider_label(url: str, headers: Mapping[str, str]) -> str:
-    """The provider to show for a request in ``ls``, ``stats`` and ``show``: :func:`provider_of`,
-    else the host, except a loopback host, which names nobody: an OpenAI-style endpoint there
-    (a test server, vLLM, Ollama) is listed as ``openai``, as Anthropic's messages from there
-    are listed as ``anthropic``. Only a label: the key's rules keep asking :func:`provider_of_url`."""
+def provider_label(url: str, headers: Mapping[str, str], content: bytes = b"") -> str:
+    """The provider to show for a request, the one vocabulary of ``ls``, ``stats``, ``show`` and
+    the HTML report: :func:`provider_of` (the host, the SDK's headers, the path); else ``mcp`` for
+    JSON-RPC and ``google`` for Gemini Live's websocket; else the host, which names the service
+    (``api.deepseek.com``), except a loopback host, which names nobody: OpenAI's wire format there
+    (a test server, vLLM, Ollama) is ``openai-compatible``, as speaking OpenAI's protocol does not
+    make it OpenAI. Only a label: the key's rules keep asking :func:`provider_of_url`."""
     if provider := provider_of(url, headers):
         return provider
     parts = urlsplit(url)
+    if b'"jsonrpc"' in content:
+        return "mcp"
+    if "BidiGenerateContent" in parts.path:
+        return "google"
     host = parts.hostname or ""
     loopback = host in _LOOPBACK or host.startswith("127.")
-    if loopback and any(parts.path.rstrip("/").endswith(endpoint) for endpoint in _OPENAI_STYLE):
-        return "openai"
+    if loopback and parts.path.rstrip("/").endswith(_OPENAI_STYLE):
+        return "openai-compatible"
     return host or "unknown"

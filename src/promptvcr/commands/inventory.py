@@ -95,7 +95,7 @@ def _streamed(response: Response) -> bool:
 def summarize_interaction(interaction: Interaction) -> InteractionSummary:
     request = interaction.request
     return InteractionSummary(
-        provider=provider_label(request.url, request.headers),
+        provider=provider_label(request.url, request.headers, request.content),
         model=model_of(interaction),
         streamed=_streamed(interaction.response),
         tokens=tokens_of(interaction.response),

@@ -2,7 +2,8 @@
 
 It deletes only on the evidence of the usage record the pytest plugin writes at the end of
 each run (:mod:`promptvcr.commands.run_record`; children of the run, subprocesses and
-``promptvcr serve``, report into it through :mod:`promptvcr.usage`), and refuses when that
+``promptvcr serve``, report into it through :mod:`promptvcr.usage`; a standalone serve writes
+its own with ``--usage-record``), and refuses when that
 evidence is missing, partial (tests deselected, failed or not run) or older than a cassette.
 An interaction goes only when every use of its cassette left it unplayed.
 

@@ -15,6 +15,10 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..server.shelf import Shelf
 
 HELP = "serve cassettes over HTTP to subprocesses and other languages (base URL: /UPSTREAM/...)"
 
@@ -77,6 +81,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--report", type=Path, default=None, help="write what was served to this JSON file")
     parser.add_argument(
+        "--usage-record",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="when stopping, write the usage record of this run (which interactions of which cassettes "
+        "were played) for `promptvcr prune --record FILE`; give it on runs of the whole suite",
+    )
+    parser.add_argument(
         "--fail-on-drift",
         action="store_true",
         help="with --record-mode verify: exit 1 when a live answer's structure differs from its recording, "
@@ -114,10 +126,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"promptvcr serve: {error}", file=sys.stderr)
         return 2
     shelf = Shelf(args.cassette, options)
+    # Until the run ends, its record says so: a server killed mid-run leaves no old record that
+    # prune would take for this run's.
+    if args.usage_record is not None and not _write_usage(shelf, args.usage_record, _UNFINISHED):
+        return 2
     with tempfile.TemporaryDirectory(prefix="promptvcr-serve-") as scratch:
         # --fail-on-drift reads the drift from the report the server writes as it stops.
         report = args.report or (Path(scratch) / "report.json" if args.fail_on_drift else None)
         code = serve_forever(shelf, upstreams, port=args.port, report=report, limits=limits, grace=args.grace)
+        if args.usage_record is not None and not _write_usage(shelf, args.usage_record, _failed(code)):
+            code = 1
         if not args.fail_on_drift or report is None:
             return code
         drifted = _drifted(report)
@@ -126,20 +144,50 @@ def run(args: argparse.Namespace) -> int:
     return 1 if drifted else code
 
 
+_UNFINISHED = ["the run did not end (promptvcr serve is still running, or was killed)"]
+
+
+def _failed(code: int) -> list[str]:
+    if not code:
+        return []
+    return [
+        f"promptvcr serve exited {code}: a request missed, a cassette was not written, "
+        "or a response was cut short"
+    ]
+
+
+def _write_usage(shelf: Shelf, path: Path, incomplete: list[str]) -> bool:
+    """Write the run's usage record (``--usage-record``): what every cassette the server left
+    played (the admin start, the header, the folder's and the command line's alike), and why
+    the run cannot vouch for the suite; whether it was written."""
+    try:
+        shelf.used.write_record(path, incomplete)
+    except OSError as error:
+        print(
+            f"promptvcr serve: cannot write the usage record {path}: {error.strerror or error}; "
+            "give --usage-record a file in a folder you can write",
+            file=sys.stderr,
+            flush=True,
+        )
+        return False
+    return True
+
+
 def _drifted(report: Path) -> list[str]:
-    """One line per live answer that drifted, from the stop's report (see ``--fail-on-drift``)."""
+    """One line per live answer that drifted, from the stop's report (see ``--fail-on-drift``),
+    each answer named as pytest's ``--fail-on-drift`` names it (:attr:`Drift.where`)."""
+    from ..policies.verifying import Drift
+
+    unreadable = [f"--fail-on-drift: the report {report} could not be read, so drift cannot be ruled out"]
     try:
         entries = json.loads(report.read_text(encoding="utf-8"))["cassettes"]
-    except (OSError, ValueError, KeyError):
-        return [f"--fail-on-drift: the report {report} could not be read, so drift cannot be ruled out"]
-    lines = []
-    for entry in entries:
-        for drift in entry.get("drift", []):
-            at = "" if drift.get("position") is None else f"interactions[{drift['position']}] "
-            differences = "; ".join(drift.get("differences", []))
-            answer = f"{at}{drift['method']} {drift['url']}"
-            lines.append(f"drift (--fail-on-drift) in {entry['path']}: {answer}: {differences}")
-    return lines
+        found = [(entry["path"], Drift.from_data(d)) for entry in entries for d in entry.get("drift", [])]
+    except (OSError, ValueError, KeyError, TypeError):
+        return unreadable
+    return [
+        f"drift (--fail-on-drift) in {path}: {drift.where}: {'; '.join(drift.differences)}"
+        for path, drift in found
+    ]
 
 
 def _check(options: dict[str, object]) -> None:

@@ -23,6 +23,7 @@ __all__ = [
     "EVENT_INDEX",
     "decompressed",
     "event_groups",
+    "holds_base64",
     "inflate",
     "json_escaped",
     "plain_dump",
@@ -175,6 +176,16 @@ _BASE64_STRING = re.compile(r"[A-Za-z0-9+/_\-]{24,}={0,2}")
 #: alphabet: the search that says whether any string is worth decoding. Ids (``chatcmpl-...``,
 #: ``msg_01...``) hold ``-`` or ``_`` and do not send every answer down the slow walk.
 BASE64_IN_JSON = re.compile(r'"[A-Za-z0-9+/]{32,}={0,2}\\?"')
+#: The same with JSON's optional ``\/`` escape (PHP's ``json_encode`` writes every ``/`` so), as a
+#: JSON document inside a string reads in the dump: ``\\/``. Searched only when that text is there.
+_BASE64_ESCAPED_IN_JSON = re.compile(r'"(?:[A-Za-z0-9+]|\\\\/){32,}={0,2}\\?"')
+
+
+def holds_base64(dump: str) -> bool:
+    """Whether the JSON text ``dump`` holds a string that is base64 as a whole (see above)."""
+    if BASE64_IN_JSON.search(dump) is not None:
+        return True
+    return "\\\\/" in dump and _BASE64_ESCAPED_IN_JSON.search(dump) is not None
 
 
 def _decoded_string(text: str) -> str | None:

@@ -14,8 +14,9 @@ the environment it reads, the pytest plugin's credential check. For each interac
    value again, in every view of the data (:func:`.decode.texts`: percent-decoded, base64
    strings decoded, compressed bodies inflated): a value found in the *request* refuses
    that interaction alone (masking it would change what replay matches on); one found in
-   the *response* is masked in place and reported, and an answer where it cannot be masked
-   (inside a base64 string) is refused too.
+   the *response* is masked in place and reported, inside the encodings it sits in too
+   (:mod:`.reencode`: a base64 string decoded, masked and encoded again the same way); an
+   answer where it cannot be (a compression this process cannot write again) is refused.
 
 Documented examples (:mod:`.examples`) and a cassette's ``allowed_secrets`` are kept.
 """
@@ -33,11 +34,12 @@ from urllib.parse import quote
 from ..cassettes.models import Interaction
 from ..files import fileformat
 from .byname import names_secret_field, redact_url
-from .decode import BASE64_IN_JSON, json_escaped, plain_dump, texts
+from .decode import holds_base64, json_escaped, plain_dump, texts
 from .headers import REQUEST_HEADERS, RESPONSE_HEADERS
 from .keyshapes import KIND_SLUGS, Finding, masked_preview, may_hold_secret, secret_values
 from .masking import Masker, json_credentials, remember_sent, run_credentials, sent_credentials, worth_masking
 from .names import environment_credentials
+from .reencode import masked_strings
 
 __all__ = ["Redacted", "SecretMaskedWarning", "masked_message", "redact", "refused_message"]
 
@@ -118,7 +120,7 @@ def _clean(dump: str, known: _Known) -> bool:
     return (
         not may_hold_secret(dump)
         and not any(value in dump for value in known.escaped)
-        and BASE64_IN_JSON.search(dump) is None
+        and not holds_base64(dump)
     )
 
 
@@ -206,7 +208,10 @@ def redact(
             for what in {what for _, _, what in in_response}:
                 values = [value for _, value, kind in in_response if kind == what]
                 data["response"] = Masker(values, what).data(data["response"])
-            if left := _found(data["response"], f"{where}.response", known):  # in a base64 string
+            if left := _found(data["response"], f"{where}.response", known):  # inside an encoding
+                data["response"] = _masked_in_encodings(data["response"], left)
+                left = _found(data["response"], f"{where}.response", known)
+            if left:  # in an encoding this process cannot write again (see .reencode)
                 request = interaction.request
                 findings = [finding for finding, _, _ in left]
                 result.refused.append((where, f"{request.method} {redact_url(request.url)}", findings))
@@ -217,28 +222,76 @@ def redact(
     return result
 
 
+def _masked_in_encodings(response: Any, found: list[tuple[Finding, str, str]]) -> Any:
+    """``response`` with each credential still ``found`` in it masked inside the encodings it
+    sits in (a base64 string, a percent-escape, layers of them), each encoded again as it was."""
+    maskers = [
+        Masker([value for _, value, kind in found if kind == what], what)
+        for what in sorted({what for _, _, what in found})
+    ]
+
+    def replace(text: str) -> str:
+        for masker in maskers:
+            text = masker.text(text)
+        return text
+
+    return masked_strings(response, replace)
+
+
 def _lines(findings: Iterable[Finding]) -> str:
     return "\n".join(f"  {f.field}: {f.kind} {f.preview}".rstrip() for f in findings)
 
 
+def _in_answer(entry: tuple[str, str, list[Finding]]) -> bool:
+    """Whether a refused interaction was refused for its answer (``recorded[N].response...``)."""
+    label = entry[0]
+    return all(finding.field.startswith(f"{label}.response") for finding in entry[2])
+
+
 def refused_message(path: Path | str, redacted: Redacted) -> str:
     """Which interactions were left out, why, and what to do; never a value."""
-    findings = [f for _, _, found in redacted.refused for f in found]
-    requests = "\n".join(f"  {label}: {request}" for label, request, _ in redacted.refused)
+    in_request = [entry for entry in redacted.refused if not _in_answer(entry)]
+    in_answer = [entry for entry in redacted.refused if _in_answer(entry)]
     written = len(redacted.data)
+    parts: list[str] = []
+    for entries, what, why, remedy in (
+        (in_request, "REQUEST", "value(s) that look like a secret", _REQUEST_REMEDY),
+        (in_answer, "ANSWER", _ANSWER_WHY, _ANSWER_REMEDY.format(path=path)),
+    ):
+        if entries:
+            findings = [f for _, _, found in entries for f in found]
+            requests = "\n".join(f"  {label}: {request}" for label, request, _ in entries)
+            counting = "" if parts else _COUNTING
+            parts.append(
+                f"the {what} of each holds {len(findings)} {why}{counting}:\n"
+                f"{requests}\n{_lines(findings)}\n{remedy}"
+            )
+    done = f"The other {written} interaction(s) were written." if written else "Nothing was written."
     return (
         f"promptvcr: refusing to write {len(redacted.refused)} of {redacted.total} interaction(s) "
-        f"recorded into {path}: the REQUEST of each holds {len(findings)} value(s) that look like a "
-        f"secret (recorded[N] is the N-th request recorded in this run, counting from 0):\n"
-        f"{requests}\n{_lines(findings)}\n"
-        + (f"The other {written} interaction(s) were written.\n" if written else "Nothing was written.\n")
-        + "A value in a request that was not sent as a credential is not masked: that would change "
-        "what replay matches on. Find where the code under test puts it into the request (a "
-        "prompt, a URL, a header) and use a fake "
-        "value while recording; if it is a fake key already, make it obviously fake (e.g. "
-        "sk-test-...). If it is a documented example or a value you mean to keep, accept it for "
-        'this cassette: use_cassette(..., allowed_secrets=["<the value>"]).'
+        f"recorded into {path}: "
+        + "\nAnd ".join(parts)
+        + f"\n{done} If a value is a documented example or one you mean to keep, accept it for this "
+        'cassette: use_cassette(..., allowed_secrets=["<the value>"]).'
     )
+
+
+_COUNTING = " (recorded[N] is the N-th request recorded in this run, counting from 0)"
+_REQUEST_REMEDY = (
+    "A value in a request that was not sent as a credential is not masked: that would change "
+    "what replay matches on. Find where the code under test puts it into the request (a "
+    "prompt, a URL, a header) and use a fake value while recording; if it is a fake key "
+    "already, make it obviously fake (e.g. sk-test-...)."
+)
+_ANSWER_WHY = (
+    "credential(s) inside an encoding promptvcr cannot write again once masked (a compression "
+    "whose library is not installed)"
+)
+_ANSWER_REMEDY = (
+    "Install the library of that compression (pip install brotli, or zstandard) and record "
+    "again, or remove the value with a before_record_response hook; then check the file with: "
+    "promptvcr scan {path}"
+)
 
 
 def masked_message(path: Path | str, redacted: Redacted) -> str:

@@ -16,10 +16,9 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from ..cassettes.models import Interaction, Request, Response
-from ..cassettes.providers import provider_of
+from ..cassettes.providers import provider_label
 from ..commands.inventory import summarize_interaction
 from ..commands.transcript import Turn, answer_turns, request_turns
 from ..matching.diffs import MISSING, candidates
@@ -29,8 +28,6 @@ from .sessionturns import jsonrpc_answer, jsonrpc_request, session_model, sessio
 
 __all__ = ["drift_line", "exchanges", "masked", "miss"]
 
-#: Paths of the OpenAI wire format that many providers and gateways serve on their own hosts.
-_OPENAI_PATHS = ("/chat/completions", "/responses", "/embeddings", "/completions", "/realtime")
 _WORDS = re.compile(r"\S+|\s+")
 #: What stands in for the answer of a request nothing answered, for redaction (then dropped).
 _NO_RESPONSE = Response(status=204)
@@ -57,22 +54,6 @@ def masked(pairs: Sequence[tuple[Request, Response | None]]) -> list[Interaction
         None if index in refused else reading.interaction_from_data(next(kept), Path(label), index)
         for index in range(len(pairs))
     ]
-
-
-def provider_name(request: Request) -> str:
-    """The provider as the report filters by it: known by host, SDK headers or path, else MCP
-    for JSON-RPC, Gemini Live's websocket, the OpenAI wire format's paths, else the host."""
-    found = provider_of(request.url, request.headers)
-    if found:
-        return found
-    path = urlsplit(request.url).path
-    if b'"jsonrpc"' in request.content:
-        return "mcp"
-    if "BidiGenerateContent" in path:
-        return "google"
-    if path.endswith(_OPENAI_PATHS):
-        return "openai-compatible"
-    return urlsplit(request.url).hostname or "unknown"
 
 
 def _views(turns: Sequence[Turn]) -> list[TurnView]:
@@ -103,7 +84,7 @@ def exchanges(
 def _exchange(
     request: Request, shown: Interaction | None, answered: bool, outcome: str, prices: Prices
 ) -> Exchange:
-    provider = provider_name(request)
+    provider = provider_label(request.url, request.headers, request.content)
     if shown is None:
         view = TurnView("refused", _REFUSED)
         return Exchange(outcome, request.method, "(not shown)", provider, "", None, False, [view], [])
@@ -155,7 +136,7 @@ def miss(request: Request, interactions: Sequence[Interaction], rules: Sequence[
 
     The diff is taken on the masked request, so a credential sent in the body never shows."""
     shown = masked([(request, None)])[0]
-    provider = provider_name(request)
+    provider = provider_label(request.url, request.headers, request.content)
     if shown is None:
         return Miss(request.method, "(not shown)", "", [], [TurnView("refused", _REFUSED)], why, provider)
     sent = shown.request

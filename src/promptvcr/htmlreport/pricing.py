@@ -13,7 +13,8 @@ from typing import Any
 
 __all__ = ["Prices"]
 
-#: The provider a report names (see :func:`.exchanges.provider_name`) -> genai-prices' id, where they differ.
+#: The provider a report names (:func:`promptvcr.cassettes.providers.provider_label`) -> genai-prices'
+#: id, where they differ.
 _PROVIDER_IDS = {"bedrock": "aws", "openai-compatible": "openai"}
 
 

@@ -8,8 +8,10 @@ started. Options: ``record_mode``, ``allow_playback_repeats``, ``on_record_error
 the command line's. Answers ``{"cassette", "mode", "header": {NAME: VALUE}}``, or ``400`` with
 ``{"error": message}`` (a bad option, a corrupt or stale file).
 
-``POST /_promptvcr/stop``  ``{"cassette": PATH}`` (or ``{}`` for the only one started): writes
-it and answers its report: ``played``, ``outcomes``, ``missed`` and ``misses`` (each with the
+``POST /_promptvcr/stop``  ``{"cassette": PATH, "passed": BOOL}`` (or ``{}`` for the only one
+started; ``passed`` says whether its test passed, default true: a failed test's cassette counts
+as wholly used, and the run's usage record cannot prove anything unused): writes it and
+answers its report: ``played``, ``outcomes``, ``missed`` and ``misses`` (each with the
 message its client was given), ``unused``, ``drift`` (verify), ``errors``, and ``ok``, false
 when anything missed or failed, so that the test that stops it fails.
 
@@ -135,7 +137,10 @@ def add_admin_routes(
         try:
             data = await _body(incoming)
             given = data.get("cassette")
-            entry = shelf.stop(given if isinstance(given, str) else None)
+            passed = data.get("passed", True)
+            if not isinstance(passed, bool):
+                raise ValueError(f"passed: {passed!r} is not true or false")
+            entry = shelf.stop(given if isinstance(given, str) else None, passed=passed)
         except ValueError as error:
             return _bad(str(error))
         except LookupError as error:

@@ -18,12 +18,14 @@ redaction, secret refusal, faults and timing are the in-process ones.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .. import usage
 from ..errors import CassetteError, CassetteMiss
 from .served import ServedCassette
 
@@ -74,6 +76,8 @@ class Shelf:
         self._by_start: set[Path] = set()  # those started by the admin call (the default route)
         self._finished: list[dict[str, Any]] = []  # the reports of cassettes already stopped
         self._errors: list[str] = []
+        #: What the server did with each cassette it left, for ``--usage-record`` (``promptvcr prune``).
+        self.used = usage.Used(f"promptvcr serve, process {os.getpid()}")
         self._lock = threading.Lock()
         if self.folder and self.path is not None:
             self.path.mkdir(parents=True, exist_ok=True)
@@ -158,8 +162,9 @@ class Shelf:
             self._by_start.add(path)
         return cassette, previous
 
-    def stop(self, given: str | None) -> dict[str, Any]:
-        """Stop a started cassette (``None``: the one started), writing it; its report."""
+    def stop(self, given: str | None, *, passed: bool = True) -> dict[str, Any]:
+        """Stop a started cassette (``None``: the one started), writing it; its report.
+        ``passed``: whether the test that used it passed (a failed one may need all of it)."""
         if given is None:
             with self._lock:
                 paths = [path for path in self._by_start if path in self._started]
@@ -168,21 +173,22 @@ class Shelf:
             path = paths[0]
         else:
             path = self.resolve(given)
-        entry = self._stop_path(path)
+        entry = self._stop_path(path, passed=passed)
         if entry is None:
             raise LookupError(f"cassette {path} is not started")
         return entry
 
-    def _stop_path(self, path: Path) -> dict[str, Any] | None:
+    def _stop_path(self, path: Path, *, passed: bool = True) -> dict[str, Any] | None:
         with self._lock:
             cassette = self._started.pop(path, None)
             self._by_start.discard(path)
         if cassette is None:
             return None
-        return self._leave(cassette)
+        return self._leave(cassette, passed=passed)
 
-    def _leave(self, cassette: ServedCassette) -> dict[str, Any]:
-        """Leave ``cassette`` (writing what is left), and keep its report for the server's."""
+    def _leave(self, cassette: ServedCassette, *, passed: bool = True) -> dict[str, Any]:
+        """Leave ``cassette`` (writing what is left), and keep its report and its use for the
+        server's (:attr:`used`)."""
         try:
             cassette.__exit__(None, None, None)
         except CassetteError as error:
@@ -190,6 +196,7 @@ class Shelf:
         except CassetteMiss:
             pass  # each miss was answered to its client as an API error, and is in the report
         entry = report_entry(cassette)
+        self.used.add(cassette, passed=passed)
         with self._lock:
             self._finished.append(entry)
         return entry
