@@ -8,8 +8,11 @@ the algorithm the payload was written with, so that an answer masked inside it k
 
 from __future__ import annotations
 
+import functools
 import gzip
+import importlib
 import zlib
+from typing import Any
 
 __all__ = ["MAX_INFLATED", "compressed_like", "decompressed", "inflate"]
 
@@ -33,10 +36,19 @@ def _zlib(content: bytes, wbits: int) -> bytes | None:
         return None
 
 
-def _zstd(content: bytes) -> bytes | None:
+@functools.cache
+def _library(name: str) -> Any:
+    """The module of a compression's library, or ``None`` when it is not installed: looked for
+    once (a failed import is not remembered by Python, and costs a search of the path)."""
     try:
-        import zstandard  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # pragma: no cover - without it no client sends zstd either
+        return importlib.import_module(name)
+    except ImportError:  # without it no client sends that compression either
+        return None
+
+
+def _zstd(content: bytes) -> bytes | None:
+    zstandard = _library("zstandard")
+    if zstandard is None:  # pragma: no cover - installed with the test extra
         return None
     try:
         reader = zstandard.ZstdDecompressor().decompressobj()
@@ -47,9 +59,8 @@ def _zstd(content: bytes) -> bytes | None:
 
 
 def _brotli(content: bytes) -> bytes | None:
-    try:
-        import brotli  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # without it no client sends brotli either (httpx, aiohttp, urllib3 need it)
+    brotli = _library("brotli")
+    if brotli is None:  # httpx, aiohttp and urllib3 need it to send or read brotli
         return None
     try:
         out: bytes = brotli.decompress(content)
@@ -58,17 +69,20 @@ def _brotli(content: bytes) -> bytes | None:
         return None
 
 
-def decompressed(content: bytes) -> bytes | None:
+def decompressed(content: bytes, *, unmarked: bool = True) -> bytes | None:
     """A compressed body's bytes (gzip, deflate, zstd, brotli), or ``None``: what a client that
     compresses its request bodies sent, found by the bytes themselves (a stored request keeps
     no ``content-encoding``). Brotli has no magic number: it is tried on bytes that are not
-    text."""
+    text, unless ``unmarked`` is false (a payload decoded from a base64 run of a text: any run
+    of noise would be tried)."""
     if content[:2] == b"\x1f\x8b":
         return _zlib(content, 16 + zlib.MAX_WBITS)
     if content[:2] in _ZLIB_HEADERS:
         return _zlib(content, zlib.MAX_WBITS)
     if content[:4] == b"\x28\xb5\x2f\xfd":
         return _zstd(content)
+    if not unmarked:
+        return None
     try:
         content.decode("utf-8")
     except UnicodeDecodeError:
@@ -83,16 +97,11 @@ def compressed_like(original: bytes, payload: bytes) -> bytes | None:
         return gzip.compress(payload, mtime=0)
     if original[:1] == b"\x78":
         return zlib.compress(payload)
-    if original[:4] == b"\x28\xb5\x2f\xfd":
-        try:
-            import zstandard  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:  # pragma: no cover - it decompressed, so it is installed
-            return None
-        compressed: bytes = zstandard.ZstdCompressor().compress(payload)
-        return compressed
-    try:
-        import brotli  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # pragma: no cover - it decompressed, so it is installed
+    library = _library("zstandard" if original[:4] == b"\x28\xb5\x2f\xfd" else "brotli")
+    if library is None:  # pragma: no cover - it decompressed, so it is installed
         return None
-    compressed = brotli.compress(payload)
+    if original[:4] == b"\x28\xb5\x2f\xfd":
+        compressed: bytes = library.ZstdCompressor().compress(payload)
+        return compressed
+    compressed = library.compress(payload)
     return compressed

@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import quote
 
 from .compressed import compressed_like
-from .runs import decode_run, is_text
+from .runs import decode_run, is_binary
 
 __all__ = ["masked_strings", "masked_within"]
 
@@ -44,6 +44,8 @@ _BINARY_RUN = re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{24,}={0,2}")
 #: The pieces of one alphabet of a run that mixes both (a URL's path before an id).
 _PIECES = (re.compile(r"[A-Za-z0-9_\-]{24,}"), re.compile(r"[A-Za-z0-9+/]{24,}={0,2}"))
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+#: Lines of base64 wrapped at one width (see :func:`.runs.runs`), the last one shorter or not.
+_WRAPPED = re.compile(r"(?<![A-Za-z0-9+/_\-])(?:[A-Za-z0-9+/_\-]{24,}(?:\r\n|\n))+[A-Za-z0-9+/_\-]*={0,2}")
 
 
 def masked_within(text: str, replace: Replace, depth: int = 0, *, binary: bool = False) -> str:
@@ -59,9 +61,29 @@ def masked_within(text: str, replace: Replace, depth: int = 0, *, binary: bool =
         return masked
     if "%" in masked and not binary:  # first: a base64 run whose padding is escaped (``%3D``)
         masked = _in_percent(masked, replace, depth + 1)
+    if "\n" in masked:  # base64 wrapped at a width: a key cut by a line break
+        masked = _WRAPPED.sub(lambda block: _in_wrapped(block.group(), replace, depth + 1, binary), masked)
     runs = _BINARY_RUN if binary else _RUN
     masked = runs.sub(lambda run: _in_base64(run.group(), replace, depth + 1, binary), masked)
     return masked if binary else _in_document(masked, replace, depth + 1)
+
+
+def _in_wrapped(block: str, replace: Replace, depth: int, binary: bool) -> str:
+    """Lines of base64 of one width with the credentials in their joined payload masked, the
+    payload encoded again and wrapped at the same width with the same line ends. The last line
+    may be a word of the text after the block (``Done``): then the block without it is tried."""
+    eol = "\r\n" if "\r\n" in block else "\n"
+    lines = block.split(eol)
+    width = len(lines[0])
+    if width % 4 or any(len(line) != width for line in lines[1:-1]) or len(lines[-1]) > width:
+        return block  # not wrapped at one width: each line is a run of its own
+    for count in (len(lines), len(lines) - 1):
+        joined = "".join(lines[:count])
+        masked = _in_base64(joined, replace, depth, binary)
+        if masked != joined:
+            wrapped = eol.join(masked[at : at + width] for at in range(0, len(masked), width))
+            return eol.join([wrapped, *lines[count:]])
+    return block
 
 
 def _same_length(old: str, new: str) -> str:
@@ -111,7 +133,7 @@ def _in_base64(run: str, replace: Replace, depth: int, binary: bool = False) -> 
         return _in_base64(run[:whole], replace, depth, binary) + run[whole:]
     plain = decoded.payload
     text = plain.decode("latin-1")  # byte for byte: the rest of the payload comes back unchanged
-    inside = binary or not is_text(plain)  # binary, or text inside binary: lengths are kept
+    inside = binary or is_binary(plain)  # binary, or text inside binary: lengths are kept
     masked = masked_within(text, replace, depth, binary=inside)
     if masked == text:
         return run

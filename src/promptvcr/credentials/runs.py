@@ -8,7 +8,8 @@ field of a protobuf message or of any binary frame, a payload a stream sends in 
 A *run* is a stretch of at least :data:`MIN_RUN` characters of either base64 alphabet. Its
 edges are not always the payload's: a path (``/v1/share/``), a JSON escape (``\\n``) or a
 protobuf length byte (80 is ``P``) runs into it, so the starts that drop up to three
-characters are tried, and one stray character at its end is dropped. A run is decoded for a
+characters are tried, and one stray character at its end is dropped. Lines of base64 wrapped
+at one width (``base64``'s 76 characters, PEM's 64) are one run. A run is decoded for a
 search only when its payload means something: text, a compressed payload, or binary that is
 not a picture or a sound and holds runs of its own (a frame in a frame). Hashes, ids and
 images decode to noise and are left alone; most runs cost a decode of a few dozen characters.
@@ -28,7 +29,17 @@ from dataclasses import dataclass
 
 from .compressed import decompressed
 
-__all__ = ["MIN_RUN", "Decoded", "decode_run", "is_media", "meaningful", "payloads", "runs"]
+__all__ = [
+    "MIN_RUN",
+    "Decoded",
+    "decode_run",
+    "is_binary",
+    "is_media",
+    "is_text",
+    "meaningful",
+    "payloads",
+    "runs",
+]
 
 #: Shortest run decoded: the base64 of the shortest key shape (an AWS access key id, 20
 #: characters) is 28 characters; a few are lost to an uncertain start.
@@ -62,10 +73,30 @@ def runs(data: bytes) -> Iterator[bytes]:
     while (start := classes.find(_LONG, position)) >= 0:
         end = _REST.match(classes, start + MIN_RUN).end()  # type: ignore[union-attr]
         run = data[start:end]
+        if data[end : end + 1] in (b"\n", b"\r") and (end - start) % 4 == 0:
+            lines, end = _wrapped(data, classes, start, end)
+            run = b"".join(lines)
         yield run
         if (b"+" in run or b"/" in run) and (b"-" in run or b"_" in run):
             yield from _pieces(run)
         position = end
+
+
+def _wrapped(data: bytes, classes: bytes, start: int, end: int) -> tuple[list[bytes], int]:
+    """The lines of base64 wrapped at a fixed width (``base64`` writes 76 characters a line, PEM
+    64) from the run ``data[start:end]`` on, and where they end: a key cut by a line break is
+    whole only once they are joined."""
+    width, lines = end - start, [data[start:end]]
+    while (eol := 2 if data[end : end + 2] == b"\r\n" else int(data[end : end + 1] == b"\n")) > 0:
+        stop = _REST.match(classes, end + eol).end()  # type: ignore[union-attr]
+        line = data[end + eol : stop]
+        if not line or len(line) > width:
+            break
+        lines.append(line)
+        end = stop
+        if len(line) < width or line.endswith(b"="):
+            break
+    return lines, end
 
 
 def _pieces(run: bytes) -> Iterator[bytes]:
@@ -112,9 +143,11 @@ def decode_run(run: str | bytes) -> Decoded | None:
             )
         except (binascii.Error, ValueError):
             continue
+        if start == 0 and is_media(content):
+            return None  # a picture, aligned: no other start is its payload
         if is_text(content):
             inflated = None
-        elif (inflated := decompressed(content)) is None or not meaningful(inflated):
+        elif (inflated := decompressed(content, unmarked=False)) is None or not meaningful(inflated):
             if not meaningful(content):
                 continue
             inflated = None
@@ -138,6 +171,16 @@ def is_text(content: bytes) -> bool:
     except UnicodeDecodeError as error:
         return error.start >= len(head) - 3  # a character cut by the head's end
     return True
+
+
+#: Control characters no text holds (tab and line ends are text).
+_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def is_binary(content: bytes) -> bool:
+    """Whether ``content`` holds a control character: binary, whose lengths a change must keep
+    (a message with length-prefixed fields), however much of it reads as text."""
+    return _CONTROL.search(content) is not None
 
 
 def is_media(content: bytes) -> bool:
