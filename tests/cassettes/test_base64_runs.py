@@ -16,6 +16,7 @@ What is no credential (pictures, hashes, ids, base64 of ordinary text) stays byt
 from __future__ import annotations
 
 import base64
+import contextlib
 import gzip
 import hashlib
 import json
@@ -23,6 +24,7 @@ import random
 import re
 import string
 import struct
+import threading
 import warnings
 import zlib
 from collections.abc import Callable
@@ -38,6 +40,9 @@ from hypothesis import strategies as st
 from leak_calls import JSON, call_openai, chat, chat_stream
 from leak_checks import all_decodings, assert_in_no_decoding, scan
 from leak_server import Answer, LeakServer
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
+from websockets.sync.server import ServerConnection, serve
 
 import promptvcr
 from promptvcr.credentials.redaction import SecretMaskedWarning
@@ -231,6 +236,50 @@ def test_base64_sent_in_pieces_by_a_stream_is_masked_in_its_pieces(case: Case, t
     assert stored != sent
     with promptvcr.use_cassette(path, record_mode="none"):
         assert call_openai(url, stream=True) == joined
+
+
+def test_base64_a_websocket_session_sends_in_pieces_is_masked_in_its_frames(tmp_path: Path) -> None:
+    """The same through a websocket (a realtime API's text deltas): a session's frames are a
+    stream too, searched and masked joined."""
+    content = f"Here it is:\n```\n{_b64(_NOTE)}\n```"
+    sent = _pieces(content, seed=11)
+
+    def handler(ws: ServerConnection) -> None:
+        ws.recv()
+        for piece in sent:
+            ws.send(json.dumps({"type": "response.output_text.delta", "delta": piece}))
+        ws.send(json.dumps({"type": "response.done"}))
+        with contextlib.suppress(ConnectionClosed):
+            ws.recv()
+
+    def session(url: str) -> str:
+        with connect(f"{url}/v1/realtime?model=gpt-realtime") as ws:
+            ws.send(json.dumps({"type": "response.create"}))
+            deltas = []
+            while (event := json.loads(ws.recv()))["type"] != "response.done":
+                deltas.append(event["delta"])
+        return "".join(deltas)
+
+    path = tmp_path / "ws.yaml"
+    server = serve(handler, "127.0.0.1", 0, compression=None)
+    url = f"ws://127.0.0.1:{server.socket.getsockname()[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with promptvcr.use_cassette(path, record_mode="record"):
+                assert session(url) == content
+    finally:
+        server.shutdown()
+        thread.join(5)
+    assert any(issubclass(w.category, SecretMaskedWarning) for w in caught), "the mask is reported"
+    _check_clean(path)
+    frames = yaml.safe_load(path.read_text())["interactions"][0]["response"]["websocket"]["frames"]
+    stored = "".join(f["json"].get("delta", "") for f in frames if f["from"] == "server" and "json" in f)
+    assert _unb64(_between(stored, "```\n", "\n```")).decode() == _NOTE.replace(KEY, MASKED)
+    with promptvcr.use_cassette(path, record_mode="none"):  # the server is gone
+        assert session(url) == stored
 
 
 # A binary body: a protobuf message written by hand (the wire format: tag, length, bytes) -------

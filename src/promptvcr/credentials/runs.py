@@ -55,6 +55,10 @@ _LONG = b"a" * MIN_RUN
 #: The rest of a run in the translated bytes: its characters, then at most two ``=``.
 _REST = re.compile(rb"a*={0,2}")
 
+#: Longest run whose other starts are tried: stray characters sit before a field or a path
+#: segment; a longer run is a whole string or body (a sound, a picture), aligned at its start.
+_SHIFTED = 64 * 1024
+
 #: Text: printable ASCII and the three spacing controls; more than a fifth of anything else
 #: in the first bytes of a payload makes it binary (or UTF-8 text of another script, below).
 _PRINTABLE = bytes(range(32, 127)) + b"\t\n\r"
@@ -130,7 +134,7 @@ def decode_run(run: str | bytes) -> Decoded | None:
     if urlsafe and (b"+" in raw or b"/" in raw):
         return None  # both alphabets: its pieces are tried apart (see :func:`runs`)
     body = raw.rstrip(b"=")
-    for start in range(4):
+    for start in range(4 if len(body) <= _SHIFTED else 1):
         end = len(body)
         if (end - start) % 4 == 1:
             end -= 1  # one stray character after the payload (a protobuf field's tag byte)
