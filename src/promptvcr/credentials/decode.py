@@ -124,6 +124,9 @@ def holds_base64(dump: str) -> bool:
     (``\\n``) is one of the stray characters a run's start may have."""
     if any(True for _ in payloads(dump.encode("utf-8", "surrogatepass"))):
         return True
+    if "%" in dump and (unquoted := unquote(dump)) != dump:  # a run cut by escapes (``%2F``)
+        if any(True for _ in payloads(unquoted.encode("utf-8", "surrogatepass"))):
+            return True
     return "\\\\/" in dump and _BASE64_ESCAPED_IN_JSON.search(dump) is not None
 
 
@@ -187,6 +190,11 @@ def texts(data: Any, field: str) -> Iterator[tuple[str, str]]:
                 for view in _binary_views(window):
                     yield where, view
         elif isinstance(value, dict):
+            if "events" in value or "frames" in value:  # a stream, at any depth (a file's interactions)
+                for group in event_groups(value):
+                    place = EVENT_INDEX.sub(".events[*]", f"{where}{group[0][2]}")
+                    for view in _views("".join(holder[key] for holder, key, _ in group)):
+                        yield place, view  # a value sent in pieces, base64 too: only whole once joined
             for key, item in value.items():
                 if key == "base64" and isinstance(item, str):
                     try:
@@ -203,7 +211,3 @@ def texts(data: Any, field: str) -> Iterator[tuple[str, str]]:
                 stack.append((f"{where}.{key}" if where else str(key), item))
         elif isinstance(value, list):
             stack.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
-    for group in event_groups(data):
-        place = EVENT_INDEX.sub(".events[*]", f"{field}{group[0][2]}")
-        for view in _views("".join(holder[key] for holder, key, _ in group)):
-            yield place, view  # a value sent in pieces, base64 too: only whole once joined

@@ -82,6 +82,8 @@ def _in_wrapped(block: str, replace: Replace, depth: int, binary: bool) -> str:
         masked = _in_base64(joined, replace, depth, binary)
         if masked != joined:
             wrapped = eol.join(masked[at : at + width] for at in range(0, len(masked), width))
+            if count == len(lines):  # the block's last line break (``split`` left ``""`` after it)
+                return wrapped + (eol if not lines[-1] else "")
             return eol.join([wrapped, *lines[count:]])
     return block
 

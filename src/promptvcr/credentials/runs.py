@@ -21,8 +21,8 @@ this way (1 MB of prose in about a millisecond).
 
 from __future__ import annotations
 
-import base64
 import binascii
+import dataclasses
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -52,6 +52,10 @@ for _byte in _STANDARD + b"+/-_":
 _TABLE[ord("=")] = ord("=")
 _CLASSES = bytes(_TABLE)
 _LONG = b"a" * MIN_RUN
+_TO_STANDARD = bytes.maketrans(b"-_", b"+/")
+_PADDING = (b"", b"=", b"==", b"===")
+#: The first byte of a compressed payload (:func:`.compressed.decompressed`: gzip, zlib, zstd).
+_COMPRESSED_FIRST = (b"\x1f", b"\x78", b"\x28")
 #: The rest of a run in the translated bytes: its characters, then at most two ``=``.
 _REST = re.compile(rb"a*={0,2}")
 
@@ -77,9 +81,11 @@ def runs(data: bytes) -> Iterator[bytes]:
     while (start := classes.find(_LONG, position)) >= 0:
         end = _REST.match(classes, start + MIN_RUN).end()  # type: ignore[union-attr]
         run = data[start:end]
-        if data[end : end + 1] in (b"\n", b"\r") and (end - start) % 4 == 0:
+        if data[end : end + 1] in (b"\n", b"\r") and (end - start) % 4 == 0 and data[end - 1] != 61:
             lines, end = _wrapped(data, classes, start, end)
             run = b"".join(lines)
+            if len(lines) > 1:  # each line too: the next may be a word of the text after the block
+                yield from (line for line in lines if len(line) >= MIN_RUN)
         yield run
         if (b"+" in run or b"/" in run) and (b"-" in run or b"_" in run):
             yield from _pieces(run)
@@ -128,35 +134,42 @@ class Decoded:
 
 
 def decode_run(run: str | bytes) -> Decoded | None:
-    """The first alignment of ``run`` whose payload is :func:`meaningful`, or ``None``."""
+    """The first alignment of ``run`` whose payload is :func:`meaningful`, or ``None``. Written
+    for speed: the record path decodes the runs of every answer (an id is one), most to noise."""
     raw = run.encode("ascii") if isinstance(run, str) else run
-    urlsafe = b"-" in raw or b"_" in raw
+    body = raw.rstrip(b"=")
+    urlsafe = b"-" in body or b"_" in body
+    if urlsafe and b"-" not in body[3:-1] and b"_" not in body[3:-1] and len(body) > 8:
+        # "-" or "_" at an edge only: a stray byte (a length, a tag) beside standard base64
+        lead = max(body.rfind(b"-", 0, 3), body.rfind(b"_", 0, 3)) + 1
+        cut = len(body) - 1 if body[-1:] in (b"-", b"_") else len(raw)
+        if (found := decode_run(raw[lead:cut])) is not None:
+            return dataclasses.replace(found, start=found.start + lead, end=found.end + lead)
     if urlsafe and (b"+" in raw or b"/" in raw):
         return None  # both alphabets: its pieces are tried apart (see :func:`runs`)
-    body = raw.rstrip(b"=")
+    standard = body.translate(_TO_STANDARD) if urlsafe else body
     for start in range(4 if len(body) <= _SHIFTED else 1):
         end = len(body)
         if (end - start) % 4 == 1:
             end -= 1  # one stray character after the payload (a protobuf field's tag byte)
         if end - start < MIN_RUN - 4:
             return None
-        text = body[start:end]
+        piece = standard[start:end]
         try:
-            content = base64.b64decode(
-                text + b"=" * (-len(text) % 4), altchars=b"-_" if urlsafe else None, validate=True
-            )
-        except (binascii.Error, ValueError):
+            content = binascii.a2b_base64(piece + _PADDING[-len(piece) % 4], strict_mode=True)
+        except binascii.Error:
             continue
         if start == 0 and is_media(content):
             return None  # a picture, aligned: no other start is its payload
-        if is_text(content):
-            inflated = None
-        elif (inflated := decompressed(content, unmarked=False)) is None or not meaningful(inflated):
-            if not meaningful(content):
-                continue
-            inflated = None
-        whole = len(raw) if end == len(body) else end  # its padding, unless a stray character was cut
-        return Decoded(start, whole, urlsafe, content, inflated)
+        # Its padding, as much as it needs (a stray "=" after it is the next field's), unless a
+        # stray character was cut.
+        whole = end + min(-(end - start) % 4, len(raw) - len(body)) if end == len(body) else end
+        if content[:1] in _COMPRESSED_FIRST:
+            inflated = decompressed(content, unmarked=False)
+            if inflated is not None and meaningful(inflated):
+                return Decoded(start, whole, urlsafe, content, inflated)
+        if meaningful(content):
+            return Decoded(start, whole, urlsafe, content, None)
     return None
 
 
@@ -165,10 +178,9 @@ def is_text(content: bytes) -> bool:
     head = content[:_HEAD]
     if not head:
         return False
-    other = head.translate(None, _PRINTABLE)
-    if len(other) * 5 <= len(head):
+    if len(head.translate(None, _PRINTABLE)) * 5 <= len(head):
         return True
-    if min(other) < 0x80:  # a control character: binary
+    if head.isascii() or _CONTROL.search(head) is not None:  # control characters: binary
         return False
     try:
         head.decode("utf-8")
