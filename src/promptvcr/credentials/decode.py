@@ -18,7 +18,7 @@ from urllib.parse import unquote
 from ..cassettes.largebody import ChunkedBody
 from ..cassettes.spool import byte_slices
 from .compressed import decompressed
-from .runs import MIN_RUN, is_media, payloads
+from .runs import MIN_RUN, is_binary, is_media, payloads
 
 __all__ = [
     "EVENT_INDEX",
@@ -124,7 +124,7 @@ def holds_base64(dump: str) -> bool:
     (``\\n``) is one of the stray characters a run's start may have."""
     if any(True for _ in payloads(dump.encode("utf-8", "surrogatepass"))):
         return True
-    if "%" in dump and (unquoted := unquote(dump)) != dump:  # a run cut by escapes (``%2F``)
+    if "%" in dump and (unquoted := unquote(dump)) != dump:  # noqa: SIM102 - a run cut by escapes
         if any(True for _ in payloads(unquoted.encode("utf-8", "surrogatepass"))):
             return True
     return "\\\\/" in dump and _BASE64_ESCAPED_IN_JSON.search(dump) is not None
@@ -155,16 +155,23 @@ def _views(text: str, depth: int = 0) -> Iterator[str]:
         yield from _views(unquoted, depth + 1)
     if len(text) >= MIN_RUN:
         for payload in payloads(text.encode("utf-8", "surrogatepass")):
-            yield from _views(payload.decode("latin-1"), depth + 1)
+            yield from _payload_views(payload, depth + 1)
 
 
-def _binary_views(content: bytes) -> Iterator[str]:
-    """A binary body as Latin-1 (ASCII keys in it read as they are), and the views of each
+def _payload_views(payload: bytes, depth: int) -> Iterator[str]:
+    if is_binary(payload):
+        yield from _binary_views(payload, depth)
+    else:
+        yield from _views(payload.decode("latin-1"), depth)
+
+
+def _binary_views(content: bytes, depth: int = 0) -> Iterator[str]:
+    """Binary content as Latin-1 (ASCII keys in it read as they are), and the views of each
     base64 run in it (a string field of a protobuf message, of any frame); none in media."""
     yield content.decode("latin-1")
-    if not is_media(content):
-        for payload in payloads(content):
-            yield from _views(payload.decode("latin-1"), 1)
+    if depth < _MAX_LAYERS and not is_media(content):
+        for payload in payloads(content, edges=True):
+            yield from _payload_views(payload, depth + 1)
 
 
 #: How many encodings deep a string is decoded.

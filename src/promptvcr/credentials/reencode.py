@@ -120,7 +120,7 @@ def _in_base64(run: str, replace: Replace, depth: int, binary: bool = False) -> 
     """A base64 run with the credentials in its payload masked, encoded as it was: the same
     alphabet, padded or not, compressed again with the same algorithm; the characters at its
     edges that are not its payload's (:func:`.runs.decode_run`) kept as they were."""
-    decoded = decode_run(run)
+    decoded = decode_run(run, edges=binary)
     if decoded is None:
         if ("-" in run or "_" in run) and ("+" in run or "/" in run):  # both alphabets: each piece
             for pieces in _PIECES:

@@ -133,13 +133,15 @@ class Decoded:
         return self.inflated if self.inflated is not None else self.content
 
 
-def decode_run(run: str | bytes) -> Decoded | None:
+def decode_run(run: str | bytes, *, edges: bool = False) -> Decoded | None:
     """The first alignment of ``run`` whose payload is :func:`meaningful`, or ``None``. Written
-    for speed: the record path decodes the runs of every answer (an id is one), most to noise."""
+    for speed: the record path decodes the runs of every answer (an id is one), most to noise.
+    ``edges``: the run lies in binary content, where a ``-`` or ``_`` at its edges is likelier a
+    stray byte (a length, a tag) than the URL-safe alphabet."""
     raw = run.encode("ascii") if isinstance(run, str) else run
     body = raw.rstrip(b"=")
     urlsafe = b"-" in body or b"_" in body
-    if urlsafe and b"-" not in body[3:-1] and b"_" not in body[3:-1] and len(body) > 8:
+    if edges and urlsafe and b"-" not in body[3:-1] and b"_" not in body[3:-1] and len(body) > 8:
         # "-" or "_" at an edge only: a stray byte (a length, a tag) beside standard base64
         lead = max(body.rfind(b"-", 0, 3), body.rfind(b"_", 0, 3)) + 1
         cut = len(body) - 1 if body[-1:] in (b"-", b"_") else len(raw)
@@ -211,9 +213,10 @@ def meaningful(content: bytes) -> bool:
     return not is_media(content) and content.translate(_CLASSES).find(_LONG) >= 0
 
 
-def payloads(data: bytes) -> Iterator[bytes]:
-    """The payload of each run in ``data`` that means something (inflated when compressed)."""
+def payloads(data: bytes, *, edges: bool = False) -> Iterator[bytes]:
+    """The payload of each run in ``data`` that means something (inflated when compressed);
+    ``edges``: ``data`` is binary (see :func:`decode_run`)."""
     for run in runs(data):
-        decoded = decode_run(run)
+        decoded = decode_run(run, edges=edges)
         if decoded is not None:
             yield decoded.payload
