@@ -45,6 +45,7 @@ from websockets.sync.client import connect
 from websockets.sync.server import ServerConnection, serve
 
 import promptvcr
+from promptvcr.credentials.decode import holds_base64
 from promptvcr.credentials.redaction import SecretMaskedWarning
 from promptvcr.credentials.reencode import masked_within
 
@@ -489,3 +490,19 @@ def test_a_key_in_base64_between_any_bytes_is_masked_keeping_the_length(
     assert _unb64(masked_run.rstrip("="), urlsafe=urlsafe).decode() == payload.replace(
         KEY, MASKED.ljust(len(KEY))
     )
+
+
+def test_an_ordinary_answer_stays_on_the_fast_path() -> None:
+    """The record path decodes an answer's runs only when one means something: a chat answer's
+    ids, hashes and pictures send it down no field-by-field walk; text in base64 does."""
+    answer = {
+        "id": "chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT",
+        "system_fingerprint": "fp_a7d06e42a7",
+        "choices": [{"message": {"content": f"![chart](data:image/png;base64,{_b64(_png())})\nDone."}}],
+        "file": "file-6F2ksmvXxt4VdoqmHRw6kL",
+        "sha256": hashlib.sha256(b"report").hexdigest(),
+        "trace": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+    }
+    assert not holds_base64(json.dumps(answer, ensure_ascii=False))
+    answer["choices"][0]["message"]["content"] += f"\nconfig: {_b64('region=eu-west-1; retries=3')}"
+    assert holds_base64(json.dumps(answer, ensure_ascii=False))
