@@ -82,6 +82,7 @@ def assert_nowhere(path: Path, key: str) -> None:
         for where, piece in _leaves(interaction["response"].get("events") or []):
             joined[where] = joined.get(where, "") + piece
         assert not any(key in value for value in joined.values()), "joined across events"
+    assert_in_no_decoding(path, key)
 
 
 def _runs_decoded(data: bytes) -> Iterator[bytes]:
