@@ -224,10 +224,10 @@ class LinePlayer:
             (i for i, w in enumerate(self._waits) if w is not None and w[0] == asked and _awaited(frames[i])),
             None,
         )
-        if answer is None:
+        if asked is None or answer is None:
             return None
         change = Renumbering()
-        change.learn(frame_json(frames[asked]), frame_json(sent))  # type: ignore[index]
+        change.learn(frame_json(frames[asked]), frame_json(sent))
         data = frames[answer].data
         text = text_renumbered(data.decode("utf-8", "replace"), change) if change else None
         return [Line((data if text is None else text.encode()) + b"\n", 0.0)]
