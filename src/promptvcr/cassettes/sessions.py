@@ -13,7 +13,7 @@ stream of the older SSE transport, whose answers arrive there while each POST on
   request the cassette answered more times than it was recorded (a read asked again,
   ``allow_playback_repeats``) gets its answer again, as a live server would send it;
 - events keep their recorded order: the client reads what it read live and acts as it did
-  (the ``mcp`` client lists its tools once, when a call's first answer comes). After
+  (the ``mcp`` client lists its tools as many times as it did live). After
   :data:`STALL` seconds with nothing sent while an event further on is due, the events
   waiting for a request that did not come this time (a call dropped) stop holding the others
   back, as over stdio;
