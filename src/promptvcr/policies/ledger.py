@@ -115,8 +115,11 @@ class Ledger:
 
     def _write(self, data: dict[str, Any]) -> None:
         temp = self._file.with_name(f".{_FILE}.{os.getpid()}.tmp")
-        temp.write_text(json.dumps(data), encoding="utf-8")
-        os.replace(temp, self._file)  # a process killed mid-write leaves the last whole ledger
+        try:
+            temp.write_text(json.dumps(data), encoding="utf-8")
+            os.replace(temp, self._file)  # a process killed mid-write leaves the last whole ledger
+        except OSError as error:
+            raise LedgerGone(f"{self._file}: {error}") from error
 
 
 class _Locked:
