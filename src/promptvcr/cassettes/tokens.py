@@ -93,9 +93,9 @@ def _frame_body(frame: dict[str, Any]) -> Any:
 
 def _may_be_json(chunks: Any) -> bool:
     """Whether a body may be a JSON document (its first non-blank byte opens an object or an
-    array), seen on its first chunks only: every answer recorded live is counted as it is handed
-    over (:func:`promptvcr.policies.budget.spend`), and joining then decoding a large text body
-    to find out held it three times (a 100 MB stream peaked at 300 MB)."""
+    array), seen on its first chunks only: with a budget set, every answer recorded live is
+    counted as it is handed over (:func:`promptvcr.policies.budget.spend`), and joining then
+    decoding a large text body to find out held it three times (a 100 MB stream peaked at 300 MB)."""
     for chunk in chunks:
         if found := _FIRST_BYTE.search(chunk):
             first = found.group()
