@@ -14,9 +14,19 @@ import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
 
 
-def _server(title: str | None = None) -> MCPServer:
-    """``title``: the ``add`` tool has one (a server that changed since a recording)."""
+def _server(title: str | None = None, counting: bool = False) -> MCPServer:
+    """``title``: the ``add`` tool has one (a server that changed since a recording);
+    ``counting``: a ``count`` tool too, which reports progress."""
     server: MCPServer = MCPServer("promptvcr-test")
+
+    if counting:
+
+        @server.tool()
+        async def count(n: int, ctx: Context) -> str:  # type: ignore[type-arg]
+            """Count to ``n``, reporting progress at each step (notifications before the answer)."""
+            for step in range(1, n + 1):
+                await ctx.report_progress(step, n)
+            return f"counted to {n}"
 
     @server.tool(title=title)
     async def add(a: int, b: int, delay_ms: int = 0) -> int:
@@ -36,9 +46,12 @@ def _server(title: str | None = None) -> MCPServer:
 class McpServer:
     """``with McpServer() as server:`` ``server.url`` (streamable HTTP) until exit."""
 
-    def __init__(self, *, transport: str = "streamable-http", title: str | None = None) -> None:
+    def __init__(
+        self, *, transport: str = "streamable-http", title: str | None = None, counting: bool = False
+    ) -> None:
         self.transport = transport
         self.title = title
+        self.counting = counting
         self.port = 0
         self._uvicorn: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
@@ -49,7 +62,7 @@ class McpServer:
         return f"http://127.0.0.1:{self.port}{path}"
 
     def __enter__(self) -> McpServer:
-        app: Any = _server(self.title)
+        app: Any = _server(self.title, self.counting)
         asgi = app.streamable_http_app() if self.transport == "streamable-http" else app.sse_app()
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))

@@ -221,18 +221,18 @@ class Cassette(activation.Block):
         return Record(_Recording(self, request, key))
 
     def _replayed(self, request: Request, interaction: Interaction) -> Replay:
-        """Under the lock: ``interaction`` answers ``request``. The request is kept in ``played``
-        with the recorded body when it sent the same bytes: its own copy may then go. A JSON-RPC
-        answer takes the live request's ids (keys ignore them: :mod:`.matching.jsonrpc`)."""
-        response = interaction.response
+        """Under the lock: ``interaction`` answers ``request`` (kept in ``played`` with the recorded
+        bytes when it sent the same). A JSON-RPC answer takes the live ids (:mod:`.matching.jsonrpc`)."""
+        response, was = interaction.response, None
         if request.content == (recorded := interaction.request.content):
             request.content = recorded
         elif jsonrpc.MARKER in recorded:
             response = jsonrpc.renumbered(response, jsonrpc.renumbering(recorded, request.content))
-        self.played.append(Play(request, "replayed", response))
+            was = interaction.request  # an answer on another stream (MCP's GET) finds it: .sessions
+        self.played.append(Play(request, "replayed", response, was))
         if self._pace is None and request.method != "GET" and not response.websocket:
             return Replay(response)
-        return Replay(response.served(self._pace, self.played), self)  # self: misses
+        return Replay(response.served(self._pace, self.played, request.method), self)  # self: misses
 
     def _add_recorded(self, request: Request, key: str, response: Response) -> None:
         interaction = Interaction(request, response, datetime.now(timezone.utc))

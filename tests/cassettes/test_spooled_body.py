@@ -219,15 +219,21 @@ def test_events_read_in_pieces_are_the_events_of_the_whole(size: int) -> None:
     assert list(parse_event_pieces(pieces, "usage")) == [e for e in parse_events(text) if "usage" in str(e)]
 
 
-def test_the_usage_a_spooled_stream_reports_is_counted(tmp_path: Path, server: ThreadingHTTPServer) -> None:
+def test_the_usage_a_spooled_stream_reports_is_counted(
+    tmp_path: Path, server: ThreadingHTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     usage = b'data: {"choices": [], "usage": {"prompt_tokens": 1234, "completion_tokens": 5678}}\r\n\r\n'
     server.body = _body(LARGE_BODY_BYTES + MIB, {}) + usage + b"data: [DONE]\n\n"  # type: ignore[attr-defined]
-    before = budget.spent()
-    with promptvcr.use_cassette(tmp_path / "usage.yaml", record_mode="record") as cassette:
-        _post(_url(server))
-    assert isinstance(cassette.played[0].response.chunks, SpooledChunks)
-    after = budget.spent()
-    assert (after.input - before.input, after.output - before.output) == (1234, 5678)
+    monkeypatch.setenv(budget.ENV_MAX_RECORD_TOKENS, "1000000")  # tokens are counted for a budget
+    budget.reset()
+    try:
+        with promptvcr.use_cassette(tmp_path / "usage.yaml", record_mode="record") as cassette:
+            _post(_url(server))
+        assert isinstance(cassette.played[0].response.chunks, SpooledChunks)
+        after = budget.spent()
+    finally:
+        budget.reset()
+    assert (after.input, after.output) == (1234, 5678)
 
 
 def test_a_spooled_bedrock_stream_is_counted_frame_by_frame() -> None:

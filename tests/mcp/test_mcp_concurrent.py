@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import shutil
 import sys
 import time
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 import yaml
 from mcp import Client, ClientSession, StdioServerParameters
+from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp_server import McpServer
 
@@ -67,9 +69,11 @@ async def stdio_calls(
     changed: dict[str, int] | None = None,
     wrapper: Path | None = None,
     one_by_one: bool = False,
+    listings_after: int = 0,
 ) -> dict[str, Any]:
     """The calls to the server ``script`` started by ``stdio_client``, or (``wrapper``: a
-    cassette) through ``promptvcr mcp --cassette wrapper -- <the server's command>``."""
+    cassette) through ``promptvcr mcp --cassette wrapper -- <the server's command>``; then
+    ``listings_after`` times ``tools/list`` (under ``listed``)."""
     command = [sys.executable, str(script)]
     if wrapper is not None:
         command = [sys.executable, "-m", "promptvcr", "mcp", "--cassette", str(wrapper), "--", *command]
@@ -81,7 +85,10 @@ async def stdio_calls(
         def call(tool: str, arguments: dict[str, int], on_progress: Any) -> Awaitable[Any]:
             return client.call_tool(tool, arguments, progress_callback=on_progress)
 
-        return await _gathered(call, order, changed, one_by_one)
+        result = await _gathered(call, order, changed, one_by_one)
+        for _ in range(listings_after):
+            result.setdefault("listed", []).append(sorted(t.name for t in (await client.list_tools()).tools))
+        return result
 
 
 async def http_calls(url: str, order: list[str], list_first: bool = False) -> dict[str, Any]:
@@ -170,6 +177,25 @@ def test_the_wrapper_replays_concurrent_calls_in_another_order(recorded: tuple[P
 
 
 @pytest.mark.parametrize("through", ["stdio_client", "wrapper"])
+def test_a_stdio_client_that_lists_its_tools_more_times_than_recorded_replays(
+    recorded: tuple[Path, Path], through: str
+) -> None:
+    """``tools/list`` is a read: asked again, the replayed server answers it again the same
+    way, with the live id, as a live server would (any other call asked again still misses)."""
+    path, script = recorded
+    wrapper = path if through == "wrapper" else None
+
+    async def replay() -> dict[str, Any]:
+        calls = stdio_calls(script, REPLAYED_ORDER, wrapper=wrapper, listings_after=2)
+        if wrapper is not None:
+            return await asyncio.wait_for(calls, 30)
+        async with use_cassette(path):
+            return await asyncio.wait_for(calls, 10)
+
+    assert asyncio.run(replay()) == {**LIVE, "listed": [["add", "count"]] * 2}
+
+
+@pytest.mark.parametrize("through", ["stdio_client", "wrapper"])
 def test_calls_recorded_concurrently_replay_awaited_one_by_one(
     recorded: tuple[Path, Path], through: str
 ) -> None:
@@ -198,10 +224,9 @@ async def test_concurrent_streamable_http_calls_replay_in_another_order(tmp_path
 
     One thing differs from stdio: the SDK lists the tools when a call's answer comes and it
     knows none yet, once per answer that comes before the listing's. Live, the answers came
-    apart; replayed, they come together, and it lists them again: a repeat the miss names,
-    which ``allow_playback_repeats`` answers (a client that lists its tools first never
-    repeats it), and so does ``timing="recorded"``, which keeps the answers apart. Over stdio
-    the replayed server keeps the recorded order: no repeat."""
+    apart; replayed, they come together, and it may list them more times than recorded:
+    ``tools/list`` is a read, which a live server answers again the same way, and so does the
+    cassette (no miss, no option needed)."""
     path = tmp_path / "mcp.yaml"
     adds = [name for name in RECORDED_ORDER if CALLS[name][0] == "add"]
     with McpServer() as server:
@@ -214,17 +239,48 @@ async def test_concurrent_streamable_http_calls_replay_in_another_order(tmp_path
     ]
     assert len(listings) == 1
 
-    with pytest.raises(CassetteMiss, match="allow_playback_repeats=True"):
-        async with use_cassette(path):
-            await asyncio.wait_for(http_calls(url, adds[::-1]), 10)
-    async with use_cassette(path, allow_playback_repeats=True) as cassette:
-        replayed = await asyncio.wait_for(http_calls(url, adds[::-1]), 10)
-    assert replayed == live
-    assert {play.outcome for play in cassette.played} == {"replayed"}
-    assert cassette.all_played
+    for _ in range(3):  # however the answers' tasks run
+        async with use_cassette(path) as cassette:
+            assert await asyncio.wait_for(http_calls(url, adds[::-1]), 10) == live
+        assert {play.outcome for play in cassette.played} == {"replayed"}
+        assert cassette.all_played
     async with use_cassette(path, timing="recorded") as cassette:  # the answers apart, as live
         assert await asyncio.wait_for(http_calls(url, adds[::-1]), 10) == live
     assert cassette.all_played
+
+
+async def sse_calls(url: str, order: list[str]) -> dict[str, Any]:
+    async with sse_client(url) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+
+        def call(tool: str, arguments: dict[str, int], on_progress: Any) -> Awaitable[Any]:
+            return session.call_tool(tool, arguments, progress_callback=on_progress)
+
+        return await _gathered(call, order)
+
+
+async def test_concurrent_sse_transport_calls_replay_in_another_order(tmp_path: Path) -> None:
+    """The older SSE transport: each POST gets ``202`` and every answer (and progress
+    notification) comes on the GET stream, where the replay sends it once the request it was
+    recorded for has come, with the live id (and progress token), in recorded order: the
+    client lists its tools as many times as it did live (once or twice, as the answers of
+    ``quick`` and ``counted`` came: both before the listing's, or one after it)."""
+    path = tmp_path / "mcp_sse.yaml"
+    with McpServer(transport="sse", counting=True) as server:
+        url = server.url
+        async with use_cassette(path, record_mode="rewrite"):
+            live = await asyncio.wait_for(sse_calls(url, RECORDED_ORDER), 30)
+    assert live == LIVE
+    async with use_cassette(path) as cassette:
+        assert await asyncio.wait_for(sse_calls(url, REPLAYED_ORDER), 10) == live
+    assert {play.outcome for play in cassette.played} == {"replayed"}
+    assert cassette.all_played
+    sent = [
+        json.loads(play.request.content).get("method") for play in cassette.played if play.request.content
+    ]
+    stored = yaml.safe_load(path.read_text())["interactions"]
+    recorded = [i["request"].get("json", {}).get("method") for i in stored]
+    assert sent.count("tools/list") == recorded.count("tools/list")  # as many times as live
 
 
 async def test_concurrent_http_calls_of_a_client_that_lists_its_tools_first_replay_as_they_are(

@@ -85,3 +85,27 @@ def _closed(url: str) -> tuple[int, str]:
         return 0, ""
 
     return asyncio.run(asyncio.wait_for(main(), 20))
+
+
+def test_a_session_recorded_through_serve_spends_from_the_run_s_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``promptvcr serve`` started by a run counts in the run's ledger: the session as a request,
+    its ``response.done`` tokens as they pass; the next session is refused before it is sent."""
+    from promptvcr.policies import budget
+
+    ledger = budget.start_run()
+    monkeypatch.setenv(budget.ENV_BUDGET_DIR, str(ledger.folder))
+    monkeypatch.setenv(budget.ENV_MAX_RECORD_TOKENS, "10")
+    try:
+        with RealtimeServer() as live:
+            upstream = live.url.replace("ws://", "http://")
+            with serve(tmp_path / "budget.yaml", record_mode="record", upstreams={"rt": upstream}) as server:
+                assert _talk(f"{server.url}/rt/v1")[-1] == "response.done"
+                with pytest.raises(Exception):  # noqa: B017  (refused: the SDK's own handshake error)
+                    _talk(f"{server.url}/rt/v1")
+            assert len(live.paths) == 1
+        spent = ledger.read()
+    finally:
+        ledger.remove()
+    assert (spent.requests, spent.input, spent.output, spent.refused) == (1, 12, 7, 1)

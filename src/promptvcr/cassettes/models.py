@@ -153,9 +153,10 @@ class Response:
     def is_event_stream(self) -> bool:
         return self.content_type == "text/event-stream"
 
-    def served(self, pace: float | None, played: Sequence[Play]) -> Response:
-        """This response as a cassette serves it (see :func:`.sessions.served`)."""
-        return served(self, pace, played)
+    def served(self, pace: float | None, played: Sequence[Play], method: str) -> Response:
+        """This response, to a request sent with ``method``, as a cassette serves it (see
+        :func:`.sessions.served`)."""
+        return served(self, pace, played, method)
 
 
 @dataclass(slots=True)
@@ -184,12 +185,15 @@ class Play:
     an injected fault answered it (see :mod:`promptvcr.faults`); ``"ignored"`` when it went to
     a background host that promptvcr answers locally (see :mod:`promptvcr.background`);
     ``"verified"`` when ``RecordMode.verify`` sent it to the network and compared the answer
-    with its recording (see ``Cassette.drift``).
+    with its recording (see ``Cassette.drift``). ``recorded`` is the recorded request a
+    replayed one was answered for when the two differ in bytes the key ignores (a JSON-RPC
+    ``id``): an answer that comes on another stream (MCP's GET stream) is found by it.
     """
 
     request: Request
     outcome: Outcome
     response: Response | None = None
+    recorded: Request | None = None
 
     @property
     def hit(self) -> bool:

@@ -24,6 +24,7 @@ __all__ = [
     "ENDS",
     "Breakage",
     "End",
+    "Gate",
     "Pace",
     "Playback",
     "StreamNotRecorded",
@@ -32,6 +33,9 @@ __all__ = [
     "paced",
     "untimed_message",
 ]
+
+#: A held chunk's gate: the bytes to send now (maybe none) and whether the chunk went with them.
+Gate = Callable[[], tuple[bytes, bool]]
 
 #: What ``use_cassette(timing=...)`` accepts: ``"none"``, ``"recorded"`` or a speed factor.
 Pace = str | float | None
@@ -68,9 +72,10 @@ class Playback:
     breakage: Breakage | None = None
     break_after: int | None = None
     reason: str = ""
-    #: A session's stream (see :mod:`.sessions`): chunk ``i`` waits until ``gates[i]()`` is true
-    #: (``None``: no wait), and ``hold_open`` keeps an ``unrecorded`` end open until closed.
-    gates: tuple[Callable[[], bool] | None, ...] | None = None
+    #: A session's stream (see :mod:`.sessions`): chunk ``i`` is replaced by what ``gates[i]()``
+    #: says to send, asked until it says the chunk went (``None``: the chunk, no wait); one more
+    #: gate is asked while ``hold_open`` keeps an ``unrecorded`` end open until closed.
+    gates: tuple[Gate | None, ...] | None = None
     hold_open: bool = False
 
     @property

@@ -32,9 +32,10 @@ from .largebody import LARGE_BODY_BYTES, ChunkedText
 from .models import Response
 from .spool import SpooledChunks
 from .sse import parse_event_pieces, parse_events
+from .wsframes import Frame as SessionFrame
 from .wsframes import WebSocketSession, frame_json
 
-__all__ = ["Tokens", "tokens_of"]
+__all__ = ["Tokens", "frame_tokens", "tokens_of"]
 
 _INPUT = ("prompt_tokens", "input_tokens", "promptTokenCount", "inputTokens")
 _INPUT_EXTRA = ("cache_creation_input_tokens", "cache_read_input_tokens")
@@ -92,9 +93,9 @@ def _frame_body(frame: dict[str, Any]) -> Any:
 
 def _may_be_json(chunks: Any) -> bool:
     """Whether a body may be a JSON document (its first non-blank byte opens an object or an
-    array), seen on its first chunks only: every answer recorded live is counted as it is handed
-    over (:func:`promptvcr.policies.budget.spend`), and joining then decoding a large text body
-    to find out held it three times (a 100 MB stream peaked at 300 MB)."""
+    array), seen on its first chunks only: with a budget set, every answer recorded live is
+    counted as it is handed over (:func:`promptvcr.policies.budget.spend`), and joining then
+    decoding a large text body to find out held it three times (a 100 MB stream peaked at 300 MB)."""
     for chunk in chunks:
         if found := _FIRST_BYTE.search(chunk):
             first = found.group()
@@ -152,14 +153,21 @@ def tokens_of(response: Response) -> Tokens:
 
 
 def _session_tokens(session: WebSocketSession) -> Tokens:
-    """The usage the server's messages of a session report (OpenAI Realtime: ``response.done``;
-    Gemini Live: ``usageMetadata``), added up: each is one answer's."""
+    """The usage the server's messages of a session report, added up: each is one answer's."""
     total = Tokens()
     for frame in session.frames:
-        if frame.sender == "server" and (document := frame_json(frame)) is not None:
-            for usage in _usages(document):
-                total += Tokens(
-                    _first(usage, _INPUT) + _count(usage, _INPUT_EXTRA),
-                    _first(usage, _OUTPUT) + _count(usage, _OUTPUT_EXTRA),
-                )
+        total += frame_tokens(frame)
+    return total
+
+
+def frame_tokens(frame: SessionFrame) -> Tokens:
+    """The usage one server message of a session reports (OpenAI Realtime: ``response.done``;
+    Gemini Live: ``usageMetadata``): one answer's, counted as it arrives by a recording budget."""
+    total = Tokens()
+    if frame.sender == "server" and (document := frame_json(frame)) is not None:
+        for usage in _usages(document):
+            total += Tokens(
+                _first(usage, _INPUT) + _count(usage, _INPUT_EXTRA),
+                _first(usage, _OUTPUT) + _count(usage, _OUTPUT_EXTRA),
+            )
     return total

@@ -49,7 +49,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 
-from ..cassettes.playback import Breakage, Playback, StreamNotRecorded
+from ..cassettes.playback import Breakage, Gate, Playback, StreamNotRecorded
 
 try:
     from anyio import sleep as _async_sleep
@@ -59,8 +59,9 @@ except ImportError:  # pragma: no cover - anyio comes with httpx and httpx2
 __all__ = ["Fail", "PacedBody", "describe", "wait_for_headers", "wait_for_headers_async"]
 
 #: How often a held chunk checks whether it is due (see :mod:`promptvcr.cassettes.sessions`),
-#: and how long a stream held open sleeps between checks that it was closed.
-_GATE_POLL, _HOLD = 0.002, 0.5
+#: how long a stream held open sleeps between checks that it was closed, and between asking
+#: its last gate (answers owed again after the last event) while held open.
+_GATE_POLL, _HOLD, _HELD_POLL = 0.002, 0.5, 0.02
 
 #: An interceptor's mapping from a breakage to its library's exception.
 Fail = Callable[[Breakage], BaseException]
@@ -121,7 +122,7 @@ class PacedBody:
             return StreamNotRecorded(playback.reason)
         return self._fail(playback.breakage)  # type: ignore[arg-type]
 
-    def _gate(self, index: int) -> Callable[[], bool] | None:
+    def _gate(self, index: int) -> Gate | None:
         gates = self._playback.gates
         return gates[index] if gates is not None and index < len(gates) else None
 
@@ -132,12 +133,21 @@ class PacedBody:
                 break
             if times is not None and (delay := self._started + times[index] - time.monotonic()) > 0:
                 time.sleep(delay)
-            if (gate := self._gate(index)) is not None:
-                while not gate():
-                    time.sleep(_GATE_POLL)
-            yield chunk
+            if (gate := self._gate(index)) is None:
+                yield chunk
+                continue
+            while True:  # held: what the gate says to send, until the chunk went
+                sent, went = gate()
+                if sent:
+                    yield sent
+                if went:
+                    break
+                time.sleep(_GATE_POLL)
+        held = self._gate(len(self._chunks))
         while stop is not None and self._playback.hold_open:
-            time.sleep(_HOLD)  # a long-lived stream stays open until the client closes it
+            if held is not None and (sent := held()[0]):
+                yield sent
+            time.sleep(_HOLD if held is None else _HELD_POLL)  # open until the client closes it
         if stop is not None:
             raise self._error()
 
@@ -148,11 +158,20 @@ class PacedBody:
                 break
             if times is not None and (delay := self._started + times[index] - time.monotonic()) > 0:
                 await _async_sleep(delay)
-            if (gate := self._gate(index)) is not None:
-                while not gate():
-                    await _async_sleep(_GATE_POLL)
-            yield chunk
+            if (gate := self._gate(index)) is None:
+                yield chunk
+                continue
+            while True:
+                sent, went = gate()
+                if sent:
+                    yield sent
+                if went:
+                    break
+                await _async_sleep(_GATE_POLL)
+        held = self._gate(len(self._chunks))
         while stop is not None and self._playback.hold_open:
-            await _async_sleep(_HOLD)
+            if held is not None and (sent := held()[0]):
+                yield sent
+            await _async_sleep(_HOLD if held is None else _HELD_POLL)
         if stop is not None:
             raise self._error()

@@ -15,8 +15,9 @@ stream (the server's with its exit status).
   JSON without their JSON-RPC ids (:mod:`promptvcr.matching.framediff`), in any order:
   concurrent calls (``asyncio.gather`` of ``call_tool``) are written in whatever order
   their tasks run. The answers take the live ids (:mod:`promptvcr.matching.jsonrpc`) and
-  keep their recorded order. A line that is none of the recorded ones not yet played
-  raises :class:`~promptvcr.CassetteMiss`.
+  keep their recorded order. A read asked again (``tools/list``) gets the answer to its last
+  asking again; any other line that is none of the recorded ones not yet played raises
+  :class:`~promptvcr.CassetteMiss`.
 
 Both serve the ``mcp`` SDK's ``stdio_client`` in-process (:mod:`.mcp_stdio`) and the
 ``promptvcr mcp -- <server command>`` wrapper that clients in other languages start instead
@@ -37,18 +38,14 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..cassettes.models import Request, Response
+from ..cassettes.sessions import STALL  # no client line for this long: what is due goes past a held one
 from ..cassettes.wsframes import Frame, Sender, WebSocketSession, frame_json, with_session
 from ..errors import CassetteMiss
 from ..matching.framediff import frame_differences, frame_miss_message
-from ..matching.jsonrpc import Renumbering, answers, handles, text_renumbered
+from ..matching.jsonrpc import Renumbering, answers, handles, reads_again, text_renumbered
 from .decision import MissSink, Recorder, noted_miss
 
 __all__ = ["STALL", "Line", "LinePlayer", "LineTap", "stdio_request"]
-
-#: Seconds without a line from the client after which a replayed server sends what is due
-#: past a line it holds (:meth:`LinePlayer.stalled`): far longer than a client takes to
-#: answer what it just read, far shorter than a test's patience.
-STALL = 1.0
 
 #: ``python3.12`` and ``python`` are the same program on two machines.
 _VERSIONED_PYTHON = re.compile(r"(python)[0-9.]*(\.exe)?", re.IGNORECASE)
@@ -202,6 +199,8 @@ class LinePlayer:
             index = next(
                 (i for i in self._open_lines() if not frame_differences(self._frames[i], sent)), None
             )
+            if index is None and (again := self._read_again(sent)) is not None:
+                return again
             if index is None:
                 raise self._miss(len(self._played), self._nearest(sent), sent)
             self._renumbering.learn(frame_json(self._frames[index]), frame_json(sent))
@@ -212,6 +211,26 @@ class LinePlayer:
             self._advance()
             self._came(index)
             return self._server_lines()
+
+    def _read_again(self, sent: Frame) -> list[Line] | None:
+        """A read (``tools/list``: :func:`~promptvcr.matching.jsonrpc.reads_again`) asked more
+        times than recorded: the answer to its last recorded asking, with the live id, at once
+        (a live server answers it again the same way); ``None`` for anything else."""
+        if not reads_again(sent.data):
+            return None
+        frames = self._frames
+        asked = max((i for i in self._played if not frame_differences(frames[i], sent)), default=None)
+        answer = next(
+            (i for i, w in enumerate(self._waits) if w is not None and w[0] == asked and _awaited(frames[i])),
+            None,
+        )
+        if asked is None or answer is None:
+            return None
+        change = Renumbering()
+        change.learn(frame_json(frames[asked]), frame_json(sent))
+        data = frames[answer].data
+        text = text_renumbered(data.decode("utf-8", "replace"), change) if change else None
+        return [Line((data if text is None else text.encode()) + b"\n", 0.0)]
 
     def stalled(self) -> list[Line]:
         """The client wrote nothing for :data:`STALL` seconds while a request it sent is not

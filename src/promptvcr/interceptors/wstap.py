@@ -9,7 +9,9 @@ these on the protocol object sees each frame as it passes, and passes it on at o
 mode buffers nothing on the way. When the session ends (a close frame received, or the end
 of the stream: an ``eof`` frame when no close frame came) its frames go to the recorder, once.
 A text message that is not UTF-8 is kept byte for byte: the client failed the connection
-for it (1007), and replayed it fails it again.
+for it (1007), and replayed it fails it again. With a recording budget set, each server
+message's tokens (a realtime ``response.done``) are counted as it arrives
+(:func:`promptvcr.policies.budget.spend_frame`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 from ..cassettes.models import Response
 from ..cassettes.wsframes import Frame, Kind, Sender, WebSocketSession, with_session
+from ..policies import budget
 from .decision import Recorder
 
 __all__ = ["FrameTap"]
@@ -40,6 +43,7 @@ class FrameTap:
         self._start = time.perf_counter()
         self._lock = threading.Lock()
         self._done = False
+        self._counting = budget.counting()  # asked once a session, not at each message
         recorder.started()
 
     def attach(self, protocol: Any) -> None:
@@ -107,8 +111,11 @@ class FrameTap:
 
     def _add(self, frame: Frame) -> None:
         with self._lock:
-            if not self._done:
-                self._frames.append(frame)
+            if self._done:
+                return
+            self._frames.append(frame)
+        if self._counting:
+            budget.spend_frame(frame)
 
     def finish(self) -> None:
         """The session ended: its frames so far go to the recorder (once)."""

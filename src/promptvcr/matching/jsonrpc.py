@@ -15,6 +15,12 @@ recorded.
 Which request a server message answers is named here too (:func:`handles`, :func:`answers`):
 a session replayed over one stream (stdio) sends each answer once its own request came,
 whatever order concurrent requests are written in.
+
+Which requests only read (:data:`READS`, :func:`reads_again`) is named here as well: a live
+MCP server asked twice for its tools lists them twice, so a read asked more times than it
+was recorded gets its last recorded answer again (:meth:`~.tape.Tape.play`) rather than a
+miss. The ``mcp`` client lists the tools when a call's answer comes and it knows none: once
+per answer that comes before the listing's, which depends on how far apart the answers came.
 """
 
 from __future__ import annotations
@@ -31,10 +37,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MARKER",
+    "READS",
     "Renumbering",
     "answers",
     "handles",
     "message_renumbered",
+    "reads_again",
     "renumbered",
     "renumbering",
     "text_renumbered",
@@ -42,6 +50,32 @@ __all__ = [
 
 #: Bytes that every JSON-RPC message holds: a body without them costs one search.
 MARKER = b'"jsonrpc"'
+
+#: MCP methods that read and change nothing: asked again, a live server gives the same
+#: answer (until it says the list changed, when it was recorded asking again). Not
+#: ``initialize`` (it opens a session), ``tools/call`` (a tool may act), ``completion/complete``
+#: nor ``tasks/*`` (their answers move on), nor anything that subscribes or sets.
+READS = frozenset(
+    {
+        "ping",
+        "server/discover",
+        "tools/list",
+        "prompts/list",
+        "prompts/get",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+    }
+)
+
+
+def reads_again(content: bytes) -> bool:
+    """Whether the request body ``content`` is one JSON-RPC request of a :data:`READS` method,
+    whose recorded answer a live server would give again."""
+    if MARKER not in content:
+        return False
+    message = _parsed(content)
+    return isinstance(message, dict) and "id" in message and message.get("method") in READS
 
 
 @dataclasses.dataclass(slots=True)

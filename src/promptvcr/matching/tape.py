@@ -29,6 +29,7 @@ from pathlib import Path
 from ..cassettes.models import Interaction, Request
 from ..files.loaded import LoadedInteractions
 from ..files.persister import collection_paused
+from .jsonrpc import reads_again
 from .key import known_keys, offer_keys, request_key, sent_content_type
 from .parts import Rule
 from .rules import DEFAULT_RULES
@@ -127,7 +128,9 @@ class Tape:
     def play(self, key: str, *, allow_repeats: bool = False) -> Interaction | None:
         """The next unplayed interaction recorded under ``key``, or ``None`` on a miss.
 
-        With ``allow_repeats`` the last one is played again once all have been played.
+        With ``allow_repeats`` the last one is played again once all have been played, and
+        so is a JSON-RPC read's (:data:`.jsonrpc.READS`) without it: a live server answers
+        the same read again the same way.
         """
         while True:
             if key in self._index and (found := self._next(key, allow_repeats)) is not None:
@@ -153,7 +156,8 @@ class Tape:
 
     def _next(self, key: str, allow_repeats: bool) -> Interaction | None:
         """Play the next interaction of an indexed key; once all are indexed and played, its
-        last again with ``allow_repeats``. ``None`` when none is left among those indexed."""
+        last again with ``allow_repeats``, or when it only reads (an MCP ``tools/list``:
+        :func:`.jsonrpc.reads_again`). ``None`` when none is left among those indexed."""
         entry = self._index[key]
         turn = self._turns.get(key, 0)
         if type(entry) is int:
@@ -165,7 +169,9 @@ class Tape:
             self._turns[key] = turn + 1
             self._played[position] = 1
             return self.interactions[position]
-        if allow_repeats and len(self._keys) == len(self.interactions):
+        if len(self._keys) == len(self.interactions) and (
+            allow_repeats or reads_again(self.interactions[position].request.content)
+        ):
             return self.interactions[position]
         return None
 

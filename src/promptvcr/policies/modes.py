@@ -37,9 +37,11 @@ ENV_ALLOW_IN_CI = "PROMPTVCR_ALLOW_RECORD_IN_CI"
 #: the cassette machinery.
 ENV_MAX_AGE = "PROMPTVCR_MAX_AGE"
 ENV_ON_STALE = "PROMPTVCR_ON_STALE"
-#: The recording budget of one process (see :mod:`promptvcr.policies.budget`).
+#: The recording budget of a run (see :mod:`promptvcr.policies.budget`), and the folder of the
+#: ledger its processes share (:mod:`promptvcr.policies.ledger`).
 ENV_MAX_RECORD_TOKENS = "PROMPTVCR_MAX_RECORD_TOKENS"
 ENV_MAX_RECORD_REQUESTS = "PROMPTVCR_MAX_RECORD_REQUESTS"
+ENV_BUDGET_DIR = "PROMPTVCR_BUDGET_DIR"
 ON_STALE = ("warn", "fail", "rewrite")
 _FALSE = ("", "0", "false", "no", "off")
 #: The pytest option that sets promptvcr's record mode in the running pytest, written there by

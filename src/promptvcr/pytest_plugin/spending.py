@@ -2,9 +2,11 @@
 
 The options set ``$PROMPTVCR_MAX_RECORD_TOKENS`` / ``$PROMPTVCR_MAX_RECORD_REQUESTS`` for the
 run, so that every cassette sees them, ``use_cassette(...)`` in a test and ``promptvcr serve``
-subprocesses included (see :mod:`promptvcr.policies.budget`). The first request refused fails
-its test with the budget's message and stops the run: the tests after it would only be
-refused too. Under pytest-xdist each worker has the budget: ``-n 4`` may spend four of them.
+subprocesses included (see :mod:`promptvcr.policies.budget`). The budget is the run's: pytest's
+main process makes the ledger its workers and their children share (``$PROMPTVCR_BUDGET_DIR``,
+:mod:`promptvcr.policies.ledger`), so ``-n 4`` spends one budget, not four, and the summary
+shows the run's total. The first request a process is refused fails its test with the
+budget's message and stops the run: the tests after it would only be refused too.
 
 What tokens cost, when genai-prices is installed (``pip install promptvcr[report]``): the
 summary prices what the run spent and what replaying saved (see :func:`priced`).
@@ -21,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..policies.modes import ENV_MAX_RECORD_REQUESTS, ENV_MAX_RECORD_TOKENS
+from ..policies.modes import ENV_BUDGET_DIR, ENV_MAX_RECORD_REQUESTS, ENV_MAX_RECORD_TOKENS
 from .settings import export_env
 
 if TYPE_CHECKING:
@@ -73,7 +75,8 @@ def _budget_in_use() -> bool:
 
 
 def configure(config: pytest.Config) -> None:
-    """Export the limits and count from zero: each pytest run has its own budget."""
+    """Export the limits and count from zero: each pytest run has its own budget, one ledger
+    that its xdist workers (they inherit ``$PROMPTVCR_BUDGET_DIR``) and their children share."""
     for option, name in (
         ("--max-record-tokens", ENV_MAX_RECORD_TOKENS),
         ("--max-record-requests", ENV_MAX_RECORD_REQUESTS),
@@ -85,11 +88,24 @@ def configure(config: pytest.Config) -> None:
     from ..policies import budget
 
     try:
-        budget.limits()
+        limited = budget.counting()
     except ValueError as error:
         raise pytest.UsageError(str(error)) from None
     budget.reset()
     config.add_cleanup(budget.reset)  # a pytest run inside a test (pytester) leaves none behind
+    if not limited or hasattr(config, "workerinput"):  # a worker counts in its main process's ledger
+        return
+    ledger = budget.start_run(_workers(config))
+    config.add_cleanup(ledger.remove)
+    export_env(config, ENV_BUDGET_DIR, str(ledger.folder))
+
+
+def _workers(config: pytest.Config) -> int:
+    """How many pytest-xdist workers the run starts (0 without xdist): the budget they share
+    is named as the run's in its messages even before each has sent."""
+    if config.getoption("dist", "no") == "no":
+        return 0
+    return len(config.getoption("tx", None) or ())
 
 
 def stop_if_spent(item: pytest.Item) -> None:
@@ -118,6 +134,8 @@ def budget_lines() -> list[str]:
         f"recording budget: {spent.tokens.total:,} tokens in {spent.requests:,} live request(s), "
         f"of {' and '.join(limits)}"
     )
+    if spent.processes > 1:
+        line += f" (the run's total across {spent.processes} processes)"
     if spent.refused:
         line += (
             f"; spent: {spent.refused:,} request(s) refused and the run stopped (raise the limit to go on)"

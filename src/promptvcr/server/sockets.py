@@ -9,7 +9,8 @@ A handshake (``GET`` with ``Upgrade: websocket``) is keyed like any request, at 
   differs is a miss like any other (in the report, failing the run): the client gets a close
   frame ``1008`` whose reason starts the miss's message, and the server's log has all of it.
 - Record and pass-through: the server connects upstream and relays each message both ways as
-  it comes; recording keeps the frames, timed, and writes the session when it ends.
+  it comes; recording keeps the frames, timed, and writes the session when it ends, and counts
+  the tokens each server message reports in the run's recording budget as it arrives.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from ..errors import CassetteMiss
 from ..interceptors._forwarding import forwarding
 from ..interceptors.decision import Decision, Record, Replay
 from ..matching.framediff import frame_differences, frame_miss_message
+from ..policies import budget
 from .inbound import upstream_headers
 
 __all__ = ["record_session", "refuse", "replay_session"]
@@ -152,6 +154,7 @@ async def record_session(
     recorder = decision.recorder if isinstance(decision, Record) else None
     if recorder is not None:
         recorder.started()
+    counting = recorder is not None and budget.counting()
     frames: list[Frame] = []
     began = time.perf_counter()
     ws = await _accept(incoming, request)
@@ -169,6 +172,8 @@ async def record_session(
                     await target.close()
                 return
             frames.append(frame)
+            if counting:
+                budget.spend_frame(frame)
             if not target.closed:
                 await _send(target, frame)
             if frame.kind == "close":

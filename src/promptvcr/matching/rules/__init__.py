@@ -73,7 +73,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     tool_call_ids,
     base64_digests,
     nfc_text,
-    jsonrpc_ids,  # before mcp_session_ids: it reads the query that one drops
+    jsonrpc_ids,
     mcp_session_ids,
 )
 

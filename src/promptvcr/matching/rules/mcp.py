@@ -9,8 +9,9 @@ stream gives the recorded id back, but a session recorded again, or appended to 
 JSON-RPC request ids (``0``, ``1``, ... per session in the ``mcp`` SDK) are not part of the
 key either (:func:`jsonrpc_ids`): they number the calls, so one call inserted before the
 others would shift every later id and make every later call miss. A replayed answer is
-given the live request's id (see :mod:`promptvcr.matching.jsonrpc`); requests with the
-same method and params replay in recorded order, as any identical requests do.
+given the live request's id (see :mod:`promptvcr.matching.jsonrpc`; over the SSE transport,
+on the GET stream: :mod:`promptvcr.cassettes.sessions`); requests with the same method and
+params replay in recorded order, as any identical requests do.
 """
 
 from __future__ import annotations
@@ -68,15 +69,14 @@ def jsonrpc_ids(parts: KeyParts) -> KeyParts:
     Real case: an MCP client that lists its tools once more before calling one sends
     ``tools/call`` as id 3 instead of 2, and every later call shifts by one.
 
-    Not for the older SSE transport (a ``session_id`` in the URL): each POST there gets only
-    ``202`` and its answer arrives on the GET stream, which the replay releases when the
-    request with the answer's id has been sent, so its ids stay in the key.
+    The older SSE transport too (a ``session_id`` in the URL): each POST there gets only
+    ``202`` and its answer arrives on the GET stream, which the replay releases once the
+    request it was recorded for has been answered, with the live id
+    (:mod:`promptvcr.cassettes.sessions`).
     """
     body = parts.body  # a top-level key says it: no search through the bytes
     first = body[0] if isinstance(body, list) and body else body
     if not isinstance(first, dict) or "jsonrpc" not in first:
         return parts
-    if any(name.lower() in _SESSION_PARAMS for name, _ in parts.query):
-        return parts  # the SSE transport: answers come on the GET stream, found there by their ids
     new = without_jsonrpc_id(body)
     return parts if new is body else replace(parts, body=new)
