@@ -20,7 +20,7 @@ from urllib.parse import quote, unquote_plus
 import yaml
 import zstandard
 
-__all__ = ["assert_nowhere", "scan"]
+__all__ = ["all_decodings", "assert_in_no_decoding", "assert_nowhere", "scan"]
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -82,6 +82,52 @@ def assert_nowhere(path: Path, key: str) -> None:
         for where, piece in _leaves(interaction["response"].get("events") or []):
             joined[where] = joined.get(where, "") + piece
         assert not any(key in value for value in joined.values()), "joined across events"
+    assert_in_no_decoding(path, key)
+
+
+def _runs_decoded(data: bytes) -> Iterator[bytes]:
+    """Every base64 run of either alphabet in ``data`` (16 characters or more), decoded at each
+    of the four alignments (a run's first characters may not be its payload's), inflated."""
+    for run in re.findall(rb"[A-Za-z0-9+/_\-]{16,}={0,2}", data):
+        for start in range(4):
+            piece = run[start:].rstrip(b"=")
+            piece = piece[: len(piece) - (len(piece) % 4 == 1)]
+            for altchars in (None, b"-_"):
+                with contextlib.suppress(binascii.Error, ValueError):
+                    raw = base64.b64decode(piece + b"=" * (-len(piece) % 4), altchars=altchars)
+                    yield raw
+                    yield from _inflated(raw)
+
+
+def all_decodings(data: bytes, depth: int = 0) -> Iterator[bytes]:
+    """``data``, and each of its decodings (see :func:`assert_in_no_decoding`)."""
+    yield data
+    if depth < 4:
+        if b"%" in data:
+            unquoted = unquote_plus(data.decode("latin-1"), encoding="latin-1")
+            yield from all_decodings(unquoted.encode("latin-1"), depth + 1)
+        for raw in _runs_decoded(data):
+            yield from all_decodings(raw, depth + 1)
+
+
+def assert_in_no_decoding(path: Path, key: str) -> None:
+    """``key`` is in no decoding of the file: not raw, not in a base64 run anywhere (inside a
+    longer string, in a binary body, in a stream's pieces joined), at any alignment, not
+    URL-decoded, not inflated, a few layers deep. Written apart from promptvcr's own search."""
+    data = yaml.safe_load(path.read_text())
+    texts: list[bytes] = [path.read_bytes()]
+    texts += [s.encode("utf-8") for s in _strings(data)]
+    for interaction in data.get("interactions") or []:
+        joined: dict[str, str] = {}
+        response = interaction.get("response") or {}
+        for stream in (response.get("events"), (response.get("websocket") or {}).get("frames")):
+            for where, piece in _leaves(stream or []):
+                joined[where] = joined.get(where, "") + piece
+        texts += [value.encode("utf-8") for value in joined.values()]
+    needle = key.encode()
+    for text in texts:
+        for decoded in all_decodings(text):
+            assert needle not in decoded, "in a decoding of the file"
 
 
 def scan(path: Path) -> subprocess.CompletedProcess[str]:

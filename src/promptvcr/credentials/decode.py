@@ -1,7 +1,8 @@
 """Undoing the encodings a credential hides behind: the views of stored data a search reads.
 
 Each string and key, each field of a stream joined across its events, each binary body
-decoded (gzip inflated).
+decoded (gzip inflated); in each of them, percent-escapes read and every base64 run decoded,
+a whole string or part of one (:mod:`.runs`), a few layers deep.
 """
 
 from __future__ import annotations
@@ -10,46 +11,47 @@ import base64
 import binascii
 import json
 import re
-import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 from urllib.parse import unquote
 
 from ..cassettes.largebody import ChunkedBody
 from ..cassettes.spool import byte_slices
+from .compressed import decompressed
+from .runs import MIN_RUN, is_binary, is_media, payloads
 
 __all__ = [
-    "BASE64_IN_JSON",
     "EVENT_INDEX",
-    "decompressed",
     "event_groups",
     "holds_base64",
-    "inflate",
     "json_escaped",
     "plain_dump",
     "texts",
     "windows",
 ]
 
-#: Largest decompressed body searched inside a gzip body (a bomb must not fill the memory).
-_MAX_INFLATED = 256 * 1024 * 1024
-
 EVENT_INDEX = re.compile(r"\.events\[\d+\]|\.frames\[\d+\]")
 
 
 def _streams(data: Any) -> list[tuple[str, Any]]:
     """The stored streams (``events``, ``frames``) of an interaction, a request or response,
-    or a body: (field, list of events)."""
+    a body, or a websocket or MCP stdio session (``response.websocket.frames``): (field, list
+    of events)."""
     found = []
     if isinstance(data, dict):
-        for holder, prefix in (
-            (data, ""),
-            (data.get("request"), ".request"),
-            (data.get("response"), ".response"),
-        ):
+        response = data.get("response")
+        holders = [(data, ""), (data.get("request"), ".request"), (response, ".response")]
+        for holder, prefix in (*holders, *_sessions(data, ""), *_sessions(response, ".response")):
             if isinstance(holder, dict) and ("events" in holder or "frames" in holder):  # most: neither
                 found += [(f"{prefix}.{key}", holder[key]) for key in ("events", "frames") if key in holder]
     return found
+
+
+def _sessions(holder: Any, prefix: str) -> list[tuple[Any, str]]:
+    """The sessions a response holds (:data:`promptvcr.cassettes.wsframes.STORED_AS`)."""
+    if not isinstance(holder, dict) or ("websocket" not in holder and "stdio" not in holder):
+        return []
+    return [(holder.get(key), f"{prefix}.{key}") for key in ("websocket", "stdio")]
 
 
 def event_groups(data: Any) -> list[list[tuple[dict[Any, Any] | list[Any], Any, str]]]:
@@ -110,100 +112,22 @@ def windows(chunks: Sequence[bytes]) -> Iterator[bytes]:
         tail = window[-_OVERLAP:]
 
 
-def inflate(content: bytes) -> bytes | None:
-    """A gzip body inflated (``None`` when it is not one, or inflates past the bound)."""
-    return _zlib(content, 16 + zlib.MAX_WBITS) if content[:2] == b"\x1f\x8b" else None
-
-
-def _zlib(content: bytes, wbits: int) -> bytes | None:
-    try:
-        inflater = zlib.decompressobj(wbits)
-        out = inflater.decompress(content, _MAX_INFLATED)
-        return out if not inflater.unconsumed_tail else None
-    except zlib.error:
-        return None
-
-
-def _zstd(content: bytes) -> bytes | None:
-    try:
-        import zstandard  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # pragma: no cover - without it no client sends zstd either
-        return None
-    try:
-        reader = zstandard.ZstdDecompressor().decompressobj()
-        out: bytes = reader.decompress(content[:_MAX_INFLATED])
-        return out[:_MAX_INFLATED]
-    except zstandard.ZstdError:
-        return None
-
-
-def _brotli(content: bytes) -> bytes | None:
-    try:
-        import brotli  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # without it no client sends brotli either (httpx, aiohttp, urllib3 need it)
-        return None
-    try:
-        out: bytes = brotli.decompress(content)
-        return out[:_MAX_INFLATED]
-    except Exception:  # brotli raises its own error type, or a plain one
-        return None
-
-
-_ZLIB_HEADERS = (b"\x78\x01", b"\x78\x5e", b"\x78\x9c", b"\x78\xda")
-
-
-def decompressed(content: bytes) -> bytes | None:
-    """A compressed body's bytes (gzip, deflate, zstd, brotli), or ``None``: what a client that
-    compresses its request bodies sent, found by the bytes themselves (a stored request keeps
-    no ``content-encoding``). Brotli has no magic number: it is tried on bytes that are not
-    text."""
-    if content[:2] == b"\x1f\x8b":
-        return _zlib(content, 16 + zlib.MAX_WBITS)
-    if content[:2] in _ZLIB_HEADERS:
-        return _zlib(content, zlib.MAX_WBITS)
-    if content[:4] == b"\x28\xb5\x2f\xfd":
-        return _zstd(content)
-    try:
-        content.decode("utf-8")
-    except UnicodeDecodeError:
-        return _brotli(content)
-    return None
-
-
-#: A JSON string that is base64 as a whole, long enough to hold a key: decoded and searched.
-_BASE64_STRING = re.compile(r"[A-Za-z0-9+/_\-]{24,}={0,2}")
-#: The same inside JSON text (a JSON document in a string too: ``\\"``), in the standard
-#: alphabet: the search that says whether any string is worth decoding. Ids (``chatcmpl-...``,
-#: ``msg_01...``) hold ``-`` or ``_`` and do not send every answer down the slow walk.
-BASE64_IN_JSON = re.compile(r'"[A-Za-z0-9+/]{32,}={0,2}\\?"')
-#: The same with JSON's optional ``\/`` escape (PHP's ``json_encode`` writes every ``/`` so), as a
-#: JSON document inside a string reads in the dump: ``\\/``. Searched only when that text is there.
+#: A JSON string that is base64 with JSON's optional ``\/`` escape (PHP's ``json_encode`` writes
+#: every ``/`` so), as a JSON document inside a string reads in the dump: ``\\/``. Searched only
+#: when that text is there; other base64 is found by :func:`.runs.payloads`.
 _BASE64_ESCAPED_IN_JSON = re.compile(r'"(?:[A-Za-z0-9+]|\\\\/){32,}={0,2}\\?"')
 
 
 def holds_base64(dump: str) -> bool:
-    """Whether the JSON text ``dump`` holds a string that is base64 as a whole (see above)."""
-    if BASE64_IN_JSON.search(dump) is not None:
+    """Whether the JSON text ``dump`` holds base64 worth decoding: a run, a whole string or
+    part of one, whose payload means something (:mod:`.runs`). A JSON escape before a run
+    (``\\n``) is one of the stray characters a run's start may have."""
+    if any(True for _ in payloads(dump.encode("utf-8", "surrogatepass"))):
         return True
+    if "%" in dump and (unquoted := unquote(dump)) != dump:  # noqa: SIM102 - a run cut by escapes
+        if any(True for _ in payloads(unquoted.encode("utf-8", "surrogatepass"))):
+            return True
     return "\\\\/" in dump and _BASE64_ESCAPED_IN_JSON.search(dump) is not None
-
-
-def _decoded_string(text: str) -> str | None:
-    """A string's base64 payload as text (inflated when compressed), or ``None``."""
-    if _BASE64_STRING.fullmatch(text) is None:
-        return None
-    padded = text + "=" * (-len(text) % 4)
-    try:
-        content = base64.b64decode(
-            padded, altchars=b"-_" if ("-" in text or "_" in text) else None, validate=True
-        )
-    except (binascii.Error, ValueError):
-        return None
-    inflated = decompressed(content)
-    content = inflated if inflated is not None else content
-    decoded = content.decode("latin-1")
-    printable = sum(32 <= ord(c) < 127 for c in decoded[:256])
-    return decoded if printable >= 0.8 * min(len(decoded), 256) else None
 
 
 #: Largest JSON document inside a string that is parsed to be searched string by string.
@@ -229,8 +153,25 @@ def _views(text: str, depth: int = 0) -> Iterator[str]:
         return
     if "%" in text and (unquoted := unquote(text)) != text:
         yield from _views(unquoted, depth + 1)
-    if len(text) >= 24 and (decoded := _decoded_string(text)) is not None:
-        yield from _views(decoded, depth + 1)
+    if len(text) >= MIN_RUN:
+        for payload in payloads(text.encode("utf-8", "surrogatepass")):
+            yield from _payload_views(payload, depth + 1)
+
+
+def _payload_views(payload: bytes, depth: int) -> Iterator[str]:
+    if is_binary(payload):
+        yield from _binary_views(payload, depth)
+    else:
+        yield from _views(payload.decode("latin-1"), depth)
+
+
+def _binary_views(content: bytes, depth: int = 0) -> Iterator[str]:
+    """Binary content as Latin-1 (ASCII keys in it read as they are), and the views of each
+    base64 run in it (a string field of a protobuf message, of any frame); none in media."""
+    yield content.decode("latin-1")
+    if depth < _MAX_LAYERS and not is_media(content):
+        for payload in payloads(content, edges=True):
+            yield from _payload_views(payload, depth + 1)
 
 
 #: How many encodings deep a string is decoded.
@@ -253,8 +194,14 @@ def texts(data: Any, field: str) -> Iterator[tuple[str, str]]:
                     stack.append((f"{where}(json)", document))  # JSON inside a string: its strings too
         elif isinstance(value, ChunkedBody):
             for window in windows(value.chunks):
-                yield where, window.decode("latin-1")
+                for view in _binary_views(window):
+                    yield where, view
         elif isinstance(value, dict):
+            if "events" in value or "frames" in value:  # a stream, at any depth (a file's interactions)
+                for group in event_groups(value):
+                    place = EVENT_INDEX.sub(".events[*]", f"{where}{group[0][2]}")
+                    for view in _views("".join(holder[key] for holder, key, _ in group)):
+                        yield place, view  # a value sent in pieces, base64 too: only whole once joined
             for key, item in value.items():
                 if key == "base64" and isinstance(item, str):
                     try:
@@ -263,12 +210,11 @@ def texts(data: Any, field: str) -> Iterator[tuple[str, str]]:
                         yield f"{where}.base64", item
                         continue
                     inflated = decompressed(content)
-                    yield f"{where}.base64", (inflated if inflated is not None else content).decode("latin-1")
+                    for view in _binary_views(inflated if inflated is not None else content):
+                        yield f"{where}.base64", view
                     continue
                 if isinstance(key, str):
                     yield where, key
                 stack.append((f"{where}.{key}" if where else str(key), item))
         elif isinstance(value, list):
             stack.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
-    for group in event_groups(data):
-        yield EVENT_INDEX.sub(".events[*]", f"{field}{group[0][2]}"), "".join(h[k] for h, k, _ in group)

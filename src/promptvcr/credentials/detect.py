@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from .byname import names_secret_field, redact_form_fields, redact_json_fields, redact_query_values
-from .decode import decompressed, texts
+from .compressed import decompressed
+from .decode import texts
 from .keyshapes import Finding, masked_preview, secret_values
 from .names import is_secret_header
 from .placeholder import is_placeholder

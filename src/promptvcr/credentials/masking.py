@@ -26,7 +26,8 @@ from ..cassettes.models import Request
 from ..cassettes.multipart import parse_multipart
 from ..cassettes.spool import SpooledChunks, byte_slices
 from .byname import names_secret_field
-from .decode import decompressed, event_groups, inflate, json_escaped, plain_dump, windows
+from .compressed import decompressed, inflate
+from .decode import event_groups, json_escaped, plain_dump, windows
 from .examples import is_documented_example
 from .names import is_secret_field, is_secret_header, is_secret_param
 from .placeholder import is_placeholder, placeholder

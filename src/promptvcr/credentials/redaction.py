@@ -15,8 +15,9 @@ the environment it reads, the pytest plugin's credential check. For each interac
    strings decoded, compressed bodies inflated): a value found in the *request* refuses
    that interaction alone (masking it would change what replay matches on); one found in
    the *response* is masked in place and reported, inside the encodings it sits in too
-   (:mod:`.reencode`: a base64 string decoded, masked and encoded again the same way); an
-   answer where it cannot be (a compression this process cannot write again) is refused.
+   (:mod:`.reencode`: a base64 run decoded, masked and encoded again the same way, in a
+   string, a binary body or the joined pieces of a stream); an answer where it cannot be (a
+   compression this process cannot write again) is refused.
 
 Documented examples (:mod:`.examples`) and a cassette's ``allowed_secrets`` are kept.
 """
@@ -34,12 +35,12 @@ from urllib.parse import quote
 from ..cassettes.models import Interaction
 from ..files import fileformat
 from .byname import names_secret_field, redact_url
-from .decode import holds_base64, json_escaped, plain_dump, texts
+from .decode import event_groups, holds_base64, json_escaped, plain_dump, texts
 from .headers import REQUEST_HEADERS, RESPONSE_HEADERS
 from .keyshapes import KIND_SLUGS, Finding, masked_preview, may_hold_secret, secret_values
 from .masking import Masker, json_credentials, remember_sent, run_credentials, sent_credentials, worth_masking
 from .names import environment_credentials
-from .reencode import masked_strings
+from .reencode import masked_across, masked_strings
 
 __all__ = ["Redacted", "SecretMaskedWarning", "masked_message", "redact", "refused_message"]
 
@@ -135,6 +136,7 @@ def _removed_by_name(response: Any, where: str, dump: str | None) -> list[Findin
     return [
         Finding(f"{match.group(1)} {match.group(2)}", "(removed)", field=place)
         for place, text in texts(response, where)
+        if "[*]" not in place  # a stream's pieces joined: each was named in its own event
         for match in _REMOVED_BY_NAME.finditer(text)
     ]
 
@@ -235,7 +237,12 @@ def _masked_in_encodings(response: Any, found: list[tuple[Finding, str, str]]) -
             text = masker.text(text)
         return text
 
-    return masked_strings(response, replace)
+    masked = masked_strings(response, replace)
+    for group in event_groups(masked):  # base64 a stream sent in pieces: whole only when joined
+        pieces = masked_across([holder[key] for holder, key, _ in group], replace)
+        for (holder, key, _), piece in zip(group, pieces, strict=True):
+            holder[key] = piece
+    return masked
 
 
 def _lines(findings: Iterable[Finding]) -> str:
@@ -285,10 +292,10 @@ _REQUEST_REMEDY = (
 )
 _ANSWER_WHY = (
     "credential(s) inside an encoding promptvcr cannot write again once masked (a compression "
-    "whose library is not installed)"
+    "whose library is not installed, a body too large to rewrite, base64 with stray bits at its end)"
 )
 _ANSWER_REMEDY = (
-    "Install the library of that compression (pip install brotli, or zstandard) and record "
+    "Install the library of a compression (pip install brotli, or zstandard) and record "
     "again, or remove the value with a before_record_response hook; then check the file with: "
     "promptvcr scan {path}"
 )
