@@ -251,8 +251,9 @@ def _refuse(path: Path, recorded: list[dict[str, Any]]) -> None:
 
 def append(path: Path, recorded: list[dict[str, Any]], loaded: Loaded) -> tuple[int, int] | None:
     """Add ``recorded`` (in stored form) to the cassette as it is on disk now; the signature of
-    the text written (``None`` when nothing was, or more than ``_SIGNED_CHARS``), for the next append to the same file to take
-    the fast path (see :mod:`.saving`, which appends each recording as it completes)."""
+    the text written (``None`` when nothing was, or more than ``_SIGNED_CHARS``), for the next
+    append to the same file to take the fast path (see :mod:`.saving`, which appends each
+    recording as it completes)."""
     if not recorded:
         _refuse(path, recorded)
         return None

@@ -145,15 +145,14 @@ class Saver:
                     indices=[index for index, _ in kept],
                 )
                 if redacted.masked:
-                    warnings.warn(
-                        redaction.masked_message(self._path, redacted), redaction.SecretMaskedWarning, stacklevel=2
-                    )
+                    message = redaction.masked_message(self._path, redacted)
+                    warnings.warn(message, redaction.SecretMaskedWarning, stacklevel=2)
                 refused = {label for label, _, _ in redacted.refused}
                 with self._lock:
                     self._refused.extend(redacted.refused)
                 # Only the stored forms that passed: a refused one is never handed to the writer.
                 stored = list(redacted.data)
-                kept = [(index, interaction) for index, interaction in kept if f"recorded[{index}]" not in refused]
+                kept = [(index, item) for index, item in kept if f"recorded[{index}]" not in refused]
                 signature = persister.append(target, stored, loaded) if stored else None
         except (CassetteError, OSError) as error:  # a full disk, a file made unreadable meanwhile
             self._write_error = (
