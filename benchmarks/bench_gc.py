@@ -73,16 +73,7 @@ def main() -> int:
     random.seed(7)
     work = OpenAIChat(stream=False)
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        os.environ["PROMPTVCR_CACHE_DIR"] = str(folder / "cache")
-        items = interactions(work, max(SIZES))
-        paths = {}
-        for n in SIZES:
-            paths[n] = folder / f"c{n}.json"
-            write_promptvcr(paths[n], items[:n])
-            with promptvcr.use_cassette(paths[n]):  # the first read fills the parse cache
-                pass
-        del items
+        paths = _cassettes(Path(tmp), work)
         client = work.client(False)
         contexts = {n: contextvars.copy_context() for n in SIZES}
         cassettes = {n: promptvcr.use_cassette(paths[n], allow_playback_repeats=True) for n in SIZES}
@@ -114,7 +105,7 @@ def main() -> int:
 
 
 def _cassettes(folder: Path, work: OpenAIChat) -> dict[int, Path]:
-    """One cassette per size, written and read once (the parse cache filled)."""
+    """One cassette per size, written and read once: the first read fills the parse cache."""
     os.environ["PROMPTVCR_CACHE_DIR"] = str(folder / "cache")
     items = interactions(work, max(SIZES))
     paths = {}
@@ -153,8 +144,10 @@ def _apart(args: argparse.Namespace) -> int:
                 command += ["--samples", str(args.samples), "--requests", str(args.requests)]
                 found[n] = float(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
             rounds.append(found)
-    print(f"each size in a process of its own: {args.apart} rounds of {args.samples} x {args.requests} "
-          f"requests ({args.where} interaction), collector on")
+    print(
+        f"each size in a process of its own: {args.apart} rounds of {args.samples} x {args.requests} "
+        f"requests ({args.where} interaction), collector on"
+    )
     print(f"n=1: {statistics.median(r[1] for r in rounds) * 1e6:.0f} us per request (median)")
     failed = False
     for n in SIZES[1:]:

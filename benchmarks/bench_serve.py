@@ -55,9 +55,24 @@ from fake_provider import FakeProvider
 from promptvcr import use_cassette
 from promptvcr.server import serve
 
+#: The end of each server script below: listen on a free loopback port, print it, serve.
+LISTEN = r"""
+async def main():
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", answer)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
+    await site.start()
+    print(runner.addresses[0][1], flush=True)
+    await asyncio.Event().wait()
+asyncio.run(main())
+"""
+
 #: Serves one stored answer for every request: ``argv[1]`` is a JSON file of status, headers
 #: and chunks (hex), written chunk by chunk and flushed when there are several, as serve does.
-BARE_SERVER = r"""
+BARE_SERVER = (
+    r"""
 import asyncio, json, sys
 from aiohttp import web
 stored = json.load(open(sys.argv[1]))
@@ -73,17 +88,9 @@ async def answer(request):
         await response.write(chunk)
     await response.write_eof()
     return response
-async def main():
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", answer)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
-    await site.start()
-    print(runner.addresses[0][1], flush=True)
-    await asyncio.Event().wait()
-asyncio.run(main())
 """
+    + LISTEN
+)
 
 #: The openai node SDK: ``total`` requests from ``concurrency`` concurrent loops, one client;
 #: prints the seconds they took (after one untimed request).
@@ -250,7 +257,8 @@ def _throughput(
 
 
 #: A loopback upstream streaming ``size`` bytes of SSE-shaped data in 64 KiB chunks.
-BIG_UPSTREAM = r"""
+BIG_UPSTREAM = (
+    r"""
 import asyncio, sys
 from aiohttp import web
 size = int(sys.argv[1])
@@ -263,17 +271,9 @@ async def answer(request):
         await response.write(chunk)
     await response.write_eof()
     return response
-async def main():
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", answer)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    print(runner.addresses[0][1], flush=True)
-    await asyncio.Event().wait()
-asyncio.run(main())
 """
+    + LISTEN
+)
 
 
 def _memory_of(pid: int) -> dict[str, int]:
