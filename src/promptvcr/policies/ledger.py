@@ -16,11 +16,12 @@ about to go live with a budget set: never on replay.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -80,7 +81,7 @@ class Ledger:
     def reserve(self, check: Callable[[Spent], list[str]]) -> tuple[Spent, list[str]]:
         """Count one request about to be sent, unless ``check`` of what was spent before it
         says why not (the limits it is over): then count it refused. Both under the lock."""
-        with self._locked() as data:
+        with _locked(self) as data:
             pids = data.setdefault("pids", [])
             if os.getpid() not in pids:
                 pids.append(os.getpid())
@@ -92,17 +93,14 @@ class Ledger:
 
     def add(self, tokens: Tokens) -> None:
         """Add the tokens an answer received live reported."""
-        with self._locked() as data:
+        with _locked(self) as data:
             data["input"] = data.get("input", 0) + tokens.input
             data["output"] = data.get("output", 0) + tokens.output
             self._write(data)
 
     def read(self) -> Spent:
-        with self._locked() as data:
+        with _locked(self) as data:
             return _spent(data)
-
-    def _locked(self) -> _Locked:
-        return _Locked(self)
 
     def _read(self) -> dict[str, Any]:
         try:
@@ -122,34 +120,24 @@ class Ledger:
             raise LedgerGone(f"{self._file}: {error}") from error
 
 
-class _Locked:
-    """``with ledger._locked() as data``: the ledger's content, read under its file lock."""
+@contextlib.contextmanager
+def _locked(ledger: Ledger) -> Iterator[dict[str, Any]]:
+    """``with _locked(ledger) as data``: the ledger's content, read under its file lock."""
+    from filelock import FileLock, Timeout  # loaded by the first live request of a run with a budget
 
-    def __init__(self, ledger: Ledger) -> None:
-        from filelock import FileLock  # loaded by the first live request of a run with a budget
-
-        self._ledger = ledger
-        self._lock = FileLock(str(ledger.folder / f"{_FILE}.lock"), timeout=_WAIT)
-
-    def __enter__(self) -> dict[str, Any]:
-        from filelock import Timeout
-
-        if not self._ledger.folder.is_dir():  # the lock would be made in a folder made again
-            raise LedgerGone(f"{self._ledger.folder} is gone")
-        try:
-            self._lock.acquire(poll_interval=0.002)
-        except Timeout:
-            raise LedgerGone(f"{self._ledger.folder}: locked by another process for {_WAIT:.0f} s") from None
-        except OSError as error:
-            raise LedgerGone(f"{self._ledger.folder}: {error}") from error
-        try:
-            return self._ledger._read()
-        except BaseException:
-            self._lock.release()
-            raise
-
-    def __exit__(self, *exc: object) -> None:
-        self._lock.release()
+    if not ledger.folder.is_dir():  # the lock would be made in a folder made again
+        raise LedgerGone(f"{ledger.folder} is gone")
+    lock = FileLock(str(ledger.folder / f"{_FILE}.lock"), timeout=_WAIT)
+    try:
+        lock.acquire(poll_interval=0.002)
+    except Timeout:
+        raise LedgerGone(f"{ledger.folder}: locked by another process for {_WAIT:.0f} s") from None
+    except OSError as error:
+        raise LedgerGone(f"{ledger.folder}: {error}") from error
+    try:
+        yield ledger._read()
+    finally:
+        lock.release()
 
 
 def _spent(data: dict[str, Any]) -> Spent:
