@@ -17,11 +17,12 @@ import httpx2
 import openai
 import pytest
 from fake_provider import FakeProvider
+from misbehaving_server import misbehaving
 from sdk_calls import OFFLINE, anthropic_client, openai_async, openai_client
 
 import promptvcr
 from promptvcr import faults
-from promptvcr.cassettes.sse import decode_events
+from promptvcr.cassettes.sse import decode_events, encode_event
 
 HELLO = [{"role": "user", "content": "hello there"}]
 STORY = [{"role": "user", "content": "one two three four five"}]
@@ -218,21 +219,49 @@ def test_the_retry_after_a_cut_stream_gets_the_whole_recorded_stream(
     assert [play.outcome for play in used.played] == ["fault", "replayed"]
 
 
-def test_cut_anthropic_stream_raises_at_the_recorded_point(cassette: Path) -> None:
-    texts: list[str] = []
-    claude = anthropic_client(OFFLINE, max_retries=0)
-    cut = faults.cut_stream(after_events=5, path="*/messages")
-    # anthropic lets the transport's error through mid-stream, as it does on a real disconnect.
-    with (
-        promptvcr.use_cassette(cassette, faults=[cut]) as used,
-        pytest.raises(httpx2.RemoteProtocolError),
-        claude.messages.stream(model="claude-x", max_tokens=50, messages=POEM) as stream,
-    ):
-        texts.extend(stream.text_stream)
+def _stream_poem(claude: anthropic.Anthropic, texts: list[str]) -> BaseException:
+    """Stream the poem into ``texts`` and return what broke it (the test fails if nothing did)."""
+    with pytest.raises(Exception) as raised:  # noqa: PT011 - the class is what the test compares
+        with claude.messages.stream(model="claude-x", max_tokens=50, messages=POEM) as stream:
+            texts.extend(stream.text_stream)
+    return raised.value
 
-    recorded = [event for chunk in used.interactions[3].response.chunks for event in decode_events(chunk)]
-    before_cut = [e["data"]["delta"]["text"] for e in recorded[:5] if e.get("event") == "content_block_delta"]
-    assert texts == before_cut and len(before_cut) == 2  # message_start, block start, ping, two deltas
+
+def _causes(error: BaseException | None) -> list[type[BaseException]]:
+    """The classes of an exception and of every cause behind it, outermost first, down to the
+    HTTP client's own: below httpx2 (httpcore2, h11) is the transport the interceptor stands in
+    for, which no SDK code sees."""
+    chain: list[type[BaseException]] = []
+    while error is not None and type(error).__module__.partition(".")[0] in ("anthropic", "httpx2"):
+        chain.append(type(error))
+        error = error.__cause__ or error.__context__
+    return chain
+
+
+def test_cut_anthropic_stream_raises_at_the_recorded_point_what_a_live_cut_raises(cassette: Path) -> None:
+    """A replayed cut breaks the stream where a real disconnect does, with what the SDK raises then.
+
+    What anthropic raises at a cut differs between its releases (2.16 let the transport's error
+    through, 2.17 wraps it in ``APIConnectionError``), so the expectation is not a class name:
+    the same first five events are served live by a server that hangs up after them, and the
+    replay must raise the same exception, with the same chain of causes, after the same text.
+    """
+    texts: list[str] = []
+    cut = faults.cut_stream(after_events=5, path="*/messages")
+    with promptvcr.use_cassette(cassette, faults=[cut]) as used:
+        replayed = _stream_poem(anthropic_client(OFFLINE, max_retries=0), texts)
+
+    chunks = used.interactions[3].response.chunks
+    events = [event for chunk in chunks for event in decode_events(chunk)]
+    assert len(events) > 5, "the recorded poem must outlast the cut"
+    with misbehaving("cut", [encode_event(event) for event in events[:5]]) as base_url:
+        live_texts: list[str] = []
+        live = _stream_poem(anthropic_client(base_url, max_retries=0), live_texts)
+
+    assert [fired.fault for fired in used.faults_fired] == [cut]
+    assert _causes(replayed) == _causes(live)
+    before_cut = [e["data"]["delta"]["text"] for e in events[:5] if e.get("event") == "content_block_delta"]
+    assert texts == live_texts == before_cut and len(before_cut) == 2  # start, block, ping, two deltas
 
 
 def test_malformed_event_breaks_openai_stream_parsing_after_the_good_events(

@@ -145,8 +145,15 @@ def decode_run(run: str | bytes, *, edges: bool = False) -> Decoded | None:
         # "-" or "_" at an edge only: a stray byte (a length, a tag) beside standard base64
         lead = max(body.rfind(b"-", 0, 3), body.rfind(b"_", 0, 3)) + 1
         cut = len(body) - 1 if body[-1:] in (b"-", b"_") else len(raw)
-        if (found := decode_run(raw[lead:cut])) is not None:
-            return dataclasses.replace(found, start=found.start + lead, end=found.end + lead)
+        found = decode_run(raw[lead:cut])
+        if found is not None:
+            found = dataclasses.replace(found, start=found.start + lead, end=found.end + lead)
+            if _canonical(raw[found.start : found.end], found.content):
+                return found
+        # Read without its edge character the run leaves stray bits: the "-" or "_" is its own
+        # last (or first) base64 character after all, the URL-safe alphabet's, as in a JWT.
+        whole = decode_run(raw)
+        return whole if whole is not None else found
     if urlsafe and (b"+" in raw or b"/" in raw):
         return None  # both alphabets: its pieces are tried apart (see :func:`runs`)
     standard = body.translate(_TO_STANDARD) if urlsafe else body
@@ -173,6 +180,12 @@ def decode_run(run: str | bytes, *, edges: bool = False) -> Decoded | None:
         if meaningful(content):
             return Decoded(start, whole, urlsafe, content, None)
     return None
+
+
+def _canonical(base: bytes, content: bytes) -> bool:
+    """Whether ``base`` is how ``content`` is written in standard base64 (padding aside): the
+    last character of a run cut at the wrong place carries bits the bytes do not hold."""
+    return binascii.b2a_base64(content, newline=False).rstrip(b"=") == base.rstrip(b"=")
 
 
 def is_text(content: bytes) -> bool:
