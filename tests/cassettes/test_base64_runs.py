@@ -465,7 +465,9 @@ def test_scan_finds_nothing_in_ordinary_base64(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("prose", ["~", "?", ">"])  # URL-safe runs that end in "-", "_", "-"
 @pytest.mark.parametrize("after", [b"", b"\x00", b"\xff", b"-"])
-def test_a_url_safe_run_ending_in_its_own_dash_or_underscore_is_masked_in_binary(prose: str, after: bytes) -> None:
+def test_a_url_safe_run_ending_in_its_own_dash_or_underscore_is_masked_in_binary(
+    prose: str, after: bytes
+) -> None:
     """In binary a "-" or "_" at a run's edge may be a stray byte (a length, a tag); when the run
     read without it leaves stray bits, it is the run's own last character, and the key inside is
     masked like in text (a hypothesis example found this one: the recording was refused)."""

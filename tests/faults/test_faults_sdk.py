@@ -221,9 +221,11 @@ def test_the_retry_after_a_cut_stream_gets_the_whole_recorded_stream(
 
 def _stream_poem(claude: anthropic.Anthropic, texts: list[str]) -> BaseException:
     """Stream the poem into ``texts`` and return what broke it (the test fails if nothing did)."""
-    with pytest.raises(Exception) as raised:  # noqa: PT011 - the class is what the test compares
-        with claude.messages.stream(model="claude-x", max_tokens=50, messages=POEM) as stream:
-            texts.extend(stream.text_stream)
+    with (
+        pytest.raises(Exception) as raised,
+        claude.messages.stream(model="claude-x", max_tokens=50, messages=POEM) as stream,
+    ):
+        texts.extend(stream.text_stream)
     return raised.value
 
 
