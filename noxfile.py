@@ -2,6 +2,7 @@
 
     nox                          # tests and lint
     nox -s tests -- ARGS         # the test suite and the examples, offline, no API key
+    nox -s lock                  # refresh constraints/test.txt to the newest releases, then test
     nox -s lint                  # ruff, and mypy --strict on the package
     nox -s record -- ARGS        # record what the cassettes miss, from the real providers
     nox -s drift -- ARGS         # verify against the providers, re-record what drifted, summarise
@@ -23,6 +24,9 @@ import nox
 
 nox.options.sessions = ["tests", "lint"]
 
+#: The locked test environment: what the README's test command installs (``-c`` this file).
+LOCK = "constraints/test.txt"
+
 #: The API key variables of the providers' SDKs, passed to the recording run by name.
 PROVIDER_KEYS = (
     "OPENAI_API_KEY",
@@ -38,13 +42,13 @@ PROVIDER_KEYS = (
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    session.install("-e", ".[test]")
+    session.install("-e", ".[test]", "-c", LOCK)
     session.run("python", "-m", "pytest", *session.posargs)
 
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    session.install("-e", ".[test,dev]")
+    session.install("-e", ".[test,dev]", "-c", LOCK)
     session.run("ruff", "check", "src", "tests", "examples", "noxfile.py")
     session.run("mypy", "src/promptvcr")
 
@@ -59,6 +63,34 @@ def record(session: nox.Session) -> None:
         names = ", ".join(PROVIDER_KEYS)
         session.warn(f"no provider API key is set ({names}): recording a request will fail.")
     session.run("python", "-m", "pytest", "--record-mode=record", *session.posargs, env=keys)
+
+
+# --- lock: the test environment CI installs ------------------------------------------------
+
+LOCK_HEADER = """\
+# The test environment CI and the README's command install: every package of the `test` and
+# `dev` extras and what they pull in, at versions the whole suite passed with. A release of
+# any of them cannot turn CI red overnight; the newest releases are tested apart, by
+# `nox -s "compat(newest)"` (docs/versions.md).
+#
+# Refresh it with `nox -s lock`: a fresh environment with the newest releases, frozen into this
+# file, then the whole suite on it. Commit the file only when that run passed.
+"""
+
+
+@nox.session
+def lock(session: nox.Session) -> None:
+    """Refresh the lock: install the ``test`` and ``dev`` extras at their newest releases in a
+    fresh environment, freeze it into ``constraints/test.txt``, then run the whole suite on it
+    (the examples too). A red run leaves the new file for you to read, not to commit."""
+    session.install("-e", ".[test,dev]")
+    frozen = session.run("python", "-m", "pip", "freeze", "--exclude-editable", silent=True)
+    pins = sorted(line for line in str(frozen).splitlines() if line and not line.startswith("#"))
+    with open(LOCK, "w", encoding="utf-8") as out:
+        out.write(LOCK_HEADER + "".join(f"{pin}\n" for pin in pins))
+    session.log(f"{LOCK}: {len(pins)} packages pinned; running the suite on them")
+    session.run("python", "-m", "pytest", "examples", "-q")
+    session.run("python", "-m", "pytest", "-q", *session.posargs)
 
 
 # --- compat: the interceptor and SDK tests across the versions users install ----------------

@@ -8,7 +8,6 @@ import asyncio
 import dataclasses
 import html
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -159,9 +158,9 @@ def test_an_entry_survives_the_trip_from_an_xdist_worker(converted_corpus: Path)
     assert [Entry.from_data(entry.to_data()) for entry in entries] == entries
 
 
-def test_two_thousand_interactions_render_in_under_two_seconds(tmp_path: Path) -> None:
-    """Rendering is timed; the entries are one cassette's, read once and repeated (reading and
-    masking 2,000 interactions is measured in docs/report.md, not in every CI run)."""
+def test_two_thousand_interactions_render_whole(tmp_path: Path) -> None:
+    """Every one of 2,000 interactions is on the page, the bodies folded. How fast it renders is
+    ``benchmarks/bench_html_report.py --check``'s question (under 2 s), not a timed test's."""
     questions = (chat(f"question {i}: " + "words " * 40, "answer " + "text " * 60) for i in range(10))
     write_cassette(tmp_path / "c/test_one.yaml", *questions)
     prices = Prices()
@@ -169,9 +168,6 @@ def test_two_thousand_interactions_render_in_under_two_seconds(tmp_path: Path) -
     entries = [dataclasses.replace(entry, name=f"test_{number:03}") for number in range(200)]
     report = Report("2,000 interactions", entries, prices.available)
     assert report.exchange_count == 2000
-    start = time.perf_counter()
     page = render.render(report)
-    took = time.perf_counter() - start
-    assert took < 2.0, f"rendering 2,000 interactions took {took:.2f} s"
     assert page.count('class="exchange') == 2000
     assert page.count('<template class="body">') == 200  # folded: laid out when opened

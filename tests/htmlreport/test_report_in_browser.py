@@ -181,9 +181,12 @@ def test_the_report_shows_turns_filters_a_miss_and_drift(
     page.close()
 
 
-def test_a_two_thousand_interaction_report_opens_in_under_two_seconds(
+def test_a_two_thousand_interaction_report_opens_and_filters(
     chromium: Any, tmp_path: Path, keep: Any
 ) -> None:
+    """A 2,000-interaction report opens whole and its filter works. How fast it opens is a
+    benchmark's question (``benchmarks/bench_html_report.py --check``: under 2 s), not a
+    test's: a loaded machine would fail a wall-clock bound here for no fault of the page."""
     questions = (chat(f"question {i}: " + "words " * 40, "answer " + "text " * 60) for i in range(10))
     write_cassette(tmp_path / "c/test_one.yaml", *questions)
     prices = Prices()
@@ -193,8 +196,6 @@ def test_a_two_thousand_interaction_report_opens_in_under_two_seconds(
     render.write(page_file, Report("2,000 interactions", entries, prices.available))
     page = chromium.new_page(viewport={"width": 1280, "height": 900})
     page.goto(page_file.as_uri(), wait_until="load")
-    loaded = page.evaluate("() => performance.getEntriesByType('navigation')[0].loadEventEnd") / 1000
-    assert loaded < 2.0, f"the 2,000-interaction report took {loaded:.2f} s to load"
     assert page.inner_text("#shown") == "200 of 200 shown"
     page.fill("#f-name", "test_042")  # a folded test opens with its conversation
     test = _test(page, "test_042")

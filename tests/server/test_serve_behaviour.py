@@ -106,14 +106,19 @@ def test_recorded_timing_paces_the_replayed_stream(tmp_path: Path) -> None:
             live = time.monotonic() - started
         upstream = fake.base_url
     assert live >= 0.6
-    for timing, at_least, at_most in (("none", 0.0, 0.5 * live), ("recorded", 0.7 * live, 3 * live)):
+    elapsed = {}
+    for timing in ("none", "recorded"):
         with serve(
             cassette, record_mode="replay", upstreams={"openai": upstream}, options=["--timing", timing]
         ) as s:
             started = time.monotonic()
             _post(f"{s.url}/openai/v1/chat/completions", slow).read()
-            elapsed = time.monotonic() - started
-        assert at_least <= elapsed <= at_most, (timing, elapsed, live)
+            elapsed[timing] = time.monotonic() - started
+    # Paced, the replay waits the recorded gaps (a lower bound: waiting is what the machine
+    # cannot shorten); unpaced, it is quicker than paced by most of them. No bound times the
+    # machine itself: a loaded host slows both alike.
+    assert elapsed["recorded"] >= 0.7 * live, (elapsed, live)
+    assert elapsed["none"] <= elapsed["recorded"] - 0.5 * live, (elapsed, live)
 
 
 def test_errors_take_the_shape_of_the_provider_sdk(tmp_path: Path) -> None:
