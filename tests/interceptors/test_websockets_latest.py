@@ -4,7 +4,8 @@ because google-genai imports websockets, every cassette broke, plain HTTP ones t
 
 The suite's own environment resolves websockets to whatever its other packages allow, so this
 builds a venv under a temp folder that sees every package of this one (and this promptvcr),
-installs ``websockets>=17`` into it from the package index, and runs the realtime and Gemini
+installs the websockets 17 release pinned in ``constraints/websockets-17.txt`` (what the suite
+last passed with; ``nox -s lock`` moves it to the newest) into it from the package index, and runs the realtime and Gemini
 Live tests and a google-genai HTTP record-and-replay there. ``nox -s compat`` covers the rest
 of the version matrix (docs/versions.md).
 """
@@ -20,6 +21,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+
+#: The websockets 17 release this test installs: pinned, so that a new release cannot turn the
+#: suite red overnight (``nox -s "compat(uncapped-websockets)"`` tries the newest).
+PINNED = ROOT / "constraints" / "websockets-17.txt"
 
 #: The tests run with the newest websockets, each file with the part that needs it.
 TESTS = (
@@ -80,9 +85,17 @@ def _install(python: Path, requirement: str) -> None:
         raise AssertionError(f"pip install {requirement!r} failed:\n{output}")
 
 
+def _pinned_requirement() -> str:
+    """``websockets==17.x``: the one requirement line of :data:`PINNED`."""
+    lines = [line.strip() for line in PINNED.read_text(encoding="utf-8").splitlines()]
+    (requirement,) = [line for line in lines if line and not line.startswith("#")]
+    assert requirement.startswith("websockets==17"), f"{PINNED} must pin a websockets 17 release"
+    return requirement
+
+
 def test_the_newest_websockets_records_and_replays_http_and_websocket_traffic(tmp_path: Path) -> None:
     python = _venv_over_this_one(tmp_path / "venv")
-    _install(python, "websockets>=17")
+    _install(python, _pinned_requirement())
     version = subprocess.run(
         [str(python), "-c", "import websockets; print(websockets.__version__, websockets.__file__)"],
         capture_output=True,
