@@ -5,9 +5,9 @@ because google-genai imports websockets, every cassette broke, plain HTTP ones t
 The suite's own environment resolves websockets to whatever its other packages allow, so this
 builds a venv under a temp folder that sees every package of this one (and this promptvcr),
 installs the websockets 17 release pinned in ``constraints/websockets-17.txt`` (what the suite
-last passed with; ``nox -s lock`` moves it to the newest) into it from the package index, and runs the realtime and Gemini
-Live tests and a google-genai HTTP record-and-replay there. ``nox -s compat`` covers the rest
-of the version matrix (docs/versions.md).
+last passed with; ``nox -s lock`` moves it to the newest) into it from the package index, and
+runs the realtime and Gemini Live tests and a google-genai HTTP record-and-replay there.
+``nox -s compat`` covers the rest of the version matrix (docs/versions.md).
 """
 
 from __future__ import annotations
