@@ -22,7 +22,9 @@ import pytest
 
 from promptvcr.files import fileformat
 
-KILLS = 100
+#: Kills per run: 40 land a dozen mid-write here, which is what the test needs; the thorough
+#: profile (``HYPOTHESIS_PROFILE=thorough``, for a change to the write path) kills 300 times.
+KILLS = 300 if os.environ.get("HYPOTHESIS_PROFILE") == "thorough" else 40
 NAMES = ("a.yaml", "b.json", "c.yaml")
 
 WRITER = """

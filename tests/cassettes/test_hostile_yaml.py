@@ -216,7 +216,7 @@ def _anchor_text(nodes: list[tuple[str, list[int]]], where: str) -> str:
 
 
 @settings(
-    max_examples=300 if os.environ.get("HYPOTHESIS_PROFILE") == "thorough" else 120,
+    max_examples=300 if os.environ.get("HYPOTHESIS_PROFILE") == "thorough" else 40,
     deadline=timedelta(seconds=5 * LIMIT),  # the clock: a hang, not a slow machine (see LIMIT)
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     derandomize=True,
