@@ -58,7 +58,9 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
             else:
                 target = node.module or ""
             found.add(target)
-            found.update(f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in known)
+            found.update(
+                f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in known
+            )
         for child in ast.iter_child_nodes(node):
             visit(child)
 
@@ -89,15 +91,16 @@ def room_edges() -> dict[tuple[str, str], list[str]]:
 
 def layers() -> list[list[str]]:
     """The layers from the ground up, read from docs/how-it-works.md: one line per layer,
-    ``N  room room ...`` (a room as its folder ``files/`` or module ``cassette.py``)."""
+    ``N  room room ...  what the layer is`` (a room as its folder ``files/`` or module ``cassette.py``)."""
     match = LAYERS_BLOCK.search(PAGE.read_text(encoding="utf-8"))
     assert match, f"{PAGE} has no ```text block under '## The layers'"
     found = []
     for line in match.group(1).splitlines():
         words = line.split()
         if words and words[0].isdigit():
-            found.append([w.rstrip("/").removesuffix(".py") for w in words[1:]])
-    return found
+            rooms = [w for w in words[1:] if w.endswith(("/", ".py"))]
+            found.append((int(words[0]), [w.rstrip("/").removesuffix(".py") for w in rooms]))
+    return [rooms for _, rooms in sorted(found)]
 
 
 def layer_of() -> dict[str, int]:
@@ -109,9 +112,7 @@ def upward(edges: dict[tuple[str, str], list[str]] | None = None) -> dict[tuple[
     (rooms side by side do not import each other). A room missing from the layers climbs."""
     edges = room_edges() if edges is None else edges
     level = layer_of()
-    return {
-        (a, b): how for (a, b), how in edges.items() if level.get(b, 99) >= level.get(a, -1)
-    }
+    return {(a, b): how for (a, b), how in edges.items() if level.get(b, 99) >= level.get(a, -1)}
 
 
 def cycles(edges: dict[tuple[str, str], list[str]] | None = None) -> list[list[str]]:

@@ -1,7 +1,8 @@
 """The house rules of the package, checked: where each idea lives and which way imports point.
 
 A newcomer should find every idea in one place (see docs/how-it-works.md): few modules at
-the top, none over 400 lines, no folder of more than 20, no import cycle; ``cassettes/``,
+the top, none over 400 lines, no folder of more than 20, no import cycle; the rooms in the
+layers of docs/how-it-works.md, each importing only from the layers below it; ``cassettes/``,
 ``matching/``, ``files/`` and ``policies/`` free of HTTP clients, interceptors, pytest and the
 command line; the values in ``cassettes/`` free of the files and credentials packages (they
 read the values, never the reverse); ``repair`` on its own; and the public API exactly what
@@ -14,12 +15,14 @@ import ast
 import importlib
 from pathlib import Path
 
+import import_graph
 import pytest
 
 import promptvcr
 import promptvcr.cassette  # imported at collection: no pytester run (its module snapshot) drops it
 
 PACKAGE = Path(promptvcr.__file__).parent
+assert PACKAGE == import_graph.PACKAGE, (PACKAGE, import_graph.PACKAGE)  # the tree under test is read
 ROOM_IMPORTS_FORBIDDEN = (
     "httpx",
     "httpx2",
@@ -81,54 +84,8 @@ PUBLIC_API = [
 ]
 
 
-def _modules() -> dict[str, Path]:
-    found = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        found[".".join(parts)] = path
-    return found
-
-
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id.endswith("TYPE_CHECKING")) or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
-def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    """Every module ``name`` imports at run time (inside functions too; not for type checking)."""
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found: set[str] = set()
-
-    def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
-            for child in node.orelse:
-                visit(child)
-            return
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                target = ".".join([*base, node.module] if node.module else base)
-            else:
-                target = node.module or ""
-            found.add(target)
-            found.update(
-                f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in modules
-            )
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    visit(ast.parse(path.read_text(encoding="utf-8")))
-    return found
-
-
-MODULES = _modules()
-GRAPH = {name: _imports(name, path, MODULES) for name, path in MODULES.items()}
+MODULES = import_graph.modules()
+GRAPH = {name: import_graph.imports(name, path, MODULES) for name, path in MODULES.items()}
 
 
 def test_the_public_api_is_what_all_promises() -> None:
@@ -155,17 +112,35 @@ def test_the_map_in_the_docs_is_the_package_as_it_is() -> None:
 
 def test_cassette_py_keeps_room_for_the_decision_of_each_request() -> None:
     """``Cassette`` keeps the decision of each request; its options and policies live elsewhere
-    (issue 40: at most 360 lines, so a new option has to find its own place)."""
-    assert len((PACKAGE / "cassette.py").read_text().splitlines()) <= 360
+    (issue 40: at most 360 lines, so a new option has to find its own place; issue 60: 380, for
+    ``handle`` as named steps, each saying what it decides)."""
+    assert len((PACKAGE / "cassette.py").read_text().splitlines()) <= 380
+
+
+def test_handle_reads_as_a_short_pipeline() -> None:
+    """``Cassette.handle`` is the path of every request: at most 40 lines of named steps (key,
+    find on the tape, the run's policies, answer, record or miss); a protocol's own step plugs
+    into ``matching/protocols.py``, not into ``handle``."""
+    tree = ast.parse((PACKAGE / "cassette.py").read_text())
+    (handle,) = [
+        node
+        for cls in tree.body
+        if isinstance(cls, ast.ClassDef) and cls.name == "Cassette"
+        for node in cls.body
+        if isinstance(node, ast.FunctionDef) and node.name == "handle"
+    ]
+    assert handle.end_lineno is not None
+    assert handle.end_lineno - handle.lineno + 1 <= 40
+    assert "jsonrpc" not in ast.unparse(handle)
 
 
 def test_no_folder_holds_more_than_twenty_modules() -> None:
-    """A folder is one job a newcomer can name; past 20 modules it holds several (a package's
-    own ``__init__`` is not counted: it is the folder's door, not a module in it)."""
+    """A folder is one job a newcomer can name; past 20 modules it holds several (issue 60: its
+    ``__init__`` counts, it is a module a newcomer reads too)."""
     crowded = {
         str(folder.relative_to(PACKAGE.parent)): n
         for folder in [PACKAGE, *(p.parent for p in PACKAGE.rglob("__init__.py"))]
-        if (n := len([p for p in folder.glob("*.py") if p.name != "__init__.py"])) > 20
+        if (n := len(list(folder.glob("*.py")))) > 20
     }
     assert crowded == {}
 
@@ -269,3 +244,44 @@ def test_no_import_cycle_between_modules() -> None:
             walk(name, [name])
     assert cycles == []
 
+
+def test_every_room_is_placed_in_one_layer() -> None:
+    """The layers' table in docs/how-it-works.md places every room once: a new room says where it
+    stands before the direction can be checked."""
+    placed = [room for rooms in import_graph.layers() for room in rooms]
+    rooms = {import_graph.room_of(name) for name in MODULES} - {None}
+    assert sorted(placed) == sorted(set(placed)), "a room placed twice"
+    assert set(placed) == rooms, {
+        "not placed": sorted(rooms - set(placed)),
+        "gone": sorted(set(placed) - rooms),
+    }
+
+
+def test_the_rooms_form_no_cycle() -> None:
+    """Two rooms importing each other, even through others and even lazily, are one room in two
+    folders: a newcomer cannot read either alone."""
+    assert import_graph.cycles() == []
+
+
+def test_every_import_runs_down_the_layers() -> None:
+    """A room imports only from lower layers (docs/how-it-works.md, "The layers"); lazy imports
+    count, imports under ``TYPE_CHECKING`` do not. Run ``python tests/import_graph.py`` to see
+    which import climbs."""
+    assert import_graph.upward() == {}
+
+
+def test_the_command_line_never_needs_pytest() -> None:
+    """``promptvcr`` on a machine without pytest: nothing under the command line imports the
+    pytest plugin or pytest itself, even lazily."""
+    front = [n for n in MODULES if n.startswith(("promptvcr.commands", "promptvcr.cli"))]
+    assert {
+        name: found
+        for name in front
+        if (
+            found := sorted(
+                t
+                for t in GRAPH[name]
+                if t.split(".")[0] in {"pytest", "_pytest"} or t.startswith("promptvcr.pytest_plugin")
+            )
+        )
+    } == {}

@@ -13,6 +13,7 @@ import threading
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta, timezone
+from functools import partial
 from os import PathLike
 from pathlib import Path
 from types import TracebackType
@@ -25,8 +26,8 @@ from .credentials.headers import REQUEST_HEADERS, RESPONSE_HEADERS
 from .errors import CassetteMiss, CassetteWriteError
 from .files import persister, saving
 from .interceptors.decision import PASS_THROUGH, Decision, Record, Replay
-from .matching import jsonrpc
-from .matching.background import DEFAULT_IGNORE_HOSTS, DEFAULT_PASSTHROUGH_HOSTS, BackgroundHosts
+from .matching import protocols
+from .matching.background import DEFAULT_IGNORE_HOSTS, DEFAULT_PASSTHROUGH_HOSTS, BackgroundHosts, Treatment
 from .matching.key import request_key
 from .matching.parts import Rule
 from .matching.rules import default_rules
@@ -167,68 +168,84 @@ class Cassette(activation.Block):
     # The path of each request --------------------------------------------------------------
 
     def handle(self, request: Request) -> Decision:
-        """Decide one request: serve it, record it, or let it through (see ``RecordMode``)."""
+        """Decide one request, in named steps: a background host is set aside, a declared fault
+        may fire; then key the request, find it on the tape, apply the run's policies (verify,
+        the budget) and answer, or, found nowhere, record or miss (see ``RecordMode``)."""
         background = self.background.treatment(request.url)
         if self._lane and background is None:  # the usual request of a test: sent as recorded (issue 22)
             with self._lock:
                 found = self._tape.play_sent(request, allow_repeats=self.allow_playback_repeats)
                 if found is not None:
                     return self._replayed(request, found)
-        mode = self.record_mode
         if background is not None:
-            host, treatment = background
-            with self._lock:
-                self.background_hosts.setdefault(host, treatment)
-                self.played.append(Play(request, treatment))
-            return Replay(self.background.answer()) if treatment == "ignored" else PASS_THROUGH
+            return self._set_aside(request, *background)
         fired = None
         if (plan := self._fault_plan) is not None:
             with self._lock:
-                fired = plan.pick(request)
-                if fired is not None and not fired.fault.breaks_recorded_answer:
-                    return Replay(plan.fire(fired))
-        if mode is RecordMode.PASSTHROUGH:
+                fired, faulted = plan.decide(request)
+            if faulted is not None:
+                return Replay(faulted)
+        if self.record_mode is RecordMode.PASSTHROUGH:
             with self._lock:
                 self.played.append(Play(request, "passthrough"))
             return PASS_THROUGH
         with self._lock:
             key = "" if self._keyless else request_key(request, self.rules)
-            if mode.reads_cassette and not self._keyless:
-                if fired is not None and plan:  # borrowed, not used up: the retry gets the recording
-                    peeked = self._tape.peek(key, allow_repeats=self.allow_playback_repeats)
-                    if broken := plan.break_recorded(fired, peeked, self._pace):
-                        return Replay(broken)
-                interaction = self._tape.play(key, allow_repeats=self.allow_playback_repeats)
-                interaction = interaction or self._tape.play_masked(request)  # a key quoted in a text
-                if interaction is None and self.fuzzy and mode is RecordMode.REPLAY:
-                    interaction = self._tape.play_similar(request, self.fuzzy, self.path)
-                if interaction is not None and mode is RecordMode.VERIFY:
-                    budget.admit(self.path, request, self.missed, self._misses)
-                    return Record(verifying.Verifier(self._add_verified, request, interaction))
-                if interaction is not None:
-                    return self._replayed(request, interaction)
-            if self.script is not None and (answer := self.script.answer(request, self, fired)) is not None:
-                return Replay(answer)
-            if mode is RecordMode.REPLAY:
-                self.missed.append(request)
-                self._misses.append(error := self._miss(request, key))
-                raise error
-            if mode is RecordMode.VERIFY:  # live too, reported: verify checks the provider, not the code
-                self.drift.append(verifying.not_recorded(self.path, request))
-                self.played.append(Play(request, "passthrough"))
-                return PASS_THROUGH
-            budget.admit(self.path, request, self.missed, self._misses)
+            on_tape = self._find(request, key, fired)
+            if on_tape is None:
+                return self._not_found(request, key, fired)
+            if isinstance(on_tape, Replay):  # a fault broke the recorded answer
+                return on_tape
+            if self.record_mode is RecordMode.VERIFY:  # the run's policy: sent live, compared
+                budget.admit(self.path, request, self.missed, self._misses)
+                return Record(verifying.Verifier(self._add_verified, request, on_tape))
+            return self._replayed(request, on_tape)
+
+    def _set_aside(self, request: Request, host: str, treatment: Treatment) -> Decision:
+        """A background host's request (telemetry, OAuth): answered empty, or let through."""
+        with self._lock:
+            self.background_hosts.setdefault(host, treatment)
+            self.played.append(Play(request, treatment))
+        return Replay(self.background.answer()) if treatment == "ignored" else PASS_THROUGH
+
+    def _find(self, request: Request, key: str, fired: FaultFired | None) -> Interaction | Replay | None:
+        """Under the lock: the recording on the tape that answers ``request``; a fault that breaks
+        it borrows it without using it up (the retry gets it) and answers instead."""
+        mode, repeats, plan = self.record_mode, self.allow_playback_repeats, self._fault_plan
+        if not mode.reads_cassette or self._keyless:
+            return None
+        if fired is not None and plan:  # borrowed, not used up: the retry gets the recording
+            broken = plan.break_recorded(fired, self._tape.peek(key, allow_repeats=repeats), self._pace)
+            if broken:
+                return Replay(broken)
+        fuzzy = self.fuzzy if mode is RecordMode.REPLAY else 0.0
+        return self._tape.find(request, key, allow_repeats=repeats, fuzzy=fuzzy, path=self.path)
+
+    def _not_found(self, request: Request, key: str, fired: FaultFired | None) -> Decision:
+        """Under the lock: nothing recorded answers: the script, else a miss (replay), a live call
+        reported as drift (verify checks the provider, not the code), or a recording."""
+        if self.script is not None and (answer := self.script.answer(request, self, fired)) is not None:
+            return Replay(answer)
+        if self.record_mode is RecordMode.REPLAY:
+            self.missed.append(request)
+            self._misses.append(error := self._miss(request, key))
+            raise error
+        if self.record_mode is RecordMode.VERIFY:
+            self.drift.append(verifying.not_recorded(self.path, request))
+            self.played.append(Play(request, "passthrough"))
+            return PASS_THROUGH
+        budget.admit(self.path, request, self.missed, self._misses)
         return Record(_Recording(self, request, key))
 
     def _replayed(self, request: Request, interaction: Interaction) -> Replay:
         """Under the lock: ``interaction`` answers ``request`` (kept in ``played`` with the recorded
-        bytes when it sent the same). A JSON-RPC answer takes the live ids (:mod:`.matching.jsonrpc`)."""
+        bytes when it sent the same). A protocol that ties the answer to the live request (JSON-RPC
+        ids) makes it anew (:mod:`.matching.protocols`)."""
         response, was = interaction.response, None
         if request.content == (recorded := interaction.request.content):
             request.content = recorded
-        elif jsonrpc.MARKER in recorded:
-            response = jsonrpc.renumbered(response, jsonrpc.renumbering(recorded, request.content))
-            was = interaction.request  # an answer on another stream (MCP's GET) finds it: .sessions
+        elif (answer := protocols.answer_for(request, interaction)) is not None:
+            response, was = answer, interaction.request  # an answer on another stream (MCP's GET) finds it
         self.played.append(Play(request, "replayed", response, was))
         if self._pace is None and request.method != "GET" and not response.websocket:
             return Replay(response)
@@ -294,8 +311,8 @@ class Cassette(activation.Block):
             self.record_mode.replays and not self._keyless and self._fault_plan is None and self._pace is None
         )
         if self.record_mode.writes_cassette:
-            rewrite, rules = self.record_mode is RecordMode.REWRITE, self.rules
-            self._saver = saving.Saver(self.path, self.writing, self._loaded, rewrite=rewrite, rules=rules)
+            rewrite, key = self.record_mode is RecordMode.REWRITE, partial(request_key, rules=self.rules)
+            self._saver = saving.Saver(self.path, self.writing, self._loaded, rewrite=rewrite, key=key)
             persister.prepare_to_write(self.path)
         if self._pace is not None and any(i.response.timing is None for i in interactions):
             warnings.warn(untimed_message(self.path, self.timing), RuntimeWarning, stacklevel=2)

@@ -46,8 +46,8 @@ from websockets.sync.server import ServerConnection, serve
 
 import promptvcr
 from promptvcr.credentials.decode import holds_base64
-from promptvcr.credentials.redaction import SecretMaskedWarning
 from promptvcr.credentials.reencode import masked_within
+from promptvcr.files.redaction import SecretMaskedWarning
 
 _rng = random.Random(4242)
 _ALNUM = string.ascii_letters + string.digits

@@ -44,9 +44,9 @@ from promptvcr import faults
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.credentials.decode import texts
 from promptvcr.credentials.detect import detect
-from promptvcr.credentials.redaction import SecretMaskedWarning, redact
+from promptvcr.files.redaction import SecretMaskedWarning, redact
 from promptvcr.importers import import_vcr
-from promptvcr.pytest_plugin.drift import DriftEntry, write_report
+from promptvcr.readouts.drift import DriftEntry, write_report
 
 _rng = random.Random(4141)
 URLSAFE = string.ascii_letters + string.digits

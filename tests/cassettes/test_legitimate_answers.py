@@ -20,8 +20,8 @@ from leak_calls import call_openai, chat
 from leak_server import LeakServer
 
 import promptvcr
-from promptvcr.credentials.redaction import SecretMaskedWarning
 from promptvcr.files import persister
+from promptvcr.files.redaction import SecretMaskedWarning
 
 
 def _b64(value: dict[str, object]) -> str:

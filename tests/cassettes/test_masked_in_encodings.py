@@ -32,8 +32,8 @@ from leak_server import Answer, LeakServer
 
 import promptvcr
 from promptvcr.credentials.keyshapes import Finding, masked_preview
-from promptvcr.credentials.redaction import Redacted, SecretMaskedWarning, refused_message
 from promptvcr.credentials.reencode import masked_within
+from promptvcr.files.redaction import Redacted, SecretMaskedWarning, refused_message
 
 _rng = random.Random(4141)
 _URLSAFE = string.ascii_letters + string.digits

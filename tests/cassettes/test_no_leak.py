@@ -39,8 +39,8 @@ from leak_checks import assert_nowhere
 from leak_server import Answer, LeakServer, Received
 
 import promptvcr
-from promptvcr.credentials.redaction import SecretMaskedWarning
 from promptvcr.files import persister
+from promptvcr.files.redaction import SecretMaskedWarning
 
 _rng = random.Random(16)
 ALNUM = string.ascii_letters + string.digits

@@ -17,8 +17,8 @@ import pytest
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cassettes.timing import Timing
 from promptvcr.credentials.masking import request_credentials
-from promptvcr.credentials.redaction import redact
 from promptvcr.files import fileformat
+from promptvcr.files.redaction import redact
 
 KEY = "Zq8fK2mWcR7tLx4pN9vB3hJ6dS1gY5aE0uQ"
 JSON = {"content-type": "application/json"}

@@ -21,7 +21,7 @@ HEAVY = (
     "yaml",
     "filelock",
     "difflib",
-    "promptvcr.credentials.redaction",
+    "promptvcr.files.redaction",
     "promptvcr.credentials.keyshapes",
     "promptvcr.cassettes.multipart",
     "promptvcr.cassettes.tokens",

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.credentials.decode import texts
-from promptvcr.credentials.redaction import redact
 from promptvcr.credentials.scanner import scan_text
+from promptvcr.files.redaction import redact
 
 #: Beginnings of keys, separators and runs that made a regex backtrack or rescan.
 FRAGMENTS = [

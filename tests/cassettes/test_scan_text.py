@@ -26,8 +26,8 @@ from promptvcr.credentials.decode import json_escaped
 from promptvcr.credentials.keyshapes import may_hold_secret
 from promptvcr.credentials.masking import Masker, run_credentials, worth_masking
 from promptvcr.credentials.names import environment_credentials
-from promptvcr.credentials.redaction import Redacted, _found, _known, _removed_by_name, redact
 from promptvcr.files import fileformat
+from promptvcr.files.redaction import Redacted, _found, _known, _removed_by_name, redact
 
 SECRET = "sk-proj-" + "Q7w9E2r4T6y8U1i3O5p7A9s2D4f6G8h1J3k5L7z9"
 CREDENTIAL = "Hd7kPq2xWv9mZt4nRb8cYf3sLg6jAe1u"

@@ -29,7 +29,7 @@ from promptvcr.cassettes.models import Response
 from promptvcr.cassettes.spool import SpooledChunks
 from promptvcr.cassettes.sse import parse_event_pieces, parse_events
 from promptvcr.cassettes.tokens import Tokens, tokens_of
-from promptvcr.credentials.redaction import SecretMaskedWarning
+from promptvcr.files.redaction import SecretMaskedWarning
 from promptvcr.policies import budget
 
 MIB = 1024 * 1024

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from plugin_suites import chat, make_suite, run, write_cassette
 
-from promptvcr.commands.run_record import RECORD_PATH
+from promptvcr.usage.run_record import RECORD_PATH
 
 SUITE = """
 import pytest

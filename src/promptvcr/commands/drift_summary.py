@@ -12,7 +12,7 @@ import argparse
 from pathlib import Path
 
 from ..policies.shapes import SEVERITIES, severity_of
-from ..pytest_plugin.drift import DriftEntry, read_entries
+from ..readouts.drift import DriftEntry, read_entries
 
 __all__ = ["add_arguments", "drifted_tests", "run", "summary"]
 

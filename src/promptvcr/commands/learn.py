@@ -23,7 +23,7 @@ from ..files import fileformat
 from ..matching.rules import default_rules
 from ..matching.rules.learned import LEARNED_VERSION, load_rules
 from ..matching.volatile import propose
-from .inventory import CASSETTE_SUFFIXES
+from ..readouts.inventory import CASSETTE_SUFFIXES
 
 __all__ = ["DEFAULT_OUTPUT", "add_arguments", "pairs_of", "run"]
 

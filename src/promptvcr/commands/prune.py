@@ -1,7 +1,7 @@
 """``promptvcr prune [PATH...]``: remove the interactions the last test run proves unused.
 
 It deletes only on the evidence of the usage record the pytest plugin writes at the end of
-each run (:mod:`promptvcr.commands.run_record`; children of the run, subprocesses and
+each run (:mod:`promptvcr.usage.run_record`; children of the run, subprocesses and
 ``promptvcr serve``, report into it through :mod:`promptvcr.usage`; a standalone serve writes
 its own with ``--usage-record``), and refuses when that
 evidence is missing, partial (tests deselected, failed or not run) or older than a cassette.
@@ -21,14 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import CassetteError
-from ..files import fileformat, storage
+from ..readouts.inventory import CassetteSummary, find_cassettes
+from ..usage.removal import RUN_AGAIN as _RUN_AGAIN
+from ..usage.removal import remove_interactions
+from ..usage.run_record import RECORD_PATH, UsageRecord
 from . import _output
-from .inventory import CassetteSummary, find_cassettes
-from .run_record import RECORD_PATH, UsageRecord
 
 HELP = "remove the cassettes and interactions the last test run did not use"
-
-_RUN_AGAIN = "Run the whole test suite (pytest, no -k, -m or single files), then prune."
 
 
 @dataclass
@@ -86,7 +85,7 @@ def _check_unchanged(path: Path, resolved: str, modified: float, record: UsageRe
     """The cassette is the one the run used: by its bytes when shards on other machines wrote
     the record (a checkout renews file times), else by its file time."""
     if record.digests:
-        from .shards import digest
+        from ..usage.shards import digest
 
         if resolved in record.digests and digest(path) != record.digests[resolved]:
             raise Refusal(
@@ -96,21 +95,6 @@ def _check_unchanged(path: Path, resolved: str, modified: float, record: UsageRe
         raise Refusal(
             f"{path} changed after the last test run, so the usage record is out of date. {_RUN_AGAIN}"
         )
-
-
-def remove_interactions(path: Path, positions: list[int], expected: int) -> None:
-    """Remove the interactions at ``positions`` from ``path``, which must still hold ``expected``."""
-    with storage.cassette_lock(path):
-        text = storage.read_text(path)
-        if text is None:
-            return
-        stored = fileformat.load_document(text, path)
-        if len(stored) != expected:  # recorded into meanwhile: positions no longer mean the same
-            raise CassetteError(
-                f"{path} changed while pruning; nothing was removed from it. {_RUN_AGAIN}", path=path
-            )
-        kept = [item for position, item in enumerate(stored) if position not in set(positions)]
-        storage.write_atomic(path, fileformat.dump_pieces(kept, path))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -134,7 +118,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _records(paths: list[Path] | None) -> UsageRecord:
     """The record to prune on: one run's, or those of the shards of one run judged together
     (files, or a folder of them: see :mod:`.shards`)."""
-    from .shards import read_records, union
+    from ..usage.shards import read_records, union
 
     return union(read_records(paths or [RECORD_PATH]), Path.cwd())
 

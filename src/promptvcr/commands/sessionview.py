@@ -22,7 +22,7 @@ from typing import Any
 
 from ..cassettes.models import Request, Response
 from ..cassettes.wsframes import WebSocketSession
-from .sessionreading import (
+from ..readouts.sessionreading import (
     Message,
     answer_documents,
     event_type,
@@ -32,7 +32,7 @@ from .sessionreading import (
     summarised,
     usage,
 )
-from .transcript import Turn
+from ..readouts.transcript import Turn
 
 __all__ = ["exchange_turns", "jsonrpc_turn", "session_turns"]
 

@@ -22,10 +22,10 @@ from ..cassettes.tokens import tokens_of
 from ..cassettes.wsframes import session_to_data
 from ..errors import CassetteError
 from ..files import fileformat, storage
+from ..readouts.inventory import summarize_interaction
+from ..readouts.transcript import Turn, answer_turns, request_turns
 from . import _output
-from .inventory import summarize_interaction
 from .sessionview import exchange_turns, session_turns
-from .transcript import Turn, answer_turns, request_turns
 
 HELP = "print a cassette's conversation as a person reads it"
 

@@ -13,8 +13,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ..cassettes.tokens import Tokens
+from ..readouts.inventory import CassetteSummary, find_cassettes
 from . import _output
-from .inventory import CassetteSummary, find_cassettes
 
 HELP = "tokens and requests per provider and model across cassettes"
 

@@ -63,6 +63,14 @@ class FaultPlan:
                 chosen = FaultFired(fault, safe_request(request), match, time.monotonic())
         return chosen
 
+    def decide(self, request: Request) -> tuple[FaultFired | None, Response | None]:
+        """The fault due on ``request`` (:meth:`pick`), and its answer when it replaces the
+        recorded one (:meth:`fire`); a fault that breaks the recorded answer waits for it."""
+        fired = self.pick(request)
+        if fired is not None and not fired.fault.breaks_recorded_answer:
+            return fired, self.fire(fired)
+        return fired, None
+
     def fire(self, fired: FaultFired) -> Response:
         """Serve a fault that replaces the answer (an HTTP error, a timeout), noted."""
         self._log.append(fired)

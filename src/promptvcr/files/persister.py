@@ -137,7 +137,7 @@ def prepare_to_write(path: Path) -> None:
     checks that a save imports nothing this did not."""
     import filelock  # noqa: F401  (storage.cassette_lock)
 
-    from ..credentials import redaction  # noqa: F401  (stored_form; with masking, key shapes, multipart)
+    from . import redaction  # noqa: F401  (stored_form; with masking, key shapes, multipart)
 
     if not fileformat.is_json_path(path):
         import yaml  # noqa: F401
@@ -153,11 +153,11 @@ def stored_form(
     response_headers: frozenset[str],
     allowed_secrets: Iterable[str] = (),
 ) -> Stored:
-    """The stored form of recorded interactions (see :mod:`promptvcr.credentials.redaction`):
+    """The stored form of recorded interactions (see :mod:`promptvcr.files.redaction`):
     secrets found in a response are masked (with a warning); an interaction whose request
     holds one is left out, and :func:`append`/:func:`replace` raise after writing the others. Redaction is
     imported here, at the first save: a process that only replays never loads it."""
-    from ..credentials import redaction
+    from . import redaction
 
     redacted = redaction.redact(
         interactions,

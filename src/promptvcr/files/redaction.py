@@ -33,14 +33,21 @@ from typing import Any
 from urllib.parse import quote
 
 from ..cassettes.models import Interaction
-from ..files import fileformat
-from .byname import names_secret_field, redact_url
-from .decode import event_groups, holds_base64, json_escaped, plain_dump, texts
-from .headers import REQUEST_HEADERS, RESPONSE_HEADERS
-from .keyshapes import KIND_SLUGS, Finding, masked_preview, may_hold_secret, secret_values
-from .masking import Masker, json_credentials, remember_sent, run_credentials, sent_credentials, worth_masking
-from .names import environment_credentials
-from .reencode import masked_across, masked_strings
+from ..credentials.byname import names_secret_field, redact_url
+from ..credentials.decode import event_groups, holds_base64, json_escaped, plain_dump, texts
+from ..credentials.headers import REQUEST_HEADERS, RESPONSE_HEADERS
+from ..credentials.keyshapes import KIND_SLUGS, Finding, masked_preview, may_hold_secret, secret_values
+from ..credentials.masking import (
+    Masker,
+    json_credentials,
+    remember_sent,
+    run_credentials,
+    sent_credentials,
+    worth_masking,
+)
+from ..credentials.names import environment_credentials
+from ..credentials.reencode import masked_across, masked_strings
+from . import fileformat
 
 __all__ = ["Redacted", "SecretMaskedWarning", "masked_message", "redact", "refused_message"]
 

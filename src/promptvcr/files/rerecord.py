@@ -6,7 +6,8 @@ only the last test's interactions: issue 42 measured 24 interactions left at 2, 
 failures on the next run. Here a rewrite is a replacement, interaction by interaction:
 
 * each interaction recorded takes the place of the first interaction of the file that is the
-  same request (the same key under the cassette's rules) and that nothing recorded in this
+  same request (the same key under the cassette's rules: the cassette hands its key function
+  in, so the files room never imports matching) and that nothing recorded in this
   use replaced yet, so a request sent three times replaces its three recordings in order;
 * an interaction recorded that the file did not hold is added at the end;
 * every other interaction of the file stays as it is: another test's, or one this test no
@@ -20,11 +21,15 @@ use that fails leaves the cassette as it was and its recordings there, named in 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..cassettes.models import Request
 from . import fileformat, storage
+
+#: A request's key under the cassette's rules (``functools.partial(request_key, rules=...)``).
+KeyOf = Callable[[Request], str]
 
 __all__ = ["aside_path", "merge_aside", "merged", "reserve_aside"]
 
@@ -56,25 +61,23 @@ def reserve_aside(path: Path) -> Path:
     raise FileExistsError(f"no free name beside {path} for the recordings of a rewrite")
 
 
-def _keys(stored: list[dict[str, Any]], path: Path, rules: Sequence[Any]) -> list[str]:
-    from ..matching.key import request_key  # the matching layer, only when a rewrite is saved
-
+def _keys(stored: list[dict[str, Any]], path: Path, key_of: KeyOf) -> list[str]:
     return [
-        request_key(fileformat.interaction_from_data(item, path, position).request, rules)
+        key_of(fileformat.interaction_from_data(item, path, position).request)
         for position, item in enumerate(stored)
     ]
 
 
 def merged(
-    old: list[dict[str, Any]], new: list[dict[str, Any]], path: Path, rules: Sequence[Any]
+    old: list[dict[str, Any]], new: list[dict[str, Any]], path: Path, key_of: KeyOf
 ) -> list[dict[str, Any]]:
     """``old`` with each item of ``new`` in the place of the first unreplaced item of the same key."""
     places: dict[str, list[int]] = {}
-    for position, key in enumerate(_keys(old, path, rules)):
+    for position, key in enumerate(_keys(old, path, key_of)):
         places.setdefault(key, []).append(position)
     result = list(old)
     added = []
-    for item, key in zip(new, _keys(new, path, rules), strict=True):
+    for item, key in zip(new, _keys(new, path, key_of), strict=True):
         free = places.get(key)
         if free:
             result[free.pop(0)] = item
@@ -83,7 +86,7 @@ def merged(
     return result + added
 
 
-def merge_aside(path: Path, aside: Path, rules: Sequence[Any]) -> int:
+def merge_aside(path: Path, aside: Path, key_of: KeyOf) -> int:
     """Put what ``aside`` holds into the cassette at ``path`` (see :func:`merged`), then remove
     ``aside``; how many interactions were written. Under the cassette's lock, atomically."""
     text = storage.read_text(aside)
@@ -93,6 +96,6 @@ def merge_aside(path: Path, aside: Path, rules: Sequence[Any]) -> int:
     with storage.cassette_lock(path):
         current = storage.read_text(path)
         old = fileformat.load_document(current, path) if current is not None else []
-        storage.write_atomic(path, fileformat.dump_pieces(merged(old, new, path, rules), path))
+        storage.write_atomic(path, fileformat.dump_pieces(merged(old, new, path, key_of), path))
     aside.unlink(missing_ok=True)
     return len(new)

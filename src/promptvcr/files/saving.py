@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from ..cassettes.models import Interaction
 from ..errors import CassetteError, CassetteSecretError, CassetteWriteError
 from . import persister, rerecord
+from .rerecord import KeyOf
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -70,13 +71,13 @@ class Saver:
         loaded: persister.Loaded,
         *,
         rewrite: bool,
-        rules: Sequence[Any],
+        key: KeyOf,
     ) -> None:
         self._path = path
         self._writing = writing
         self._signature = loaded.signature if not rewrite else None
         self._rewrite = rewrite
-        self._rules = rules
+        self._key = key
         self._aside: Path | None = None
         self._lock = threading.Lock()
         # Each recording with its position among all this use recorded: a refusal or a mask names
@@ -88,7 +89,6 @@ class Saver:
         self._written = 0
         self._hook_errors: list[tuple[Interaction, BaseException]] = []
         self._refused: list[tuple[str, str, list[Any]]] = []
-        self._kept = 0  # stored forms made (written, or kept for the retry at the end)
         self._write_error: CassetteError | None = None
         self.saved = Saved()
 
@@ -131,7 +131,7 @@ class Saver:
                 self._hook_errors.extend(failures)
                 kept.extend((index, hooked_one) for hooked_one in each)
         try:
-            from ..credentials import redaction  # loaded at the entry (persister.prepare_to_write)
+            from . import redaction  # loaded at the entry (persister.prepare_to_write)
 
             target, writing = self._target(), self._writing
             loaded = persister.Loaded([], exists=True, signature=self._signature)
@@ -183,7 +183,7 @@ class Saver:
             saved = Saved(0, self._aside, self._written)
             if not failed and self._write_error is None:
                 try:
-                    rerecord.merge_aside(self._path, self._aside, self._rules)
+                    rerecord.merge_aside(self._path, self._aside, self._key)
                     saved = Saved(self._written)
                 except CassetteWriteError as error:
                     self._write_error = error
@@ -191,7 +191,7 @@ class Saver:
         if self._write_error is not None:
             raise self._write_error
         if self._refused:
-            from ..credentials import redaction
+            from . import redaction
 
             refused = sorted(self._refused, key=lambda each: int(each[0].split("[", 1)[1].rstrip("]")))
             whole = redaction.Redacted(refused=refused, total=self._count)

@@ -52,7 +52,7 @@ def add_cassette(entry: Entry, cassette: Cassette, shown: str, prices: Prices) -
 
 
 def _cassette_files(paths: Iterable[Path]) -> list[Path]:
-    from ..commands.inventory import CASSETTE_SUFFIXES
+    from ..readouts.inventory import CASSETTE_SUFFIXES
 
     found: list[Path] = []
     for path in paths:

@@ -1,7 +1,7 @@
 """One request and its answer as the report shows them: masked, as turns, with tokens and price.
 
 Nothing reaches the report that a cassette would not hold: each request and answer goes
-through the cassette's own redaction first (:func:`promptvcr.credentials.redaction.redact`:
+through the cassette's own redaction first (:func:`promptvcr.files.redaction.redact`:
 credential headers, parameters and fields by name, every value the request sent as a
 credential wherever else it appears, secret-shaped values and ``$*_API_KEY`` values of
 the environment). A request redaction would refuse to write is not shown at all.
@@ -19,9 +19,9 @@ from typing import Any
 
 from ..cassettes.models import Interaction, Request, Response
 from ..cassettes.providers import provider_label
-from ..commands.inventory import summarize_interaction
-from ..commands.transcript import Turn, answer_turns, request_turns
 from ..matching.diffs import MISSING, candidates
+from ..readouts.inventory import summarize_interaction
+from ..readouts.transcript import Turn, answer_turns, request_turns
 from .model import DriftLine, Exchange, FieldDiff, Miss, TurnView
 from .pricing import Prices
 from .sessionturns import jsonrpc_answer, jsonrpc_request, session_model, session_turns
@@ -39,8 +39,7 @@ def masked(pairs: Sequence[tuple[Request, Response | None]]) -> list[Interaction
     redaction refuses (a credential in a place it cannot mask without changing the request).
 
     One redaction for all: what it sets up (the environment's credentials) is done once."""
-    from ..credentials import redaction
-    from ..files import reading
+    from ..files import reading, redaction
 
     label = "report"
     redacted = redaction.redact(

@@ -5,7 +5,7 @@ text deltas, bookkeeping events. A person wants the transcript: what the client 
 (items it created, audio transcribed), what the model said (deltas joined), the tools it
 called, and the other events only named. An MCP exchange is JSON-RPC: a ``tools/call``
 reads as a tool call with its arguments, its result as the tool's answer. The session is
-read by :mod:`promptvcr.commands.sessionreading` (as ``promptvcr show`` reads it); this
+read by :mod:`promptvcr.readouts.sessionreading` (as ``promptvcr show`` reads it); this
 module tells what it read as a conversation.
 """
 
@@ -17,8 +17,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from ..cassettes.models import Request, Response
 from ..cassettes.wsframes import WebSocketSession, frame_json
-from ..commands.sessionreading import answer_documents, parsed_json, read_session
-from ..commands.transcript import Turn
+from ..readouts.sessionreading import answer_documents, parsed_json, read_session
+from ..readouts.transcript import Turn
 
 __all__ = ["jsonrpc_answer", "jsonrpc_request", "session_model", "session_turns"]
 

@@ -11,9 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..cassettes.models import Interaction
-from ..credentials import redaction
 from ..credentials.headers import ALL_HEADERS
-from ..files import fileformat, persister, storage
+from ..files import fileformat, persister, redaction, storage
 from .vcr import FileReport, _import_one, convert_vcr_file
 from .vcr_read import VcrReadError, read_vcr_file
 

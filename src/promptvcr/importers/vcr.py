@@ -17,11 +17,10 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 from ..cassettes.models import Interaction
-from ..credentials import redaction
 from ..credentials.headers import ALL_HEADERS, AllHeadersBut
 from ..credentials.names import is_secret_header, is_secret_param
 from ..errors import CassetteWriteError
-from ..files import fileformat, storage
+from ..files import fileformat, redaction, storage
 from .targets import collisions, holds_more
 from .vcr_convert import ConversionError, to_interaction
 from .vcr_read import VcrReadError, read_vcr_file

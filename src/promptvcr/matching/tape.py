@@ -175,6 +175,15 @@ class Tape:
             return self.interactions[position]
         return None
 
+    def find(
+        self, request: Request, key: str, *, allow_repeats: bool, fuzzy: float, path: Path
+    ) -> Interaction | None:
+        """Play the recording that answers ``request``: the next under its ``key``, else one whose
+        placeholders a key quoted in a text fills (:meth:`play_masked`), else with ``fuzzy`` the
+        most similar (:meth:`play_similar`); ``None``: nothing on the tape answers it."""
+        found = self.play(key, allow_repeats=allow_repeats) or self.play_masked(request)
+        return found if found is not None or not fuzzy else self.play_similar(request, fuzzy, path)
+
     def peek(self, key: str, *, allow_repeats: bool = False) -> Interaction | None:
         """What :meth:`play` would return, without using it up.
 

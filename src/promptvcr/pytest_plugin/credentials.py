@@ -4,7 +4,7 @@ A credential has no shape promptvcr can know when it is a proxy's token, a self-
 gateway's password or an unusual key; the recording run has the real ones in its
 environment. They are looked for *before* anything is written, on the decoded bodies
 (percent-encoding, base64 and compressed bodies included), by the one redaction model of
-:mod:`promptvcr.credentials.redaction`: found in a request, that interaction is refused;
+:mod:`promptvcr.files.redaction`: found in a request, that interaction is refused;
 found in a response, it is masked and reported. This module only names them for the plugin;
 it prints where, never what.
 """

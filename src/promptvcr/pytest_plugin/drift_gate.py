@@ -64,7 +64,7 @@ class DriftGate:
         drifts = getattr(cassette, "drift", ())
         if not drifts:
             return
-        from .drift import shown_path  # only on drift
+        from ..readouts.drift import shown_path  # only on drift
 
         shown = shown_path(cassette.path, self.config.rootpath)
         for drift in drifts:

@@ -71,7 +71,7 @@ class HtmlReport:
     def _seen(self, cassette: Cassette) -> None:
         from ..htmlreport.collect import add_cassette
         from ..htmlreport.model import Entry
-        from .drift import shown_path
+        from ..readouts.drift import shown_path
 
         name = self._item.nodeid if self._item is not None else _OUTSIDE
         entry = self.entries.setdefault(name, Entry(name))

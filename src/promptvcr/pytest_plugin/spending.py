@@ -190,8 +190,8 @@ def add_model_tokens(found: dict[str, list[int]], play: Any, tokens: Tokens) -> 
     from urllib.parse import urlsplit
 
     from ..cassettes.models import Interaction
-    from ..commands.inventory import model_of
     from ..matching.select import family_of
+    from ..readouts.inventory import model_of
 
     url = urlsplit(play.request.url)
     provider = family_of(url.hostname or "", url.path) or (url.hostname or "unknown")

@@ -1,7 +1,7 @@
-"""Usage fragments: what processes other than pytest's own did with cassettes, for the usage record.
+"""The usage record and its fragments: what a run, and every process it started, played of each cassette.
 
 ``promptvcr prune`` deletes on the evidence of the usage record the pytest plugin writes
-(:mod:`promptvcr.commands.run_record`). The plugin sees every cassette its own process exits,
+(:mod:`promptvcr.usage.run_record`). The plugin sees every cassette its own process exits,
 but a test may replay through a child: a subprocess running the application, the
 ``promptvcr_serve`` fixture's server. Issue 42: three tests passed through such children,
 prune deleted two of their cassettes, and the next run failed.
@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .commands.run_record import CassetteUsage
+    from .run_record import CassetteUsage
 
 __all__ = ["ENV", "Used", "note", "read_fragments", "ready"]
 
@@ -48,7 +48,7 @@ _file: Path | None = None
 def usage_of(cassette: Any) -> tuple[str, CassetteUsage]:
     """The resolved path of ``cassette`` and what this use of it did: how many interactions it
     held, and which of them it did not play (none, for a mode that does not read the file)."""
-    from .commands.run_record import CassetteUsage
+    from .run_record import CassetteUsage
 
     interactions = cassette.interactions
     positions: list[int] = []
@@ -61,7 +61,7 @@ def usage_of(cassette: Any) -> tuple[str, CassetteUsage]:
 def ready() -> None:
     """Import what :func:`note` needs, at a cassette's entry: a note is written at its exit,
     when the code under test may have dropped privileges or moved the package away."""
-    from .commands import run_record  # noqa: F401
+    from . import run_record  # noqa: F401
 
 
 class Used:
@@ -92,7 +92,7 @@ class Used:
         """A usage record of this process's whole run (``promptvcr serve --usage-record``), for
         ``promptvcr prune --record``. ``root`` is left empty: the paths are absolute and this
         run's own, so a prune merging it with pytest's record does not move them."""
-        from .commands.run_record import UsageRecord
+        from .run_record import UsageRecord
 
         with self._lock:
             reasons = list(incomplete)
@@ -126,7 +126,7 @@ def note(cassette: Any, folder: str) -> None:
 
 def read_fragments(folder: Path, since: float = 0.0) -> dict[str, CassetteUsage]:
     """Every cassette the fragments in ``folder`` changed after ``since`` report, merged."""
-    from .commands.run_record import CassetteUsage
+    from .run_record import CassetteUsage
 
     merged: dict[str, CassetteUsage] = {}
     try:
