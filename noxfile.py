@@ -106,10 +106,12 @@ def lock(session: nox.Session) -> None:
 
 # --- compat: the interceptor and SDK tests across the versions users install ----------------
 
-#: The tests a compat run takes: every interceptor's, the SDKs' record-and-replay, MCP's. The
+#: The tests a compat run takes: every interceptor's, the faults' (what each SDK raises at a
+#: fault, compared with the same SDK live), the SDKs' record-and-replay, MCP's. The
 #: websockets-latest test is left out: it builds its own venv for what the matrix covers here.
 COMPAT_TESTS = (
     "tests/interceptors",
+    "tests/faults",
     "tests/test_record_replay.py",
     "tests/mcp/test_mcp_sessions.py",
     "--deselect=tests/interceptors/test_websockets_latest.py",

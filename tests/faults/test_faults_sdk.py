@@ -25,6 +25,7 @@ from sdk_calls import OFFLINE, anthropic_client, openai_async, openai_client
 import promptvcr
 from promptvcr import faults
 from promptvcr.cassettes.sse import decode_events, encode_event
+from promptvcr.files import fileformat
 
 HELLO = [{"role": "user", "content": "hello there"}]
 STORY = [{"role": "user", "content": "one two three four five"}]
@@ -201,31 +202,51 @@ def test_async_connect_timeout_reaches_async_openai(cassette: Path) -> None:
 # Streams cut or garbled mid-body --------------------------------------------------------------
 
 
-def test_cut_stream_delivers_the_events_before_the_cut_then_openai_raises_its_own_error(
+def _story_events(cassette: Path) -> list[bytes]:
+    """The streamed story's events (openai's stream, the second interaction) as sent on the wire."""
+    (_, story_stream, *_) = fileformat.loads(cassette.read_text(encoding="utf-8"), cassette)
+    return [encode_event(event) for chunk in story_stream.response.chunks for event in decode_events(chunk)]
+
+
+def _openai_break(base_url: str, pieces: list[str], **options: Any) -> BaseException:
+    """Stream the story into ``pieces`` and return what broke it (the test fails if nothing did)."""
+    with pytest.raises(Exception) as raised:
+        stream_pieces(openai_client(base_url, max_retries=0, **options), pieces)
+    return raised.value
+
+
+def test_cut_stream_delivers_the_events_before_the_cut_then_openai_raises_what_a_live_cut_raises(
     cassette: Path, story: list[str]
 ) -> None:
+    """What openai raises at a cut differs between its releases (3.0 lets the transport's error
+    through, later ones wrap it in ``APIConnectionError``): the replay is compared with the same
+    SDK against a server that hangs up after the same events."""
+    with misbehaving("cut", _story_events(cassette)[:3]) as base_url:
+        live_pieces: list[str] = []
+        live = _openai_break(base_url, live_pieces)
     pieces: list[str] = []
-    with (
-        promptvcr.use_cassette(cassette, faults=[faults.cut_stream(after_events=3)]) as used,
-        pytest.raises(openai.APIConnectionError) as raised,
-    ):
-        stream_pieces(openai_client(OFFLINE), pieces)
+    with promptvcr.use_cassette(cassette, faults=[faults.cut_stream(after_events=3)]) as used:
+        replayed = _openai_break(OFFLINE, pieces)
 
-    assert pieces == story[:3]
-    assert type(raised.value.__cause__) is httpx2.RemoteProtocolError
+    assert pieces == live_pieces == story[:3]
+    assert _causes(replayed) == _causes(live)
+    assert httpx2.RemoteProtocolError in _causes(replayed)
     assert [play.outcome for play in used.played] == ["fault"]
 
 
 def test_the_retry_after_a_cut_stream_gets_the_whole_recorded_stream(
     cassette: Path, story: list[str]
 ) -> None:
+    with misbehaving("cut", _story_events(cassette)[:2]) as base_url:
+        live = _causes(_openai_break(base_url, []))
     attempts: list[list[str]] = []
     with promptvcr.use_cassette(cassette, faults=[faults.cut_stream(after_events=2)]) as used:
         for _ in range(2):
             attempts.append([])
             try:
                 stream_pieces(openai_client(OFFLINE), attempts[-1])
-            except openai.APIConnectionError:
+            except Exception as error:  # what a live cut raises, whatever this release calls it
+                assert _causes(error) == live
                 continue
 
     assert attempts == [story[:2], story]
@@ -247,7 +268,7 @@ def _causes(error: BaseException | None) -> list[type[BaseException]]:
     HTTP client's own: below httpx2 (httpcore2, h11) is the transport the interceptor stands in
     for, which no SDK code sees."""
     chain: list[type[BaseException]] = []
-    while error is not None and type(error).__module__.partition(".")[0] in ("anthropic", "httpx2"):
+    while error is not None and type(error).__module__.partition(".")[0] in ("anthropic", "openai", "httpx2"):
         chain.append(type(error))
         error = error.__cause__ or error.__context__
     return chain
@@ -296,16 +317,21 @@ def test_malformed_event_breaks_openai_stream_parsing_after_the_good_events(
     assert broken is not None and broken.chunks[2] != used.interactions[1].response.chunks[2]
 
 
-def test_read_timeout_after_events_raises_openai_timeout_mid_stream(cassette: Path, story: list[str]) -> None:
+def test_read_timeout_after_events_raises_what_a_live_stall_raises_mid_stream(
+    cassette: Path, story: list[str]
+) -> None:
+    """Compared with the same SDK against a server that stops sending after the same events (its
+    read timeout short, so the live side waits half a second, not the default ten minutes)."""
+    with misbehaving("stall", _story_events(cassette)[:4]) as base_url:
+        live_pieces: list[str] = []
+        live = _openai_break(base_url, live_pieces, timeout=0.5)
     pieces: list[str] = []
-    with (
-        promptvcr.use_cassette(cassette, faults=[faults.read_timeout(after_events=4)]),
-        pytest.raises(openai.APITimeoutError) as raised,
-    ):
-        stream_pieces(openai_client(OFFLINE), pieces)
+    with promptvcr.use_cassette(cassette, faults=[faults.read_timeout(after_events=4)]):
+        replayed = _openai_break(OFFLINE, pieces)
 
-    assert pieces == story[:4]
-    assert type(raised.value.__cause__) is httpx2.ReadTimeout
+    assert pieces == live_pieces == story[:4]
+    assert _causes(replayed) == _causes(live)
+    assert httpx2.ReadTimeout in _causes(replayed)
 
 
 # While recording --------------------------------------------------------------------------------
