@@ -14,30 +14,37 @@ from collections.abc import Sequence
 
 __all__ = ["COMMANDS", "main"]
 
-#: Subcommand name -> module under promptvcr.commands, and its one-line help.
+#: Subcommand name -> module under promptvcr.commands (grouped by job: viewing, keeping,
+#: migrating, bridges), and its one-line help.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "explain": ("explain", "print each interaction's key input, to see why requests match or not"),
-    "import-vcr": ("import_vcr", "convert vcrpy cassettes into promptvcr cassettes"),
+    "explain": ("viewing.explain", "print each interaction's key input, to see why requests match or not"),
+    "import-vcr": ("migrating.import_vcr", "convert vcrpy cassettes into promptvcr cassettes"),
     "migrate": (
-        "migrate",
+        "migrating.migrate",
         "move a pytest-recording suite to promptvcr in place: cassettes, markers, vcr_config",
     ),
-    "ls": ("ls", "list cassettes: interactions, providers, models, streamed, size, age, tokens"),
-    "show": ("show", "print a cassette's conversation as a person reads it"),
-    "stats": ("stats", "tokens and requests per provider and model across cassettes"),
+    "ls": ("viewing.ls", "list cassettes: interactions, providers, models, streamed, size, age, tokens"),
+    "show": ("viewing.show", "print a cassette's conversation as a person reads it"),
+    "stats": ("viewing.stats", "tokens and requests per provider and model across cassettes"),
     "report": (
-        "html_report",
+        "viewing.html_report",
         "write an HTML page of the conversations cassettes hold: turns, tools, tokens and price",
     ),
     "drift": (
-        "drift_summary",
+        "keeping.drift_summary",
         "summarise a verify run's drift report by severity, or list the tests to re-record",
     ),
-    "learn": ("learn", "propose rules for the request fields that differ between two recordings of a suite"),
-    "prune": ("prune", "remove the cassettes and interactions the last test run did not use"),
-    "scan": ("scan", "look for API keys, tokens and private keys in cassettes; exit 1 on findings"),
-    "serve": ("serve", "serve cassettes over HTTP to subprocesses and other languages, by base URL"),
-    "mcp": ("mcp_wrap", "run an MCP server over stdio through a cassette, for MCP clients in any language"),
+    "learn": (
+        "keeping.learn",
+        "propose rules for the request fields that differ between two recordings of a suite",
+    ),
+    "prune": ("keeping.prune", "remove the cassettes and interactions the last test run did not use"),
+    "scan": ("keeping.scan", "look for API keys, tokens and private keys in cassettes; exit 1 on findings"),
+    "serve": ("bridges.serve", "serve cassettes over HTTP to subprocesses and other languages, by base URL"),
+    "mcp": (
+        "bridges.mcp_wrap",
+        "run an MCP server over stdio through a cassette, for MCP clients in any language",
+    ),
 }
 
 

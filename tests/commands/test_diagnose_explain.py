@@ -10,7 +10,7 @@ import pytest
 
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cli import main
-from promptvcr.commands.explain import explain
+from promptvcr.commands.viewing.explain import explain
 from promptvcr.files import fileformat
 
 

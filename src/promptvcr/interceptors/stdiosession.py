@@ -21,7 +21,7 @@ stream (the server's with its exit status).
 
 Both serve the ``mcp`` SDK's ``stdio_client`` in-process (:mod:`.mcp_stdio`) and the
 ``promptvcr mcp -- <server command>`` wrapper that clients in other languages start instead
-of the server (:mod:`promptvcr.commands.mcp_wrap`).
+of the server (:mod:`promptvcr.commands.bridges.mcp_wrap`).
 """
 
 from __future__ import annotations

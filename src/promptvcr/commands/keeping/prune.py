@@ -20,12 +20,12 @@ import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import CassetteError
-from ..readouts.inventory import CassetteSummary, find_cassettes
-from ..usage.removal import RUN_AGAIN as _RUN_AGAIN
-from ..usage.removal import remove_interactions
-from ..usage.run_record import RECORD_PATH, UsageRecord
-from . import _output
+from ...errors import CassetteError
+from ...readouts.inventory import CassetteSummary, find_cassettes
+from ...usage.removal import RUN_AGAIN as _RUN_AGAIN
+from ...usage.removal import remove_interactions
+from ...usage.run_record import RECORD_PATH, UsageRecord
+from .. import _output
 
 HELP = "remove the cassettes and interactions the last test run did not use"
 
@@ -85,7 +85,7 @@ def _check_unchanged(path: Path, resolved: str, modified: float, record: UsageRe
     """The cassette is the one the run used: by its bytes when shards on other machines wrote
     the record (a checkout renews file times), else by its file time."""
     if record.digests:
-        from ..usage.shards import digest
+        from ...usage.shards import digest
 
         if resolved in record.digests and digest(path) != record.digests[resolved]:
             raise Refusal(
@@ -118,7 +118,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _records(paths: list[Path] | None) -> UsageRecord:
     """The record to prune on: one run's, or those of the shards of one run judged together
     (files, or a folder of them: see :mod:`.shards`)."""
-    from ..usage.shards import read_records, union
+    from ...usage.shards import read_records, union
 
     return union(read_records(paths or [RECORD_PATH]), Path.cwd())
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..policies.shapes import SEVERITIES, severity_of
-from ..readouts.drift import DriftEntry, read_entries
+from ...policies.shapes import SEVERITIES, severity_of
+from ...readouts.drift import DriftEntry, read_entries
 
 __all__ = ["add_arguments", "drifted_tests", "run", "summary"]
 

@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from os import PathLike
 from pathlib import Path
 
-from ..errors import CassetteError
-from ..files import fileformat, storage
-from ..matching.diagnose import explain_interactions
-from ..matching.parts import Rule
-from ..matching.rules import default_rules
+from ...errors import CassetteError
+from ...files import fileformat, storage
+from ...matching.diagnose import explain_interactions
+from ...matching.parts import Rule
+from ...matching.rules import default_rules
 
 HELP = "print each interaction's key input, to see why requests match or not"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..server.shelf import Shelf
+    from ...server.shelf import Shelf
 
 HELP = "serve cassettes over HTTP to subprocesses and other languages (base URL: /UPSTREAM/...)"
 
@@ -97,12 +97,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..policies.modes import SERVE_WORDING
-    from ..server.app import Limits
-    from ..server.fault_flags import parse_faults
-    from ..server.running import run as serve_forever
-    from ..server.shelf import Shelf
-    from ..server.upstreams import parse_upstreams
+    from ...policies.modes import SERVE_WORDING
+    from ...server.app import Limits
+    from ...server.fault_flags import parse_faults
+    from ...server.running import run as serve_forever
+    from ...server.shelf import Shelf
+    from ...server.upstreams import parse_upstreams
 
     os.environ[SERVE_WORDING] = "1"  # messages raised here name this command's flags
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(message)s")
@@ -176,7 +176,7 @@ def _write_usage(shelf: Shelf, path: Path, incomplete: list[str]) -> bool:
 def _drifted(report: Path) -> list[str]:
     """One line per live answer that drifted, from the stop's report (see ``--fail-on-drift``),
     each answer named as pytest's ``--fail-on-drift`` names it (:attr:`Drift.where`)."""
-    from ..policies.verifying import Drift
+    from ...policies.verifying import Drift
 
     unreadable = [f"--fail-on-drift: the report {report} could not be read, so drift cannot be ruled out"]
     try:
@@ -192,6 +192,6 @@ def _drifted(report: Path) -> list[str]:
 
 def _check(options: dict[str, object]) -> None:
     """A bad value stops the start with its flag's name, before any cassette is opened."""
-    from ..cassette import Cassette
+    from ...cassette import Cassette
 
     Cassette("check.yaml", **options)  # type: ignore[arg-type]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..importers import import_vcr
+from ...importers import import_vcr
 
 HELP = "convert vcrpy cassettes (plain, pydantic-ai parsed_body, LangChain gzip) into promptvcr cassettes"
 

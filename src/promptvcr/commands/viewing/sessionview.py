@@ -20,9 +20,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..cassettes.models import Request, Response
-from ..cassettes.wsframes import WebSocketSession
-from ..readouts.sessionreading import (
+from ...cassettes.models import Request, Response
+from ...cassettes.wsframes import WebSocketSession
+from ...readouts.sessionreading import (
     Message,
     answer_documents,
     event_type,
@@ -32,7 +32,7 @@ from ..readouts.sessionreading import (
     summarised,
     usage,
 )
-from ..readouts.transcript import Turn
+from ...readouts.transcript import Turn
 
 __all__ = ["exchange_turns", "jsonrpc_turn", "session_turns"]
 

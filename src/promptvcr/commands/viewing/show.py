@@ -15,16 +15,16 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from ..cassettes.eventstream import decode_frames, is_event_stream
-from ..cassettes.models import Interaction, Response
-from ..cassettes.sse import parse_events
-from ..cassettes.tokens import tokens_of
-from ..cassettes.wsframes import session_to_data
-from ..errors import CassetteError
-from ..files import fileformat, storage
-from ..readouts.inventory import summarize_interaction
-from ..readouts.transcript import Turn, answer_turns, request_turns
-from . import _output
+from ...cassettes.eventstream import decode_frames, is_event_stream
+from ...cassettes.models import Interaction, Response
+from ...cassettes.sse import parse_events
+from ...cassettes.tokens import tokens_of
+from ...cassettes.wsframes import session_to_data
+from ...errors import CassetteError
+from ...files import fileformat, storage
+from ...readouts.inventory import summarize_interaction
+from ...readouts.transcript import Turn, answer_turns, request_turns
+from .. import _output
 from .sessionview import exchange_turns, session_turns
 
 HELP = "print a cassette's conversation as a person reads it"

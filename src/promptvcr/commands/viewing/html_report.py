@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from . import _output
+from .. import _output
 
 HELP = "write an HTML page of the conversations cassettes hold: turns, tools, tokens and price"
 
@@ -34,9 +34,9 @@ def run(args: argparse.Namespace) -> int:
         out.print(f"promptvcr report: no such file or folder: {', '.join(missing)}. Nothing was written.")
         return 1
     try:
-        from ..htmlreport import collect, render
-        from ..htmlreport.model import Report
-        from ..htmlreport.pricing import Prices
+        from ...htmlreport import collect, render
+        from ...htmlreport.model import Report
+        from ...htmlreport.pricing import Prices
     except ImportError as error:
         out.print(f"promptvcr report: {error}", markup=False)
         return 1

@@ -17,13 +17,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..cassettes.models import Interaction
-from ..errors import CassetteError
-from ..files import fileformat
-from ..matching.rules import default_rules
-from ..matching.rules.learned import LEARNED_VERSION, load_rules
-from ..matching.volatile import propose
-from ..readouts.inventory import CASSETTE_SUFFIXES
+from ...cassettes.models import Interaction
+from ...errors import CassetteError
+from ...files import fileformat
+from ...matching.rules import default_rules
+from ...matching.rules.learned import LEARNED_VERSION, load_rules
+from ...matching.volatile import propose
+from ...readouts.inventory import CASSETTE_SUFFIXES
 
 __all__ = ["DEFAULT_OUTPUT", "add_arguments", "pairs_of", "run"]
 
@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run or not learned.proposals:
         return 0
     entries = [*existing, *(proposal.to_data() for proposal in learned.proposals)]
-    from ..files.storage import write_atomic
+    from ...files.storage import write_atomic
 
     write_atomic(args.output, json.dumps({"version": LEARNED_VERSION, "learned": entries}, indent=1) + "\n")
     print(f"wrote {args.output}: review it, then commit it.")

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from rich.text import Text
 
-from ..cassettes.tokens import Tokens
-from ..readouts.inventory import CassetteSummary, find_cassettes
-from . import _output
+from ...cassettes.tokens import Tokens
+from ...readouts.inventory import CassetteSummary, find_cassettes
+from .. import _output
 
 HELP = "list cassettes: interactions, providers, models, streamed, size, age, tokens"
 

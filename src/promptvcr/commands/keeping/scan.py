@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..credentials.scanner import scan_paths
+from ...credentials.scanner import scan_paths
 
 HELP = "look for API keys, tokens and private keys in cassettes; exit 1 on findings"
 

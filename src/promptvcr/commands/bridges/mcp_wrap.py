@@ -28,10 +28,10 @@ from pathlib import Path
 from types import FrameType
 from typing import IO
 
-from ..cassette import Cassette
-from ..errors import CassetteError, CassetteMiss
-from ..interceptors.decision import Record, Replay
-from ..interceptors.stdiosession import STALL, Line, LinePlayer, LineTap, stdio_request
+from ...cassette import Cassette
+from ...errors import CassetteError, CassetteMiss
+from ...interceptors.decision import Record, Replay
+from ...interceptors.stdiosession import STALL, Line, LinePlayer, LineTap, stdio_request
 
 HELP = "run an MCP server over stdio through a cassette, for MCP clients in any language"
 ENV_CASSETTE = "PROMPTVCR_CASSETTE"

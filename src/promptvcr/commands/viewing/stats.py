@@ -12,9 +12,9 @@ from pathlib import Path
 from rich.table import Table
 from rich.text import Text
 
-from ..cassettes.tokens import Tokens
-from ..readouts.inventory import CassetteSummary, find_cassettes
-from . import _output
+from ...cassettes.tokens import Tokens
+from ...readouts.inventory import CassetteSummary, find_cassettes
+from .. import _output
 
 HELP = "tokens and requests per provider and model across cassettes"
 

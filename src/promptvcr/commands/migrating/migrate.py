@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..importers.sourcefile import Source, read_source, refusal, write_source
+from ...importers.sourcefile import Source, read_source, refusal, write_source
 
 HELP = "move a pytest-recording/vcrpy suite to promptvcr: cassettes, markers and vcr_config, in place"
 _SKIP = frozenset({".git", ".venv", "venv", ".tox", ".nox", "node_modules", ".promptvcr", "__pycache__"})
@@ -47,7 +47,7 @@ def _files(root: Path) -> Iterator[Path]:
 
 
 def _supported() -> frozenset[str]:
-    from ..cassette import use_cassette
+    from ...cassette import use_cassette
 
     names = set(inspect.signature(use_cassette).parameters) - {"path"}
     return frozenset(names | {"record_mode", "cassette_dir", "allowed_hosts"})
@@ -66,9 +66,9 @@ class _Plan:
 
 
 def _plan(root: Path, files: list[Path]) -> _Plan:
-    from ..importers.suite import migrate_source
-    from ..importers.vcr import convert_vcr_file
-    from ..importers.vcr_read import VcrReadError, read_vcr_file
+    from ...importers.suite import migrate_source
+    from ...importers.vcr import convert_vcr_file
+    from ...importers.vcr_read import VcrReadError, read_vcr_file
 
     plan = _Plan()
     tree = root if root.is_dir() else root.parent
@@ -121,7 +121,7 @@ def _diff(path: Path, before: str, after: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..importers.inplace import convert_in_place
+    from ...importers.inplace import convert_in_place
 
     root: Path = args.path
     if not root.exists():

@@ -1,0 +1,1 @@
+"""Commands that keep cassettes honest: `prune`, `scan` for credentials, `learn` rules, `drift`."""

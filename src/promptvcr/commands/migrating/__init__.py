@@ -1,0 +1,1 @@
+"""Commands that bring another tool's cassettes and suites onto promptvcr: `import-vcr`, `migrate`."""

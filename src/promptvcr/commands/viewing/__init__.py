@@ -1,0 +1,1 @@
+"""Commands that show what cassettes hold, changing nothing: `show`, `explain`, `ls`, `stats`, `report`."""
