@@ -29,7 +29,7 @@ import pytest
 from doc_blocks import Block
 from fake_provider import FakeProvider
 
-from promptvcr.pytest_plugin.network import blocked
+from promptvcr.pytest_plugin.guards.network import blocked
 
 __all__ = ["PASSES", "run_page"]
 

@@ -151,7 +151,7 @@ def test_the_run_report_masks_what_the_run_sent_as_a_credential(
 
 
 def test_an_entry_survives_the_trip_from_an_xdist_worker(converted_corpus: Path) -> None:
-    """Workers send entries as plain data (see promptvcr.pytest_plugin.html); the controller
+    """Workers send entries as plain data (see promptvcr.pytest_plugin.accounts.html); the controller
     rebuilds them. A real xdist run costs 30 s here: the round trip is what can go wrong."""
     entries, _ = collect.entries_of_files([converted_corpus], Prices())
     assert entries

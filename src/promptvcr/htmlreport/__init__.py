@@ -1,7 +1,7 @@
 """An HTML report of what a suite's LLM calls said: conversations, outcomes, misses, drift, cost.
 
 ``pytest --promptvcr-html=report.html`` writes it for a run (see
-:mod:`promptvcr.pytest_plugin.html`); ``promptvcr report CASSETTES... --html report.html``
+:mod:`promptvcr.pytest_plugin.accounts.html`); ``promptvcr report CASSETTES... --html report.html``
 for cassette files as they are. The pieces, each one job:
 
 - :mod:`.model`: the values the report shows, plain data (sent by pytest-xdist workers);

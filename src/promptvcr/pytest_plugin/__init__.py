@@ -23,14 +23,16 @@ import pytest
 
 from ..errors import CassetteMiss
 from ..policies.modes import VCR_MODES, RecordMode, record_flag, vcr_mode_note
-from . import coexist, drift_gate, held, html, network, spending, upkeep, vcr_compat
+from . import coexist, upkeep, vcr_compat
+from .accounts import drift_gate, html, spending
+from .accounts.report import CassetteUse, summary_lines, unused_of, use_of
 from .coexist import promptvcr_cassette_dir  # noqa: F401  (pytest-recording's vcr_cassette_dir)
-from .failures import failure_text
 from .fixture_values import fixture_value
-from .misses import MissWatch, hidden_miss, replaced_text
+from .guards import held, network
+from .guards.failures import failure_text
+from .guards.misses import MissWatch, hidden_miss, replaced_text
+from .guards.network import NetworkBlocked
 from .naming import resolved
-from .network import NetworkBlocked
-from .report import CassetteUse, summary_lines, unused_of, use_of
 from .serving import promptvcr_serve, promptvcr_serve_session  # noqa: F401  (the promptvcr serve fixtures)
 from .settings import MARKER, Options, export_record_mode, parse_options, settings_for
 
@@ -151,7 +153,7 @@ def pytest_configure(config: pytest.Config) -> None:
     coexist.export_record_flag(config)  # the option a miss names (see .coexist)
     if not coexist.active_rivals(config.pluginmanager):  # no other plugin runs @pytest.mark.vcr
         config.pluginmanager.register(vcr_compat, vcr_compat.NAME)
-    from .tracking import Tracker  # the usage record (promptvcr prune) and --drift-report
+    from .accounts.tracking import Tracker  # the usage record (promptvcr prune) and --drift-report
 
     drift_report = config.getoption("--drift-report")
     drift_path = config.invocation_params.dir / drift_report if drift_report else None

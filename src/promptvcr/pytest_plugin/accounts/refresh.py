@@ -17,15 +17,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import CassetteError
-from ..usage.run_record import CassetteUsage, UsageRecord
+from ...errors import CassetteError
+from ...usage.run_record import CassetteUsage, UsageRecord
 
 __all__ = ["drop_unused"]
 
 
 def drop_unused(record: UsageRecord, shown: dict[str, str] | None = None) -> list[str]:
     """Remove what ``record`` proves unused from each cassette it names; lines for the summary."""
-    from ..usage.removal import remove_interactions
+    from ...usage.removal import remove_interactions
 
     candidates = {path: usage for path, usage in record.cassettes.items() if usage.unplayed}
     if not candidates:

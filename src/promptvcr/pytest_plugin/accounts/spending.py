@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..policies.modes import ENV_BUDGET_DIR, ENV_MAX_RECORD_REQUESTS, ENV_MAX_RECORD_TOKENS
-from .settings import export_env
+from ...policies.modes import ENV_BUDGET_DIR, ENV_MAX_RECORD_REQUESTS, ENV_MAX_RECORD_TOKENS
+from ..settings import export_env
 
 if TYPE_CHECKING:
-    from ..cassettes.tokens import Tokens
+    from ...cassettes.tokens import Tokens
 
 __all__ = [
     "add_model_tokens",
@@ -85,7 +85,7 @@ def configure(config: pytest.Config) -> None:
             export_env(config, name, value)
     if not _budget_in_use():
         return
-    from ..policies import budget
+    from ...policies import budget
 
     try:
         limited = budget.counting()
@@ -112,7 +112,7 @@ def stop_if_spent(item: pytest.Item) -> None:
     """After a test: a refusal stops the run (each test after it would be refused too)."""
     if _BUDGET not in sys.modules:
         return
-    from ..policies import budget
+    from ...policies import budget
 
     if budget.refused() and not item.session.shouldstop:
         item.session.shouldstop = "promptvcr: the recording budget is spent (--max-record-tokens/-requests)"
@@ -122,7 +122,7 @@ def budget_lines() -> list[str]:
     """The summary's line about the budget, when one was set."""
     if not _budget_in_use():
         return []
-    from ..policies import budget
+    from ...policies import budget
 
     max_tokens, max_requests = budget.limits()
     if max_tokens is None and max_requests is None:
@@ -169,7 +169,7 @@ def _dollars(price: float) -> str:
 
 
 def _priced(tokens: Iterable[tuple[str, str, int, int]]) -> float | None:
-    from ..htmlreport.pricing import Prices  # genai-prices loads here, at the end of a run
+    from ...htmlreport.pricing import Prices  # genai-prices loads here, at the end of a run
 
     prices = Prices()
     total, known = 0.0, False
@@ -189,9 +189,9 @@ def add_model_tokens(found: dict[str, list[int]], play: Any, tokens: Tokens) -> 
     output, then recorded input, output. Only with genai-prices installed (see ``use_of``)."""
     from urllib.parse import urlsplit
 
-    from ..cassettes.models import Interaction
-    from ..matching.select import family_of
-    from ..readouts.inventory import model_of
+    from ...cassettes.models import Interaction
+    from ...matching.select import family_of
+    from ...readouts.inventory import model_of
 
     url = urlsplit(play.request.url)
     provider = family_of(url.hostname or "", url.path) or (url.hostname or "unknown")

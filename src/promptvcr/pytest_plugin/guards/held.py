@@ -15,13 +15,13 @@ from collections.abc import Generator
 
 import pytest
 
-from . import vcr_compat
-from .settings import MARKER
+from .. import vcr_compat
+from ..settings import MARKER
 
 __all__ = ["NAME", "enters_cassette"]
 
 NAME = "promptvcr-held-patches"
-_ACTIVATION = f"{__name__.rpartition('.')[0].rpartition('.')[0]}.activation"
+_ACTIVATION = f"{__name__.partition('.')[0]}.activation"  # the top package's, at any depth
 
 
 def enters_cassette(item: pytest.Item) -> bool:
@@ -37,7 +37,7 @@ def enters_cassette(item: pytest.Item) -> bool:
 def _hold(held: bool) -> None:
     # Imported when first needed: a suite whose tests enter no cassette loads no more than before.
     if held or _ACTIVATION in sys.modules:
-        from .. import activation
+        from ... import activation
 
         activation.hold_patches(held)
 

@@ -19,16 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .. import usage
-from ..activation import watch_exits
-from ..usage.run_record import CassetteUsage, UsageRecord
-from ..usage.shards import digest, record_path
-from .naming import default_cassette_path, resolved
-from .settings import export_env
+from ... import usage
+from ...activation import watch_exits
+from ...usage.run_record import CassetteUsage, UsageRecord
+from ...usage.shards import digest, record_path
+from ..naming import default_cassette_path, resolved
+from ..settings import export_env
 
 if TYPE_CHECKING:
-    from ..cassette import Cassette
-    from ..readouts.drift import DriftEntry
+    from ...cassette import Cassette
+    from ...readouts.drift import DriftEntry
 
 __all__ = ["ENV_SHARD", "Tracker", "shard_of"]
 
@@ -213,7 +213,7 @@ class Tracker:
         if self._item is not None:
             self._item_cassettes.append(path)
         if self.drift_report is not None and (cassette.missed or cassette.drift):
-            from ..readouts.drift import drift_entries  # only on a miss, or drift found by verify
+            from ...readouts.drift import drift_entries  # only on a miss, or drift found by verify
 
             nodeid = self._item.nodeid if self._item is not None else ""
             self.drift.extend(drift_entries(cassette, nodeid, self.config.rootpath))
@@ -250,7 +250,7 @@ class Tracker:
         if self.record.cassettes or path.exists():  # a project without cassettes gets no file
             self.record.write(path)
         if self.drift_report is not None:
-            from ..readouts.drift import write_report
+            from ...readouts.drift import write_report
 
             write_report(self.drift_report, self.drift)
 
@@ -262,7 +262,7 @@ class Tracker:
         output = getattr(node, "workeroutput", {}).get(_WORKER_OUTPUT)
         if output is None:
             return
-        from ..readouts.drift import DriftEntry
+        from ...readouts.drift import DriftEntry
 
         self.record.merge(UsageRecord.from_data(output["record"]))
         self.drift.extend(DriftEntry.from_data(entry) for entry in output["drift"])

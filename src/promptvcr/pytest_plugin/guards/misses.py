@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from ..errors import NOTE_START, CassetteMiss
+from ...errors import NOTE_START, CassetteMiss
 
 if TYPE_CHECKING:
-    from ..cassette import Cassette
+    from ...cassette import Cassette
 
 __all__ = ["MissWatch", "hidden_miss", "replaced_text"]
 
@@ -35,7 +35,7 @@ class MissWatch:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, object, object]:
-        from ..activation import watch_exits
+        from ...activation import watch_exits
 
         exited: list[Cassette] = []
         item.stash[_EXITED] = exited

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from ..credentials.names import environment_credentials
+from ...credentials.names import environment_credentials
 
 __all__ = ["credential_values"]
 

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from ..cassette import Cassette
-    from ..htmlreport.model import Entry
+    from ...cassette import Cassette
+    from ...htmlreport.model import Entry
 
 __all__ = ["HtmlReport", "add_options", "configure"]
 
@@ -56,8 +56,8 @@ class HtmlReport:
     """A pytest plugin object: each test's entry, built as its cassettes exit."""
 
     def __init__(self, config: pytest.Config, path: Path) -> None:
-        from ..activation import watch_exits
-        from ..htmlreport.pricing import Prices
+        from ...activation import watch_exits
+        from ...htmlreport.pricing import Prices
 
         self.config = config
         self.path = path
@@ -69,9 +69,9 @@ class HtmlReport:
         self._stop_watching = watch_exits(self._seen)
 
     def _seen(self, cassette: Cassette) -> None:
-        from ..htmlreport.collect import add_cassette
-        from ..htmlreport.model import Entry
-        from ..readouts.drift import shown_path
+        from ...htmlreport.collect import add_cassette
+        from ...htmlreport.model import Entry
+        from ...readouts.drift import shown_path
 
         name = self._item.nodeid if self._item is not None else _OUTSIDE
         entry = self.entries.setdefault(name, Entry(name))
@@ -98,8 +98,8 @@ class HtmlReport:
         if workeroutput is not None:  # a pytest-xdist worker: the controller writes the file
             workeroutput[_WORKER_OUTPUT] = [entry.to_data() for entry in self.entries.values()]
             return
-        from ..htmlreport import render
-        from ..htmlreport.model import Report
+        from ...htmlreport import render
+        from ...htmlreport.model import Report
 
         title = f"promptvcr report: {self.config.rootpath.name}"
         try:
@@ -110,7 +110,7 @@ class HtmlReport:
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         """pytest-xdist, on the controller: a worker finished; keep its entries."""
-        from ..htmlreport.model import Entry
+        from ...htmlreport.model import Entry
 
         for data in getattr(node, "workeroutput", {}).get(_WORKER_OUTPUT, []):
             entry = Entry.from_data(data)

@@ -11,11 +11,11 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..upkeep import drift_lines
 from .spending import add_model_tokens, budget_lines, price_line, pricing_installed
-from .upkeep import drift_lines
 
 if TYPE_CHECKING:
-    from ..cassette import Cassette
+    from ...cassette import Cassette
 
 __all__ = ["CassetteUse", "summary_lines", "unused_of", "use_of"]
 
@@ -61,7 +61,7 @@ class CassetteUse:
 
 def use_of(nodeid: str, active: Cassette, shown: str) -> CassetteUse:
     """What one test did with its cassette ``active`` (shown in reports as ``shown``)."""
-    from ..cassettes.tokens import Tokens, tokens_of
+    from ...cassettes.tokens import Tokens, tokens_of
 
     outcomes: dict[str, int] = {}
     tokens = {"replayed": Tokens(), "recorded": Tokens(), "verified": Tokens()}

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..activation import watch_exits
+from ...activation import watch_exits
 
 if TYPE_CHECKING:
-    from ..cassette import Cassette
+    from ...cassette import Cassette
 
 __all__ = ["NAME", "DriftGate", "add_options", "configure"]
 
@@ -64,7 +64,7 @@ class DriftGate:
         drifts = getattr(cassette, "drift", ())
         if not drifts:
             return
-        from ..readouts.drift import shown_path  # only on drift
+        from ...readouts.drift import shown_path  # only on drift
 
         shown = shown_path(cassette.path, self.config.rootpath)
         for drift in drifts:

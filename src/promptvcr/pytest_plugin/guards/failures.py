@@ -12,7 +12,8 @@ import pytest
 
 __all__ = ["failure_text"]
 
-_PACKAGE_DIR = Path(__file__).resolve().parent.parent
+#: promptvcr's own folder, however deep this module sits in it (its frames are not the test's).
+_PACKAGE_DIR = Path(__file__).resolve().parents[__name__.count(".") - 1]
 _MAX_FRAMES = 6
 
 

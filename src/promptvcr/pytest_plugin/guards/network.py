@@ -21,7 +21,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..policies.modes import record_flag
+from ...policies.modes import record_flag
 
 __all__ = ["NetworkBlocked", "blocked", "is_loopback"]
 
