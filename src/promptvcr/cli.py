@@ -1,7 +1,7 @@
 """The ``promptvcr`` command line: one subcommand per module in :mod:`promptvcr.commands`.
 
-Each command module defines ``HELP`` (one line), ``add_arguments(parser)`` and
-``run(args) -> int``. Modules are imported only when their command runs, so
+Each command module defines ``add_arguments(parser)`` and ``run(args) -> int`` (its one-line help
+is in :data:`COMMANDS`, read without importing it). Modules are imported only when their command runs, so
 ``promptvcr --help`` stays fast and a command's dependencies load only for it.
 """
 

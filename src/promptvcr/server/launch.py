@@ -46,10 +46,6 @@ class Served:
     report: dict[str, Any] = field(default_factory=dict)
     """After the block: ``{"cassettes": [{"path", "mode", "outcomes", "missed", "unused"}], "errors"}``."""
 
-    def base_url(self, upstream: str, cassette: str = "") -> str:
-        """``http://127.0.0.1:PORT/[cassette/]upstream``: the base URL of one upstream."""
-        return f"{self.url}/{cassette + '/' if cassette else ''}{upstream}"
-
     def env(self, cassette: str = "") -> dict[str, str]:
         """``os.environ`` with the base-URL variables for a folder cassette's ``cassette``."""
         return {**os.environ, **base_url_environment(self.url, cassette)}

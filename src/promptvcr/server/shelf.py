@@ -75,7 +75,6 @@ class Shelf:
         self._started: dict[Path, ServedCassette] = {}  # by resolved path: admin start and the header
         self._by_start: set[Path] = set()  # those started by the admin call (the default route)
         self._finished: list[dict[str, Any]] = []  # the reports of cassettes already stopped
-        self._errors: list[str] = []
         #: What the server did with each cassette it left, for ``--usage-record`` (``promptvcr prune``).
         self.used = usage.Used(f"promptvcr serve, process {os.getpid()}")
         self._lock = threading.Lock()

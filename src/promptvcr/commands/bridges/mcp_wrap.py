@@ -33,7 +33,6 @@ from ...errors import CassetteError, CassetteMiss
 from ...interceptors.decision import Record, Replay
 from ...interceptors.stdiosession import STALL, Line, LinePlayer, LineTap, stdio_request
 
-HELP = "run an MCP server over stdio through a cassette, for MCP clients in any language"
 ENV_CASSETTE = "PROMPTVCR_CASSETTE"
 #: What a JSON-RPC error answer to a request that missed carries (``-32603``: internal error).
 _MISS_CODE = -32603

@@ -20,8 +20,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ...server.shelf import Shelf
 
-HELP = "serve cassettes over HTTP to subprocesses and other languages (base URL: /UPSTREAM/...)"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(

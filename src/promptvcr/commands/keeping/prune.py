@@ -27,8 +27,6 @@ from ...usage.removal import remove_interactions
 from ...usage.run_record import RECORD_PATH, UsageRecord
 from .. import _output
 
-HELP = "remove the cassettes and interactions the last test run did not use"
-
 
 @dataclass
 class Plan:

@@ -11,8 +11,6 @@ from pathlib import Path
 
 from ...credentials.scanner import scan_paths
 
-HELP = "look for API keys, tokens and private keys in cassettes; exit 1 on findings"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(

@@ -7,8 +7,6 @@ from pathlib import Path
 
 from ...importers import import_vcr
 
-HELP = "convert vcrpy cassettes (plain, pydantic-ai parsed_body, LangChain gzip) into promptvcr cassettes"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(

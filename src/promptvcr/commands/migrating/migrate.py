@@ -25,7 +25,6 @@ from pathlib import Path
 
 from ...importers.sourcefile import Source, read_source, refusal, write_source
 
-HELP = "move a pytest-recording/vcrpy suite to promptvcr: cassettes, markers and vcr_config, in place"
 _SKIP = frozenset({".git", ".venv", "venv", ".tox", ".nox", "node_modules", ".promptvcr", "__pycache__"})
 _CASSETTES = (".yaml", ".yml", ".json")
 

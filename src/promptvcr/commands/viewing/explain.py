@@ -13,8 +13,6 @@ from ...matching.diagnose import explain_interactions
 from ...matching.parts import Rule
 from ...matching.rules import default_rules
 
-HELP = "print each interaction's key input, to see why requests match or not"
-
 
 def explain(path: str | PathLike[str], rules: Sequence[Rule] | None = None, *, full: bool = False) -> str:
     """The key input of every interaction in a cassette, one block per interaction, after

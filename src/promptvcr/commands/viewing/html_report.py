@@ -12,8 +12,6 @@ from pathlib import Path
 
 from .. import _output
 
-HELP = "write an HTML page of the conversations cassettes hold: turns, tools, tokens and price"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(

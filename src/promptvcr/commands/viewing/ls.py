@@ -16,8 +16,6 @@ from ...cassettes.tokens import Tokens
 from ...readouts.inventory import CassetteSummary, find_cassettes
 from .. import _output
 
-HELP = "list cassettes: interactions, providers, models, streamed, size, age, tokens"
-
 
 def _shown(path: Path, root: Path) -> str:
     return str(path.relative_to(root)) if root.is_dir() else str(path)

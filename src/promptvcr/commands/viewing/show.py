@@ -27,8 +27,6 @@ from ...readouts.transcript import Turn, answer_turns, request_turns
 from .. import _output
 from .sessionview import exchange_turns, session_turns
 
-HELP = "print a cassette's conversation as a person reads it"
-
 _STYLES = {
     "user": "cyan",
     "assistant": "green",

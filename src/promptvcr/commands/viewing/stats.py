@@ -16,8 +16,6 @@ from ...cassettes.tokens import Tokens
 from ...readouts.inventory import CassetteSummary, find_cassettes
 from .. import _output
 
-HELP = "tokens and requests per provider and model across cassettes"
-
 
 @dataclass
 class _Row:
