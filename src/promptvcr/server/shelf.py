@@ -44,10 +44,16 @@ def is_folder(path: str | Path) -> bool:
 
 def report_entry(cassette: ServedCassette) -> dict[str, Any]:
     """What one cassette served: requests per outcome, misses with their messages, the
-    recordings no request played, drift (verify), and the errors writing it."""
+    recordings no request played, drift (verify), the errors writing it, and the tokens the
+    answers reported per outcome (a suite in another language prints what replaying saved)."""
+    from ..cassettes.tokens import Tokens, tokens_of
+
     outcomes: dict[str, int] = {}
+    tokens: dict[str, Tokens] = {}
     for play in cassette.played:
         outcomes[play.outcome] = outcomes.get(play.outcome, 0) + 1
+        if play.response is not None and play.outcome in ("replayed", "recorded", "verified"):
+            tokens[play.outcome] = tokens.get(play.outcome, Tokens()) + tokens_of(play.response)
     return {
         "path": str(cassette.path),
         "mode": cassette.record_mode.value,
@@ -59,6 +65,7 @@ def report_entry(cassette: ServedCassette) -> dict[str, Any]:
         "drift": [drift.to_data() for drift in cassette.drift],
         "cut_short": [f"{r.method} {r.url}" for r in cassette.cut_short],
         "errors": list(cassette.errors),
+        "tokens": {outcome: {"input": t.input, "output": t.output} for outcome, t in tokens.items()},
     }
 
 
