@@ -70,11 +70,11 @@ export interface RunningServer {
   mode: string;
   /** The variables that point the SDKs at it (`OPENAI_BASE_URL`, ...), and `PROMPTVCR_URL`. */
   environment: Record<string, string>;
-  detach(): void;
+  /** The server's process id. */
+  pid: number;
   stop(options?: { failed?: boolean }): Promise<{
     cassettes: CassetteReport[];
     errors: string[];
-    exitCode: number | null;
     log: string;
     text: string;
   }>;

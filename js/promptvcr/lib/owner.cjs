@@ -3,7 +3,7 @@
 // environment (inherited by the test processes started after) at it, and at the end stop it
 // and print what it served on stderr, whatever reporter the run uses.
 
-const { startServer } = require("./server.cjs");
+const { startServer, startServerSync } = require("./server.cjs");
 
 // $PROMPTVCR_URL already set: a server someone else owns (a shell, a CI step, an outer run),
 // used as is. Else a new one, with the usage record $PROMPTVCR_USAGE_RECORD names (give it on
@@ -15,13 +15,20 @@ async function own({ usageRecord = process.env.PROMPTVCR_USAGE_RECORD } = {}) {
   return server;
 }
 
+// The same, blocking (node's `--require`, where nothing waits for a promise).
+function ownSync({ usageRecord = process.env.PROMPTVCR_USAGE_RECORD } = {}) {
+  if (process.env.PROMPTVCR_URL) return null;
+  const server = startServerSync({ env: process.env, usageRecord });
+  Object.assign(process.env, server.environment);
+  return server;
+}
+
 async function finish(server, { failed = false, write = (text) => process.stderr.write(text) } = {}) {
   if (!server) return null;
   for (const name of Object.keys(server.environment)) delete process.env[name];
   const report = await server.stop({ failed });
   write(`\n${report.text}\n`);
-  if (report.exitCode !== 0 && report.exitCode !== 1) write(`promptvcr serve exited ${report.exitCode}:\n${report.log}\n`);
   return report;
 }
 
-module.exports = { finish, own };
+module.exports = { finish, own, ownSync };

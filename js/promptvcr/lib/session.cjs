@@ -17,8 +17,9 @@ const CASSETTE_HEADER = "x-promptvcr-cassette";
 const MISS_CODE = "promptvcr_cassette_miss";
 const MISS_NOTE = "(promptvcr prints the fields that differ with this test's failure)";
 
-// `fetch`: the process's own, before wrapping (the admin calls name no cassette).
-const state = { current: null, fetch: null };
+// `fetch`: the process's own, before wrapping (the admin calls name no cassette); `misses`:
+// the whole messages of the running test's misses, as the server answered them.
+const state = { current: null, fetch: null, misses: [] };
 
 function serverURL(env = process.env) {
   const url = env.PROMPTVCR_URL;
@@ -51,7 +52,9 @@ function urlOf(input) {
   return input && typeof input.url === "string" ? input.url : String(input);
 }
 
-async function shortened(response) {
+// A miss's answer: its message kept for the test (takeMisses), and, `shorten`, cut to its
+// first line in what the SDK gets.
+async function missed(response, shorten) {
   let body;
   try {
     body = JSON.parse(await response.clone().text());
@@ -60,6 +63,8 @@ async function shortened(response) {
   }
   const error = body && typeof body.error === "object" && body.error !== null ? body.error : null;
   if (!error || typeof error.message !== "string") return response;
+  state.misses.push(error.message);
+  if (!shorten) return response;
   error.message = `${error.message.split("\n", 1)[0]} ${MISS_NOTE}`;
   const headers = new Headers(response.headers);
   headers.delete("content-length");
@@ -80,7 +85,7 @@ function wrapFetch(scope = globalThis) {
     const headers = new Headers(init && init.headers ? init.headers : input instanceof Request ? input.headers : undefined);
     if (!headers.has(CASSETTE_HEADER)) headers.set(CASSETTE_HEADER, state.current);
     const response = await original(input, { ...init, headers });
-    return response.headers.get("x-promptvcr") === MISS_CODE ? shortened(response) : response;
+    return response.headers.get("x-promptvcr") === MISS_CODE ? missed(response, true) : response;
   }
   promptvcrFetch.promptvcr = true;
   scope.fetch = promptvcrFetch;
@@ -110,17 +115,27 @@ async function begin(testFile, names, options = {}) {
   const { cassette: _ignored, ...rest } = options;
   const started = await admin("start", { cassette, ...rest });
   state.current = started.cassette;
+  state.misses = [];
   return started;
+}
+
+// The whole messages of the running test's misses so far, each given once.
+function takeMisses() {
+  const misses = state.misses;
+  state.misses = [];
+  return misses;
 }
 
 // Stop the running test's cassette; resolves to its report, or rejects with why it failed the
 // test (a miss with the fields that differ, a cassette not written, a response cut short).
-async function end({ passed = true } = {}) {
+// `quiet`: the test's own error already says it (see node-test.cjs).
+async function end({ passed = true, quiet = false } = {}) {
   const cassette = state.current;
   if (!cassette) return null;
   state.current = null;
+  state.misses = [];
   const report = await admin("stop", { cassette, passed });
-  if (!report.ok) {
+  if (!report.ok && !quiet) {
     const error = new Error(describeTest(report));
     error.name = "PromptvcrCassetteError";
     error.stack = `${error.name}: ${error.message}`; // the message is the story; no frames of ours
@@ -161,6 +176,7 @@ module.exports = {
   currentCassette,
   end,
   serverURL,
+  takeMisses,
   useCassette,
   wrapFetch,
 };

@@ -1,0 +1,12 @@
+import { describe, expect, test } from "vitest";
+import calls from "../shared/calls.cjs";
+
+describe("openai", () => {
+  test("chat", async () => expect(await calls.openaiChat("hello openai from vitest")).toMatch(/hello openai from vitest$/));
+  test("stream", async () => expect(await calls.openaiStream("stream from vitest")).toMatch(/stream from vitest$/));
+});
+test("anthropic", async () => expect(await calls.anthropicMessage("hello claude from vitest")).toMatch(/hello claude from vitest$/));
+test("gemini", async () => expect(await calls.gemini("hello gemini from vitest")).toMatch(/hello gemini from vitest$/));
+test("vercel ai sdk", async () => expect(await calls.vercel("vercel from vitest")).toMatch(/vercel from vitest \| .*vercel from vitest streamed$/));
+test("plain fetch", async () => expect(await calls.plainFetch("fetch from vitest")).toMatch(/fetch from vitest$/));
+test("swallowed", async () => expect(await calls.swallowed("swallow from vitest")).toMatch(/swallow from vitest$/));
