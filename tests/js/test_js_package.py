@@ -260,3 +260,19 @@ def test_cassettes_a_javascript_suite_recorded_replay_in_python(project: Path) -
     assert block.text.endswith("hello claude from vitest")
     stored = yaml.safe_load((cassettes / "chat.test" / "openai.chat.yaml").read_text(encoding="utf-8"))
     assert stored["interactions"][0]["request"]["url"] == f"{base}/v1/chat/completions"
+
+
+def test_the_pages_show_the_one_line_set_ups_the_suites_use() -> None:
+    """docs/javascript.md and the package's README show each runner's set-up as tests/js/suite
+    uses it (and _command runs node's)."""
+    used = [
+        "plugins: [promptvcr()]",  # tests/js/suite/vitest.config.mjs
+        '"preset": "promptvcr"',  # tests/js/suite/package.json
+        "node --require promptvcr/node-test --test",
+    ]
+    assert used[0] in (SUITE / "vitest.config.mjs").read_text(encoding="utf-8")
+    assert used[1] in (SUITE / "package.json").read_text(encoding="utf-8")
+    assert " ".join(_command("node", 0)).startswith("node --require promptvcr/node-test --test")
+    for page in (ROOT / "docs" / "javascript.md", PACKAGE / "README.md"):
+        text = page.read_text(encoding="utf-8")
+        assert all(line in text for line in used), page
