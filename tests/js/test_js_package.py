@@ -276,3 +276,16 @@ def test_the_pages_show_the_one_line_set_ups_the_suites_use() -> None:
     for page in (ROOT / "docs" / "javascript.md", PACKAGE / "README.md"):
         text = page.read_text(encoding="utf-8")
         assert all(line in text for line in used), page
+
+
+def test_the_types_check_in_a_strict_typescript_project(project: Path) -> None:
+    """ESM and CommonJS imports, the vitest plugin; a wrong record mode is a type error (the
+    types are not ``any``: ``@ts-expect-error`` fails when no error is found)."""
+    done = subprocess.run(
+        ["node", "node_modules/typescript/bin/tsc", "-p", "tsconfig.json"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
