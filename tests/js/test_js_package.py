@@ -41,10 +41,11 @@ KEYS = {
 
 #: What each runner's suite holds: the cassette of each test, and the runner's command line
 #: (each with the reporter its output is read with, never one set in a config file).
+_EVERY_RUNNER = ["anthropic", "openai.chat", "openai.stream", "swallowed", "vercel-ai-sdk"]
 CASSETTES = {
-    "vitest": ["anthropic", "gemini", "openai.chat", "openai.stream", "plain-fetch", "swallowed", "vercel-ai-sdk"],
-    "jest": ["anthropic", "gemini", "openai.chat", "openai.stream", "swallowed", "vercel-ai-sdk"],
-    "node": ["anthropic", "openai.chat", "openai.stream", "swallowed", "vercel-ai-sdk"],
+    "vitest": sorted([*_EVERY_RUNNER, "gemini", "plain-fetch"]),
+    "jest": sorted([*_EVERY_RUNNER, "gemini"]),
+    "node": _EVERY_RUNNER,
 }
 SUITE_FILES = {
     "vitest": "suite-vitest/chat.test.mjs",
@@ -123,7 +124,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copy(deps / "package-lock.json", root / "package-lock.json")
     # hard links: a second of copying instead of an install; npm rewrites its own lock file,
     # so that one is a copy of its own, and nothing else in the shared folder is written.
-    linked = subprocess.run(["cp", "-al", str(deps / "node_modules"), str(root / "node_modules")], check=False)
+    modules = root / "node_modules"
+    linked = subprocess.run(["cp", "-al", str(deps / "node_modules"), str(modules)], check=False)
     if linked.returncode != 0:
         shutil.copytree(deps / "node_modules", root / "node_modules", symlinks=True, dirs_exist_ok=True)
     inner_lock = root / "node_modules" / ".package-lock.json"
@@ -151,9 +153,8 @@ def _environment(**extra: str) -> dict[str, str]:
 
 
 def _run(project: Path, runner: str, run: int, **env: str) -> tuple[int, str]:
-    done = subprocess.run(
-        _command(runner, run), cwd=project, env=_environment(**env), capture_output=True, text=True, timeout=240
-    )
+    command, environment = _command(runner, run), _environment(**env)
+    done = subprocess.run(command, cwd=project, env=environment, capture_output=True, text=True, timeout=240)
     return done.returncode, done.stdout + done.stderr
 
 
@@ -198,12 +199,13 @@ def test_a_suite_records_then_replays_without_provider_or_key_and_a_changed_prom
     assert recorded == len(CASSETTES[runner]) + 1
     for path in cassettes.iterdir():
         assert "jstest" not in path.read_text(encoding="utf-8"), path  # no key on disk
-    assert f"promptvcr (record): {recorded} requests in {len(CASSETTES[runner])} cassettes: {recorded} recorded" in output
+    count = len(CASSETTES[runner])
+    assert f"promptvcr (record): {recorded} requests in {count} cassettes: {recorded} recorded" in output
 
     # the provider is gone, and no key nor base URL is in the environment
     code, output = _run(project, runner, 1, PROMPTVCR_USAGE_RECORD=".promptvcr/usage.json")
     assert code == 0, output
-    assert f"{recorded} requests in {len(CASSETTES[runner])} cassettes: {recorded} replayed" in output
+    assert f"{recorded} requests in {count} cassettes: {recorded} replayed" in output
     assert "tokens not spent: replaying saved" in output
     record = json.loads((project / ".promptvcr" / "usage.json").read_text(encoding="utf-8"))
     assert record["incomplete"] == []
