@@ -27,6 +27,7 @@ import filelock
 import pytest
 import yaml
 from fake_provider import FakeProvider
+from realtime_server import RealtimeServer
 
 import promptvcr
 
@@ -43,7 +44,7 @@ KEYS = {
 #: (each with the reporter its output is read with, never one set in a config file).
 _EVERY_RUNNER = ["anthropic", "openai.chat", "openai.stream", "swallowed", "vercel-ai-sdk"]
 CASSETTES = {
-    "vitest": sorted([*_EVERY_RUNNER, "gemini", "plain-fetch"]),
+    "vitest": sorted([*_EVERY_RUNNER, "gemini", "plain-fetch", "realtime"]),
     "jest": sorted([*_EVERY_RUNNER, "gemini"]),
     "node": _EVERY_RUNNER,
 }
@@ -181,22 +182,24 @@ def test_a_suite_records_then_replays_without_provider_or_key_and_a_changed_prom
     project: Path, runner: str
 ) -> None:
     cassettes = project / Path(SUITE_FILES[runner]).parent / "cassettes" / "chat.test"
-    with FakeProvider() as fake:
+    with FakeProvider() as fake, RealtimeServer() as live:
         code, output = _run(
             project,
             runner,
             0,
             PROMPTVCR_RECORD_MODE="record",
+            PROMPTVCR_UPSTREAMS=f"rt={live.url.replace('ws://', 'http://')}",
             OPENAI_BASE_URL=f"{fake.base_url}/v1",
             ANTHROPIC_BASE_URL=fake.base_url,
             GOOGLE_GEMINI_BASE_URL=fake.base_url,
             **KEYS,
         )
         assert code == 0, output
-        recorded = len(fake.requests)
+        recorded = len(fake.requests) + len(live.paths)
     # one cassette per test, named after it; the Vercel AI SDK's test made two requests
     assert sorted(p.stem for p in cassettes.iterdir()) == CASSETTES[runner]
     assert recorded == len(CASSETTES[runner]) + 1
+    assert len(live.paths) == (runner == "vitest")  # vitest's suite has the realtime session
     for path in cassettes.iterdir():
         assert "jstest" not in path.read_text(encoding="utf-8"), path  # no key on disk
     count = len(CASSETTES[runner])

@@ -40,9 +40,23 @@ function baseURLOf(serverURL, provider) {
 // recording goes where the suite would have gone without promptvcr (a gateway, a local model,
 // a fake provider). A URL ending in the path the SDK expects loses it (the SDK adds it again
 // through the server); one that does not keeps it, and the SDK is pointed at the bare name.
+//
+// $PROMPTVCR_UPSTREAMS adds upstreams of your own, `NAME=URL` separated by spaces or commas
+// (a gateway, a realtime server), reached at `baseURL(NAME)`.
 function upstreamsFrom(env) {
   const upstreams = {};
   const paths = {};
+  for (const pair of (env.PROMPTVCR_UPSTREAMS || "").split(/[\s,]+/).filter(Boolean)) {
+    const [name, ...rest] = pair.split("=");
+    const url = rest.join("=");
+    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name) || !/^https?:\/\//.test(url)) {
+      throw new Error(
+        `promptvcr: PROMPTVCR_UPSTREAMS has ${JSON.stringify(pair)}; give NAME=URL pairs, e.g. ` +
+          "PROMPTVCR_UPSTREAMS=\"gateway=http://127.0.0.1:4000 realtime=https://realtime.example\"",
+      );
+    }
+    upstreams[name] = url.replace(/\/+$/, "");
+  }
   for (const row of PROVIDERS) {
     const given = env[row.variable];
     if (!given || !/^https?:\/\//.test(given)) continue;

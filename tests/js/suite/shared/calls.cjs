@@ -7,7 +7,8 @@ const Anthropic = require("@anthropic-ai/sdk");
 const { GoogleGenAI } = require("@google/genai");
 const { generateText, streamText } = require("ai");
 const { createOpenAI } = require("@ai-sdk/openai");
-const { baseURL } = require("promptvcr");
+const WebSocket = require("ws");
+const { baseURL, cassetteHeaders } = require("promptvcr");
 
 const openai = new OpenAI({ maxRetries: 0 });
 const anthropic = new Anthropic({ maxRetries: 0 });
@@ -72,4 +73,36 @@ async function swallowed(prompt) {
   }
 }
 
-module.exports = { anthropicMessage, gemini, openaiChat, openaiStream, plainFetch, swallowed, vercel };
+// A realtime session over a websocket (the `ws` package; openai's own realtime client forces
+// wss://, which `promptvcr serve`, plain HTTP on loopback, does not speak): an upstream of the
+// suite's own, `rt` (PROMPTVCR_UPSTREAMS while recording), and the cassette's header given to
+// the socket, as it does not go through `fetch`. The event types the server sent, up to
+// `response.done`.
+async function realtime(instructions) {
+  const url = `${baseURL("rt").replace(/^http/, "ws")}/v1/realtime?model=gpt-realtime`;
+  const headers = { ...cassetteHeaders(), authorization: `Bearer ${process.env.OPENAI_API_KEY}` };
+  const socket = new WebSocket(url, { headers });
+  const send = (event) => socket.send(JSON.stringify(event));
+  const seen = [];
+  await new Promise((resolve, reject) => {
+    socket.on("open", () => {
+      send({ type: "session.update", session: { type: "realtime", instructions } });
+      send({ type: "input_audio_buffer.append", audio: "AAAA".repeat(64) });
+      send({ type: "input_audio_buffer.commit" });
+      send({ type: "response.create" });
+    });
+    socket.on("message", (data) => {
+      const event = JSON.parse(String(data));
+      seen.push(event.type);
+      if (event.type === "response.done") {
+        socket.close();
+        resolve();
+      }
+    });
+    socket.on("error", reject);
+    socket.on("close", (code, reason) => reject(new Error(`closed ${code}: ${reason}`)));
+  });
+  return seen;
+}
+
+module.exports = { anthropicMessage, gemini, openaiChat, openaiStream, plainFetch, realtime, swallowed, vercel };

@@ -10,3 +10,8 @@ test("gemini", async () => expect(await calls.gemini("hello gemini from vitest")
 test("vercel ai sdk", async () => expect(await calls.vercel("vercel from vitest")).toMatch(/vercel from vitest \| .*vercel from vitest streamed$/));
 test("plain fetch", async () => expect(await calls.plainFetch("fetch from vitest")).toMatch(/fetch from vitest$/));
 test("swallowed", async () => expect(await calls.swallowed("swallow from vitest")).toMatch(/swallow from vitest$/));
+test("realtime", async () => {
+  const seen = await calls.realtime("Be brief.");
+  expect(seen[0]).toBe("session.created");
+  expect(seen.at(-1)).toBe("response.done");
+});
