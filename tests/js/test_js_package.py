@@ -235,9 +235,10 @@ def test_cassettes_a_javascript_suite_recorded_replay_in_python(project: Path) -
     import openai
 
     cassettes = project / "suite-python"
-    with FakeProvider() as fake:
+    with FakeProvider() as fake, RealtimeServer() as live:
         env = {
             "PROMPTVCR_RECORD_MODE": "record",
+            "PROMPTVCR_UPSTREAMS": f"rt={live.url.replace('ws://', 'http://')}",
             "PROMPTVCR_CASSETTE_DIR": str(cassettes),
             "OPENAI_BASE_URL": f"{fake.base_url}/v1",
             "ANTHROPIC_BASE_URL": fake.base_url,

@@ -13,7 +13,7 @@ const DIGEST_LENGTH = 10;
 // `describe > test` turned into a file name: each run of unsafe characters becomes `-`; a name
 // over the cap keeps a digest of the whole, so two long names sharing a prefix stay two files.
 function cassetteFileName(names) {
-  const full = names.filter(Boolean).join(".");
+  const full = names.join("."); // as pytest's: an empty name too (a digest of the whole depends on it)
   let name = full.replace(UNSAFE, "-").replace(/^[.-]+|[.-]+$/g, "") || "test";
   if (name.length > MAX_NAME_LENGTH) {
     const digest = crypto.createHash("sha256").update(full, "utf8").digest("hex").slice(0, DIGEST_LENGTH);
