@@ -18,9 +18,11 @@ redaction, secret refusal, faults and timing are the in-process ones.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,8 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}$")
 #: The request header naming the cassette of a request.
 CASSETTE_HEADER = "x-promptvcr-cassette"
 _SUFFIXES = (".yaml", ".yml", ".json")
+#: Longest a stop waits for the recordings under way in its cassette (the default ``--grace``).
+SETTLE_SECONDS = 5.0
 
 
 def is_folder(path: str | Path) -> bool:
@@ -169,17 +173,32 @@ class Shelf:
             self._by_start.add(path)
         return cassette, previous
 
+    def _started_path(self, given: str | None) -> Path:
+        if given is not None:
+            return self.resolve(given)
+        with self._lock:
+            paths = [path for path in self._by_start if path in self._started]
+        if len(paths) != 1:
+            raise ValueError(f"{len(paths)} cassettes are started: name the one to stop")
+        return paths[0]
+
+    async def settle(self, given: str | None, timeout: float = SETTLE_SECONDS) -> None:
+        """Wait, at most ``timeout`` seconds, for the recordings under way in a started cassette
+        to end: a test stops its cassette as soon as its client is done, when a websocket
+        session it closed is still closing upstream (it is written once both sides closed) or
+        an answer it stopped reading is still arriving (the cassette keeps it whole). Stopped
+        before, they would be cut short, or land after the stop's report."""
+        path = self._started_path(given)
+        with self._lock:
+            cassette = self._started.get(path)
+        deadline = time.monotonic() + timeout
+        while cassette is not None and cassette.recording and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+
     def stop(self, given: str | None, *, passed: bool = True) -> dict[str, Any]:
         """Stop a started cassette (``None``: the one started), writing it; its report.
         ``passed``: whether the test that used it passed (a failed one may need all of it)."""
-        if given is None:
-            with self._lock:
-                paths = [path for path in self._by_start if path in self._started]
-            if len(paths) != 1:
-                raise ValueError(f"{len(paths)} cassettes are started: name the one to stop")
-            path = paths[0]
-        else:
-            path = self.resolve(given)
+        path = self._started_path(given)
         entry = self._stop_path(path, passed=passed)
         if entry is None:
             raise LookupError(f"cassette {path} is not started")
