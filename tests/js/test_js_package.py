@@ -44,7 +44,7 @@ KEYS = {
 #: (each with the reporter its output is read with, never one set in a config file).
 _EVERY_RUNNER = ["anthropic", "openai.chat", "openai.stream", "swallowed", "vercel-ai-sdk"]
 CASSETTES = {
-    "vitest": sorted([*_EVERY_RUNNER, "gemini", "plain-fetch", "realtime"]),
+    "vitest": sorted([*_EVERY_RUNNER, "a-shared-cassette", "gemini", "plain-fetch", "realtime"]),
     "jest": sorted([*_EVERY_RUNNER, "gemini"]),
     "node": _EVERY_RUNNER,
 }
@@ -198,11 +198,16 @@ def test_a_suite_records_then_replays_without_provider_or_key_and_a_changed_prom
         recorded = len(fake.requests) + len(live.paths)
     # one cassette per test, named after it; the Vercel AI SDK's test made two requests
     assert sorted(p.stem for p in cassettes.iterdir()) == CASSETTES[runner]
-    assert recorded == len(CASSETTES[runner]) + 1
+    assert recorded == len(CASSETTES[runner]) + 1 + (runner == "vitest")  # and the shared cassette's
+    if runner == "vitest":  # useCassette's, at the path it named; the test's own has the request after
+        shared = yaml.safe_load((cassettes.parent / "shared.yaml").read_text(encoding="utf-8"))
+        assert "shared greeting" in json.dumps(shared)
+        own = yaml.safe_load((cassettes / "a-shared-cassette.yaml").read_text(encoding="utf-8"))
+        assert "after the shared one" in json.dumps(own) and "shared greeting" not in json.dumps(own)
     assert len(live.paths) == (runner == "vitest")  # vitest's suite has the realtime session
     for path in cassettes.iterdir():
         assert "jstest" not in path.read_text(encoding="utf-8"), path  # no key on disk
-    count = len(CASSETTES[runner])
+    count = len(CASSETTES[runner]) + (runner == "vitest")  # and the shared one
     assert f"promptvcr (record): {recorded} requests in {count} cassettes: {recorded} recorded" in output
 
     # the provider is gone, and no key nor base URL is in the environment
@@ -212,7 +217,8 @@ def test_a_suite_records_then_replays_without_provider_or_key_and_a_changed_prom
     assert "tokens not spent: replaying saved" in output
     record = json.loads((project / ".promptvcr" / "usage.json").read_text(encoding="utf-8"))
     assert record["incomplete"] == []
-    assert {Path(p).stem for p in record["cassettes"]} == set(CASSETTES[runner])
+    shared = {"shared"} if runner == "vitest" else set()  # useCassette's own
+    assert {Path(p).stem for p in record["cassettes"]} == set(CASSETTES[runner]) | shared
 
     # a changed prompt fails its test; one the code swallows fails its test too; the others pass
     source = (project / SUITE_FILES[runner]).read_text(encoding="utf-8")

@@ -9,6 +9,7 @@
 // fields that differ: once, whether the code under test raised the SDK's error, swallowed it,
 // or failed for another reason.
 
+const path = require("node:path");
 const { baseURLOf } = require("./providers.cjs");
 const { cassettePath } = require("./naming.cjs");
 const { describeTest } = require("./report.cjs");
@@ -144,10 +145,15 @@ async function end({ passed = true, quiet = false } = {}) {
   return report;
 }
 
-// Run `body` with its own cassette, outside any runner's set-up: `useCassette("path", fn)`.
+// Run `body` with the cassette at `cassette` (relative to the working directory): outside any
+// runner's set-up, or inside a test that wants another cassette than its own, whose cassette
+// is the running one again afterwards.
 async function useCassette(cassette, body, options = {}) {
   wrapFetch();
-  await begin("", [], { ...options, cassette });
+  const outer = { current: state.current, misses: state.misses };
+  const started = await admin("start", { ...options, cassette: path.resolve(cassette) });
+  state.current = started.cassette;
+  state.misses = [];
   let failure = null;
   try {
     await body(cassetteHeaders());
@@ -159,6 +165,9 @@ async function useCassette(cassette, body, options = {}) {
   } catch (error) {
     if (failure === null) throw error;
     failure.message += `\n${error.message}`;
+  } finally {
+    state.current = outer.current;
+    state.misses = outer.misses;
   }
   if (failure !== null) throw failure;
 }

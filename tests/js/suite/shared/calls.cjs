@@ -94,13 +94,13 @@ async function realtime(instructions) {
     socket.on("message", (data) => {
       const event = JSON.parse(String(data));
       seen.push(event.type);
-      if (event.type === "response.done") {
-        socket.close();
-        resolve();
-      }
+      if (event.type === "response.done") socket.close();
     });
     socket.on("error", reject);
-    socket.on("close", (code, reason) => reject(new Error(`closed ${code}: ${reason}`)));
+    socket.on("close", (code, reason) => {
+      if (seen.at(-1) === "response.done") resolve();
+      else reject(new Error(`closed ${code}: ${reason}`));
+    });
   });
   return seen;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import calls from "../shared/calls.cjs";
+import { useCassette } from "promptvcr";
 
 describe("openai", () => {
   test("chat", async () => expect(await calls.openaiChat("hello openai from vitest")).toMatch(/hello openai from vitest$/));
@@ -14,4 +15,10 @@ test("realtime", async () => {
   const seen = await calls.realtime("Be brief.");
   expect(seen[0]).toBe("session.created");
   expect(seen.at(-1)).toBe("response.done");
+});
+test("a shared cassette", async () => {
+  await useCassette("suite-vitest/cassettes/shared.yaml", async () => {
+    expect(await calls.openaiChat("shared greeting")).toMatch(/shared greeting$/);
+  });
+  expect(await calls.openaiChat("after the shared one")).toMatch(/after the shared one$/); // its own again
 });
