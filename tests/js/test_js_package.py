@@ -225,7 +225,7 @@ def test_a_suite_records_then_replays_without_provider_or_key_and_a_changed_prom
     try:
         _changed(project, runner, f"hello claude from {runner}", f"hello claude from {runner}, changed")
         _changed(project, runner, f"swallow from {runner}", f"swallow from {runner}, changed")
-        code, output = _run(project, runner, 2)
+        code, output = _run(project, runner, 2, PROMPTVCR_USAGE_RECORD=".promptvcr/failed.json")
     finally:
         (project / SUITE_FILES[runner]).write_text(source, encoding="utf-8")
     assert code != 0, output
@@ -234,6 +234,9 @@ def test_a_suite_records_then_replays_without_provider_or_key_and_a_changed_prom
         diff = f'messages[0].content: "{prompt}" -> "{prompt}, changed"'
         assert output.count(diff) == 1, output
     assert "2 requests missed" in output
+    # the test whose own code failed told serve so (its usage may need all of its cassette)
+    failed = json.loads((project / ".promptvcr" / "failed.json").read_text(encoding="utf-8"))
+    assert "1 test(s) failed (their stop said passed: false)" in failed["incomplete"], failed["incomplete"]
 
 
 def test_cassettes_a_javascript_suite_recorded_replay_in_python(project: Path) -> None:

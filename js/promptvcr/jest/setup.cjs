@@ -2,17 +2,13 @@
 // jest's setupFilesAfterEnv: each test starts its own cassette, named after its file and its
 // full name, and its stop fails the test that missed, with the fields that differ.
 const session = require("../lib/session.cjs");
+const { runningTest } = require("./compat.cjs");
 
 session.wrapFetch();
 
 // jest-circus keeps the running test, with the errors it raised so far, in its state; a hook
-// reads it to tell serve's usage record whether the test failed.
-// Its describe blocks too, so a test's cassette is named as under vitest (`block.test`).
-function runningTest() {
-  const symbol = Object.getOwnPropertySymbols(globalThis).find((s) => s.description === "JEST_STATE_SYMBOL");
-  return (symbol && globalThis[symbol] && globalThis[symbol].currentlyRunningTest) || null;
-}
-
+// reads it to tell serve's usage record whether the test failed, and to name its cassette by
+// its describe blocks too, as under vitest (`block.test`).
 function testFailed() {
   const running = runningTest();
   return Boolean(running && running.errors && running.errors.length);
