@@ -20,7 +20,9 @@ const MISS_NOTE = "(promptvcr prints the fields that differ with this test's fai
 
 // `fetch`: the process's own, before wrapping (the admin calls name no cassette); `misses`:
 // the whole messages of the running test's misses, as the server answered them.
-const state = { current: null, fetch: null, misses: [] };
+// `outer`: the cassettes of the tests around the running one (node's subtests, `t.test()`),
+// each the running one again when its inner test ends.
+const state = { current: null, fetch: null, misses: [], outer: [] };
 
 function serverURL(env = process.env) {
   const url = env.PROMPTVCR_URL;
@@ -115,6 +117,7 @@ async function begin(testFile, names, options = {}) {
   const cassette = options.cassette || cassettePath(testFile, names);
   const { cassette: _ignored, ...rest } = options;
   const started = await admin("start", { cassette, ...rest });
+  if (state.current) state.outer.push({ current: state.current, misses: state.misses });
   state.current = started.cassette;
   state.misses = [];
   return started;
@@ -133,8 +136,9 @@ function takeMisses() {
 async function end({ passed = true, quiet = false } = {}) {
   const cassette = state.current;
   if (!cassette) return null;
-  state.current = null;
-  state.misses = [];
+  const outer = state.outer.pop() || { current: null, misses: [] };
+  state.current = outer.current;
+  state.misses = outer.misses;
   const report = await admin("stop", { cassette, passed });
   if (!report.ok && !quiet) {
     const error = new Error(describeTest(report));
@@ -150,10 +154,7 @@ async function end({ passed = true, quiet = false } = {}) {
 // is the running one again afterwards.
 async function useCassette(cassette, body, options = {}) {
   wrapFetch();
-  const outer = { current: state.current, misses: state.misses };
-  const started = await admin("start", { ...options, cassette: path.resolve(cassette) });
-  state.current = started.cassette;
-  state.misses = [];
+  await begin("", [], { ...options, cassette: path.resolve(cassette) });
   let failure = null;
   try {
     await body(cassetteHeaders());
@@ -165,9 +166,6 @@ async function useCassette(cassette, body, options = {}) {
   } catch (error) {
     if (failure === null) throw error;
     failure.message += `\n${error.message}`;
-  } finally {
-    state.current = outer.current;
-    state.misses = outer.misses;
   }
   if (failure !== null) throw failure;
 }
