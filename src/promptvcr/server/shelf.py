@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import usage
+from ..cassettes.models import Request
+from ..credentials.byname import redact_query_values
 from ..errors import CassetteError, CassetteMiss
 from .served import ServedCassette
 
@@ -44,6 +46,12 @@ SETTLE_SECONDS = 5.0
 
 def is_folder(path: str | Path) -> bool:
     return Path(path).is_dir() or str(path).endswith(("/", "\\"))
+
+
+def _shown(request: Request) -> str:
+    """``METHOD URL`` with the values of credential query parameters (``?key=``) replaced: the
+    report is printed to logs (the server's stderr, a suite's end-of-run report)."""
+    return f"{request.method} {redact_query_values(request.url)}"
 
 
 def report_entry(cassette: ServedCassette) -> dict[str, Any]:
@@ -63,11 +71,11 @@ def report_entry(cassette: ServedCassette) -> dict[str, Any]:
         "mode": cassette.record_mode.value,
         "outcomes": outcomes,
         "played": len(cassette.played),
-        "missed": [f"{r.method} {r.url}" for r in cassette.missed],
-        "misses": [{"request": f"{r.method} {r.url}", "message": m} for r, m in cassette.miss_messages],
-        "unused": [f"{i.request.method} {i.request.url}" for i in cassette.unplayed],
+        "missed": [_shown(r) for r in cassette.missed],
+        "misses": [{"request": _shown(r), "message": m} for r, m in cassette.miss_messages],
+        "unused": [_shown(i.request) for i in cassette.unplayed],
         "drift": [drift.to_data() for drift in cassette.drift],
-        "cut_short": [f"{r.method} {r.url}" for r in cassette.cut_short],
+        "cut_short": [_shown(r) for r in cassette.cut_short],
         "errors": list(cassette.errors),
         "tokens": {outcome: {"input": t.input, "output": t.output} for outcome, t in tokens.items()},
     }
