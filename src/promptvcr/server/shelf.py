@@ -33,7 +33,7 @@ from ..credentials.byname import redact_query_values
 from ..errors import CassetteError, CassetteMiss
 from .served import ServedCassette
 
-__all__ = ["CASSETTE_HEADER", "NAME_PATTERN", "Shelf", "is_folder", "report_entry"]
+__all__ = ["CASSETTE_HEADER", "NAME_PATTERN", "Shelf", "is_folder", "report_entry", "shown_request"]
 
 #: A folder cassette's name: one path segment of letters, digits, ``-``, ``_`` and ``.``.
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}$")
@@ -48,7 +48,7 @@ def is_folder(path: str | Path) -> bool:
     return Path(path).is_dir() or str(path).endswith(("/", "\\"))
 
 
-def _shown(request: Request) -> str:
+def shown_request(request: Request) -> str:
     """``METHOD URL`` with the values of credential query parameters (``?key=``) replaced: the
     report is printed to logs (the server's stderr, a suite's end-of-run report)."""
     return f"{request.method} {redact_query_values(request.url)}"
@@ -71,11 +71,11 @@ def report_entry(cassette: ServedCassette) -> dict[str, Any]:
         "mode": cassette.record_mode.value,
         "outcomes": outcomes,
         "played": len(cassette.played),
-        "missed": [_shown(r) for r in cassette.missed],
-        "misses": [{"request": _shown(r), "message": m} for r, m in cassette.miss_messages],
-        "unused": [_shown(i.request) for i in cassette.unplayed],
+        "missed": [shown_request(r) for r in cassette.missed],
+        "misses": [{"request": shown_request(r), "message": m} for r, m in cassette.miss_messages],
+        "unused": [shown_request(i.request) for i in cassette.unplayed],
         "drift": [drift.to_data() for drift in cassette.drift],
-        "cut_short": [_shown(r) for r in cassette.cut_short],
+        "cut_short": [shown_request(r) for r in cassette.cut_short],
         "errors": list(cassette.errors),
         "tokens": {outcome: {"input": t.input, "output": t.output} for outcome, t in tokens.items()},
     }
