@@ -29,7 +29,7 @@ function serverURL(env = process.env) {
   if (!url) {
     throw new Error(
       "promptvcr: no server for this test process ($PROMPTVCR_URL is unset). Add the runner's set-up " +
-        "(vitest: plugins: [promptvcr()]; jest: preset: \"promptvcr\"; node --test: --import promptvcr/node-test)," +
+        "(vitest: plugins: [promptvcr()]; jest: preset: \"promptvcr\"; node --test: --require promptvcr/node-test)," +
         " or start `promptvcr serve` yourself and set PROMPTVCR_URL to its URL.",
     );
   }
