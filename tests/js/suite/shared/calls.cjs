@@ -39,6 +39,29 @@ async function anthropicMessage(prompt) {
   return message.content[0].text;
 }
 
+async function anthropicStream(prompt) {
+  const stream = anthropic.messages.stream({
+    model: "claude-sonnet-4-5",
+    max_tokens: 64,
+    messages: [{ role: "user", content: prompt }],
+  });
+  const pieces = [];
+  stream.on("text", (text) => pieces.push(text));
+  await stream.finalMessage();
+  if (pieces.length < 3) throw new Error(`a stream of ${pieces.length} text events`);
+  return pieces.join("");
+}
+
+async function geminiStream(prompt) {
+  const ai = new GoogleGenAI({ apiKey: process.env.GEMINI_API_KEY, httpOptions: { baseUrl: baseURL("gemini") } });
+  const pieces = [];
+  for await (const chunk of await ai.models.generateContentStream({ model: "gemini-2.0-flash", contents: prompt })) {
+    pieces.push(chunk.text ?? "");
+  }
+  if (pieces.length < 2) throw new Error(`a stream of ${pieces.length} chunks`);
+  return pieces.join("");
+}
+
 // @google/genai takes no base URL from the environment: promptvcr's baseURL helper gives it.
 async function gemini(prompt) {
   const ai = new GoogleGenAI({ apiKey: process.env.GEMINI_API_KEY, httpOptions: { baseUrl: baseURL("gemini") } });
@@ -105,4 +128,4 @@ async function realtime(instructions) {
   return seen;
 }
 
-module.exports = { anthropicMessage, gemini, openaiChat, openaiStream, plainFetch, realtime, swallowed, vercel };
+module.exports = { anthropicMessage, anthropicStream, gemini, geminiStream, openaiChat, openaiStream, plainFetch, realtime, swallowed, vercel };

@@ -7,6 +7,8 @@ describe("openai", () => {
   test("stream", async () => expect(await calls.openaiStream("stream from vitest")).toMatch(/stream from vitest$/));
 });
 test("anthropic", async () => expect(await calls.anthropicMessage("hello claude from vitest")).toMatch(/hello claude from vitest$/));
+test("anthropic stream", async () => expect(await calls.anthropicStream("stream claude from vitest")).toMatch(/stream claude from vitest$/));
+test("gemini stream", async () => expect(await calls.geminiStream("stream gemini from vitest")).toMatch(/stream gemini from vitest$/));
 test("gemini", async () => expect(await calls.gemini("hello gemini from vitest")).toMatch(/hello gemini from vitest$/));
 test("vercel ai sdk", async () => expect(await calls.vercel("vercel from vitest")).toMatch(/vercel from vitest \| .*vercel from vitest streamed$/));
 test("plain fetch", async () => expect(await calls.plainFetch("fetch from vitest")).toMatch(/fetch from vitest$/));
