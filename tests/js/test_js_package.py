@@ -86,24 +86,22 @@ def _npm(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def _dependencies() -> Path:
-    """A ``node_modules`` of the suite's pinned devDependencies, installed once per machine (a
-    folder keyed by their versions, under a file lock): each session copies it by hard links."""
-    manifest = json.loads((SUITE / "package.json").read_text(encoding="utf-8"))
-    pins = json.dumps(manifest["devDependencies"], sort_keys=True)
-    key = hashlib.sha256(pins.encode()).hexdigest()[:16]
+    """A ``node_modules`` of the suite's devDependencies as its lock file pins them (exact
+    versions, transitive ones too: ``npm ci``), installed once per machine (a folder keyed by
+    the lock, under a file lock): each session copies it by hard links."""
+    lock = (SUITE / "package-lock.json").read_bytes()
+    key = hashlib.sha256(lock + (SUITE / "package.json").read_bytes()).hexdigest()[:16]
     root = Path(tempfile.gettempdir()) / f"promptvcr-npm-js-{key}"
     root.mkdir(parents=True, exist_ok=True)
     with filelock.FileLock(str(root / ".lock"), timeout=900):
         if not (root / "installed").exists():
-            (root / "package.json").write_text(
-                json.dumps({"name": "deps", "private": True, "devDependencies": json.loads(pins)}),
-                encoding="utf-8",
-            )
-            done = _npm(["install"], root)
+            shutil.copy(SUITE / "package.json", root / "package.json")
+            shutil.copy(SUITE / "package-lock.json", root / "package-lock.json")
+            done = _npm(["ci"], root)
             if done.returncode != 0:  # as tests/server/serve_clients.py: no registry, no npm SDKs
                 why = done.stderr[-500:]
                 pytest.skip(f"npm could not install the suite's dependencies (no registry?): {why}")
-            (root / "installed").write_text(pins, encoding="utf-8")
+            (root / "installed").write_text(key, encoding="utf-8")
     return root
 
 
