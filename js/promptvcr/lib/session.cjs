@@ -78,7 +78,7 @@ async function missed(response, shorten) {
 // Wrap the process's fetch once: requests to the server carry the running test's cassette.
 // SDKs that keep a reference to `fetch` take it when they are constructed, after this ran.
 function wrapFetch(scope = globalThis) {
-  if (scope.fetch && scope.fetch.promptvcr) return;
+  if (typeof scope.fetch !== "function" || scope.fetch.promptvcr) return; // none (jsdom): see admin
   const original = scope.fetch;
   state.fetch = state.fetch || original;
   const server = serverURL();
@@ -95,7 +95,14 @@ function wrapFetch(scope = globalThis) {
 }
 
 async function admin(action, body) {
-  const answer = await (state.fetch || fetch)(`${serverURL()}/_promptvcr/${action}`, {
+  const send = state.fetch || globalThis.fetch;
+  if (typeof send !== "function") {
+    throw new Error(
+      "promptvcr: this test environment has no fetch (jest's jsdom environment?), which the npm SDKs " +
+        "and promptvcr need: run LLM tests in the node environment (`@jest-environment node` in the file's docblock).",
+    );
+  }
+  const answer = await send(`${serverURL()}/_promptvcr/${action}`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify(body),
