@@ -10,7 +10,24 @@ const { startServer, startServerSync } = require("./server.cjs");
 // runs of the whole suite only: the server cannot tell that the runner ran one file).
 async function own({ usageRecord = process.env.PROMPTVCR_USAGE_RECORD } = {}) {
   if (process.env.PROMPTVCR_URL) return null;
-  const server = await startServer({ env: process.env, usageRecord });
+  return adopted(await startServer({ env: process.env, usageRecord }));
+}
+
+// A process that ends without stopping its server (process.exit, a runner's forced exit) sends
+// it SIGTERM, on which it writes what it recorded and exits: no server outlives its run.
+const owned = new Set();
+process.on("exit", () => {
+  for (const server of owned) {
+    try {
+      process.kill(server.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+  }
+});
+
+function adopted(server) {
+  owned.add(server);
   Object.assign(process.env, server.environment);
   return server;
 }
@@ -18,13 +35,12 @@ async function own({ usageRecord = process.env.PROMPTVCR_USAGE_RECORD } = {}) {
 // The same, blocking (node's `--require`, where nothing waits for a promise).
 function ownSync({ usageRecord = process.env.PROMPTVCR_USAGE_RECORD } = {}) {
   if (process.env.PROMPTVCR_URL) return null;
-  const server = startServerSync({ env: process.env, usageRecord });
-  Object.assign(process.env, server.environment);
-  return server;
+  return adopted(startServerSync({ env: process.env, usageRecord }));
 }
 
 async function finish(server, { failed = false, write = (text) => process.stderr.write(text) } = {}) {
   if (!server) return null;
+  owned.delete(server);
   for (const name of Object.keys(server.environment)) delete process.env[name];
   const report = await server.stop({ failed });
   write(`\n${report.text}\n`);
