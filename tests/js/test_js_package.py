@@ -310,3 +310,10 @@ def test_the_types_check_in_a_strict_typescript_project(project: Path) -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_versions_page_names_the_versions_the_suite_pins() -> None:
+    page = (ROOT / "docs" / "versions.md").read_text(encoding="utf-8")
+    pins = json.loads((SUITE / "package.json").read_text(encoding="utf-8"))["devDependencies"]
+    missing = [f"{name} {version}" for name, version in pins.items() if f"{name} {version}" not in page]
+    assert not missing, f"docs/versions.md does not name {missing}"
