@@ -87,7 +87,7 @@ def lock(session: nox.Session) -> None:
     (the examples too). A red run leaves the new file for you to read, not to commit."""
     session.install("-e", ".[test,dev]")
     frozen = session.run("python", "-m", "pip", "freeze", "--exclude-editable", silent=True)
-    pins = sorted(line for line in str(frozen).splitlines() if line and not line.startswith("#"))
+    pins = [line for line in str(frozen).splitlines() if line and not line.startswith("#")]
     with open(LOCK, "w", encoding="utf-8") as out:
         out.write(LOCK_HEADER + "".join(f"{pin}\n" for pin in pins))
     # The websockets 17 test installs its own release beside the lock (others cap it below 17).

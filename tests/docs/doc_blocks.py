@@ -24,8 +24,8 @@ KINDS = {
     "toml": "parsed: must be valid TOML (a file when it has a title)",
     "json": "parsed: must be valid JSON (a file when it has a title)",
     "ini": "a file when it has a title (pytest.ini, tox.ini, setup.cfg)",
-    "javascript": "shown, not run: no Node.js in the test suite",
-    "typescript": "shown, not run: no Node.js in the test suite",
+    "javascript": "shown, not run (tests/js runs the npm package's suites)",
+    "typescript": "shown, not run (tests/js runs the npm package's suites)",
     "go": "shown, not run: no Go toolchain in the test suite",
 }
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`\n]*)$")

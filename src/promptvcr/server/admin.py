@@ -140,7 +140,9 @@ def add_admin_routes(
             passed = data.get("passed", True)
             if not isinstance(passed, bool):
                 raise ValueError(f"passed: {passed!r} is not true or false")
-            entry = shelf.stop(given if isinstance(given, str) else None, passed=passed)
+            named = given if isinstance(given, str) else None
+            await shelf.settle(named)  # what its test's clients left under way, written first
+            entry = shelf.stop(named, passed=passed)
         except ValueError as error:
             return _bad(str(error))
         except LookupError as error:

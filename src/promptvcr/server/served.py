@@ -77,6 +77,12 @@ class ServedCassette(Cassette):
                 return url
         return known[0]
 
+    @property
+    def recording(self) -> bool:
+        """Whether a recording is under way: an answer still arriving, a websocket session not
+        yet closed on both sides (written when it is)."""
+        return bool(self._unfinished)
+
     def handle(self, request: Request) -> Decision:
         try:
             decision = super().handle(request)

@@ -18,47 +18,66 @@ redaction, secret refusal, faults and timing are the in-process ones.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from .. import usage
+from ..cassettes.models import Request
+from ..credentials.byname import redact_query_values
 from ..errors import CassetteError, CassetteMiss
 from .served import ServedCassette
 
-__all__ = ["CASSETTE_HEADER", "NAME_PATTERN", "Shelf", "is_folder", "report_entry"]
+__all__ = ["CASSETTE_HEADER", "NAME_PATTERN", "Shelf", "is_folder", "report_entry", "shown_request"]
 
 #: A folder cassette's name: one path segment of letters, digits, ``-``, ``_`` and ``.``.
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}$")
 #: The request header naming the cassette of a request.
 CASSETTE_HEADER = "x-promptvcr-cassette"
 _SUFFIXES = (".yaml", ".yml", ".json")
+#: Longest a stop waits for the recordings under way in its cassette (the default ``--grace``).
+SETTLE_SECONDS = 5.0
 
 
 def is_folder(path: str | Path) -> bool:
     return Path(path).is_dir() or str(path).endswith(("/", "\\"))
 
 
+def shown_request(request: Request) -> str:
+    """``METHOD URL`` with the values of credential query parameters (``?key=``) replaced: the
+    report is printed to logs (the server's stderr, a suite's end-of-run report)."""
+    return f"{request.method} {redact_query_values(request.url)}"
+
+
 def report_entry(cassette: ServedCassette) -> dict[str, Any]:
     """What one cassette served: requests per outcome, misses with their messages, the
-    recordings no request played, drift (verify), and the errors writing it."""
+    recordings no request played, drift (verify), the errors writing it, and the tokens the
+    answers reported per outcome (a suite in another language prints what replaying saved)."""
+    from ..cassettes.tokens import Tokens, tokens_of
+
     outcomes: dict[str, int] = {}
+    tokens: dict[str, Tokens] = {}
     for play in cassette.played:
         outcomes[play.outcome] = outcomes.get(play.outcome, 0) + 1
+        if play.response is not None and play.outcome in ("replayed", "recorded", "verified"):
+            tokens[play.outcome] = tokens.get(play.outcome, Tokens()) + tokens_of(play.response)
     return {
         "path": str(cassette.path),
         "mode": cassette.record_mode.value,
         "outcomes": outcomes,
         "played": len(cassette.played),
-        "missed": [f"{r.method} {r.url}" for r in cassette.missed],
-        "misses": [{"request": f"{r.method} {r.url}", "message": m} for r, m in cassette.miss_messages],
-        "unused": [f"{i.request.method} {i.request.url}" for i in cassette.unplayed],
+        "missed": [shown_request(r) for r in cassette.missed],
+        "misses": [{"request": shown_request(r), "message": m} for r, m in cassette.miss_messages],
+        "unused": [shown_request(i.request) for i in cassette.unplayed],
         "drift": [drift.to_data() for drift in cassette.drift],
-        "cut_short": [f"{r.method} {r.url}" for r in cassette.cut_short],
+        "cut_short": [shown_request(r) for r in cassette.cut_short],
         "errors": list(cassette.errors),
+        "tokens": {outcome: {"input": t.input, "output": t.output} for outcome, t in tokens.items()},
     }
 
 
@@ -161,17 +180,32 @@ class Shelf:
             self._by_start.add(path)
         return cassette, previous
 
+    def _started_path(self, given: str | None) -> Path:
+        if given is not None:
+            return self.resolve(given)
+        with self._lock:
+            paths = [path for path in self._by_start if path in self._started]
+        if len(paths) != 1:
+            raise ValueError(f"{len(paths)} cassettes are started: name the one to stop")
+        return paths[0]
+
+    async def settle(self, given: str | None, timeout: float = SETTLE_SECONDS) -> None:
+        """Wait, at most ``timeout`` seconds, for the recordings under way in a started cassette
+        to end: a test stops its cassette as soon as its client is done, when a websocket
+        session it closed is still closing upstream (it is written once both sides closed) or
+        an answer it stopped reading is still arriving (the cassette keeps it whole). Stopped
+        before, they would be cut short, or land after the stop's report."""
+        path = self._started_path(given)
+        with self._lock:
+            cassette = self._started.get(path)
+        deadline = time.monotonic() + timeout
+        while cassette is not None and cassette.recording and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+
     def stop(self, given: str | None, *, passed: bool = True) -> dict[str, Any]:
         """Stop a started cassette (``None``: the one started), writing it; its report.
         ``passed``: whether the test that used it passed (a failed one may need all of it)."""
-        if given is None:
-            with self._lock:
-                paths = [path for path in self._by_start if path in self._started]
-            if len(paths) != 1:
-                raise ValueError(f"{len(paths)} cassettes are started: name the one to stop")
-            path = paths[0]
-        else:
-            path = self.resolve(given)
+        path = self._started_path(given)
         entry = self._stop_path(path, passed=passed)
         if entry is None:
             raise LookupError(f"cassette {path} is not started")
