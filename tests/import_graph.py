@@ -68,6 +68,30 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     return found
 
 
+def root_imports() -> dict[str, list[str]]:
+    """Modules that import names from the package root (``from promptvcr import Cassette``, or
+    ``from .. import X`` where X is no module): the root imports everything, lazily; a room
+    reading it reads the whole house."""
+    known = modules()
+    found: dict[str, list[str]] = {}
+    for name, path in known.items():
+        if name == "promptvcr":
+            continue
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1]) if node.level else None
+                target = (f"{base}.{node.module}" if node.module else base) if base else node.module
+                if target == "promptvcr":
+                    names = [a.name for a in node.names if f"promptvcr.{a.name}" not in known]
+                    if names:
+                        found.setdefault(name, []).extend(names)
+            elif isinstance(node, ast.Import) and any(a.name == "promptvcr" for a in node.names):
+                found.setdefault(name, []).append("promptvcr")
+    return found
+
+
 def room_of(name: str) -> str | None:
     """``promptvcr.files.reading`` -> ``files``; the package itself and outside names -> None."""
     parts = name.split(".")

@@ -285,3 +285,9 @@ def test_the_command_line_never_needs_pytest() -> None:
             )
         )
     } == {}
+
+
+def test_nothing_inside_imports_the_package_root() -> None:
+    """``promptvcr/__init__.py`` imports every room (lazily): a module that reads a name from it
+    depends on the whole house, whatever layer it stands in. Import from the room that holds it."""
+    assert import_graph.root_imports() == {}
