@@ -51,7 +51,7 @@ def test_the_node_recipe_records_then_replays_each_test_from_its_own_cassette(
     cassettes = tmp_path / "cassettes"
     with FakeProvider() as fake:
         upstreams = {"openai": fake.base_url, "anthropic": fake.base_url}
-        with serve(None, record_mode="record", upstreams=upstreams) as server:
+        with serve(None, record_mode="record", upstreams=upstreams, cwd=tmp_path) as server:
             recording = _node_test(
                 modules, RECIPE / "chat.test.js", server.url, PROMPTVCR_CASSETTES=str(cassettes)
             )
@@ -66,7 +66,7 @@ def test_the_node_recipe_records_then_replays_each_test_from_its_own_cassette(
 
     # the provider is gone, and the server is told no upstream: every answer from the cassettes;
     # twice against the same server, as each start is a fresh playback (nothing used up)
-    with serve(None, record_mode="replay") as server:
+    with serve(None, record_mode="replay", cwd=tmp_path) as server:
         for _ in range(2):
             replaying = _node_test(
                 modules, RECIPE / "chat.test.js", server.url, PROMPTVCR_CASSETTES=str(cassettes)
