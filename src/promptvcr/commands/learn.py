@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from ..cassettes.models import Interaction
 from ..errors import CassetteError
-from ..files import fileformat
+from ..files import guarded
 from ..matching.rules import default_rules
 from ..matching.rules.learned import LEARNED_VERSION, load_rules
 from ..matching.volatile import propose
@@ -40,11 +40,14 @@ _USE = """Nothing is applied until the suite loads the file; in conftest.py:
 
 
 def _interactions(path: Path) -> list[Interaction]:
-    return fileformat.loads(path.read_text(encoding="utf-8"), path)
+    interactions = guarded.read_interactions(path)
+    if interactions is None:
+        raise guarded.missing(path)
+    return interactions
 
 
 def _files(first: Path, second: Path) -> Iterator[tuple[str, Path, Path]]:
-    if first.is_file() and second.is_file():
+    if not first.is_dir() and not second.is_dir():  # two files (a FIFO is refused by the reader)
         yield str(second), first, second
         return
     for path in sorted(p for p in first.rglob("*") if p.is_file() and p.suffix in CASSETTE_SUFFIXES):
@@ -89,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         if not given.exists():
             print(f"promptvcr learn: {given} does not exist; give two recordings of the same tests.")
             return 1
-    if args.first.is_file() != args.second.is_file():
+    if args.first.is_dir() != args.second.is_dir():
         print("promptvcr learn: give two cassette files, or two folders of cassettes, not one of each.")
         return 1
     existing: list[dict[str, object]] = []

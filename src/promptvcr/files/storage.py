@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..errors import CassetteFormatError, CassetteWriteError
 
-__all__ = ["cassette_lock", "read_file", "read_text", "write_atomic"]
+__all__ = ["MAX_CASSETTE_BYTES", "cassette_lock", "read_bytes", "read_file", "read_text", "write_atomic"]
 
 
 #: Bytes a cassette file may hold: far beyond any recording (large bodies are spooled while
@@ -67,18 +67,43 @@ def _own_lock_dir(folder: Path) -> None:
         )
 
 
-def read_text(path: Path) -> str | None:
-    """The file's text, ``None`` when there is no file; a clear error for anything unreadable."""
-    read = read_file(path)
+def read_text(path: Path, *, regular_only: bool = False) -> str | None:
+    """The file's text, ``None`` when there is no file; a clear error for anything unreadable.
+    ``regular_only``: a FIFO or a device is refused, never opened for reading (see
+    :func:`_read_bytes`)."""
+    read = read_file(path, regular_only=regular_only)
     return None if read is None else read[1]
 
 
-def read_file(path: Path) -> tuple[bytes, str] | None:
+def read_file(path: Path, *, regular_only: bool = False) -> tuple[bytes, str] | None:
     """:func:`read_text`, with the bytes it decoded: a large cassette's parse-cache entry is
     named by a hash of them (see :func:`.parsecache.entry_name`), which would otherwise
     encode the text back (11.7 MB for a 10,000-interaction JSON cassette)."""
+    data = read_bytes(path, regular_only=regular_only)
+    if data is None:
+        return None
+    if not data or data.isspace():  # not ``strip()``: that copies a large file to find out
+        raise CassetteFormatError(
+            f"Cassette {path} is empty. It was left untouched; delete it and record it again "
+            f"(PROMPTVCR_RECORD_MODE=record).",
+            path=path,
+        )
     try:
-        data = _read_bytes(path)
+        return data, data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        bad = data[error.start : error.start + 1]
+        raise CassetteFormatError(
+            f"Cassette {path} is not UTF-8 text (byte {error.start} is {bad!r}); "
+            "it may be a binary file saved under a cassette name. It was left untouched.",
+            path=path,
+        ) from None
+
+
+def read_bytes(path: Path, *, regular_only: bool = False) -> bytes | None:
+    """The file's bytes, ``None`` when there is no file; a clear error for a folder, a file too
+    large, one this user may not read, and with ``regular_only`` a FIFO or a device."""
+    try:
+        return _read_bytes(path, regular_only)
     except FileNotFoundError:
         return None
     except IsADirectoryError:
@@ -101,34 +126,23 @@ def read_file(path: Path) -> tuple[bytes, str] | None:
             f"may; no recording is that large. It was left untouched; check that the path names a cassette.",
             path=path,
         ) from None
-    if not data or data.isspace():  # not ``strip()``: that copies a large file to find out
-        raise CassetteFormatError(
-            f"Cassette {path} is empty. It was left untouched; delete it and record it again "
-            f"(PROMPTVCR_RECORD_MODE=record).",
-            path=path,
-        )
-    try:
-        return data, data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        bad = data[error.start : error.start + 1]
-        raise CassetteFormatError(
-            f"Cassette {path} is not UTF-8 text (byte {error.start} is {bad!r}); "
-            "it may be a binary file saved under a cassette name. It was left untouched.",
-            path=path,
-        ) from None
 
 
-def _read_bytes(path: Path) -> bytes:
+def _read_bytes(path: Path, regular_only: bool = False) -> bytes:
     """The file's bytes, in as few calls as the file system allows: a suite reads a small
     cassette per test, and ``Path.read_bytes`` costs twice as much (a buffered file object).
 
-    Opened without blocking and read only when it is a regular file: opening a FIFO for
-    reading waits for a writer, which would hang the test run or the whole server."""
-    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    fd = os.open(path, flags)
+    A test may feed its cassette through a named pipe, read to its end. ``regular_only`` (a
+    path that a command or a client of ``promptvcr serve`` named): opened without blocking and
+    read only when it is a regular file, since opening a FIFO for reading waits for a writer,
+    which would hang the command or the whole server."""
+    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0) if regular_only else flags)
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(path)
+        if regular_only and not stat.S_ISREG(info.st_mode):
             kind = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a device or socket"
             raise _NotRegular(0, kind, str(path))
         size = info.st_size

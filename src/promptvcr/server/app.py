@@ -141,7 +141,9 @@ async def _decide(incoming: web.Request) -> web.StreamResponse:
         cassette, upstream_name, rest = _cassette(incoming)
     except BadPath as error:
         message = f"promptvcr serve: {error}."
-        return await play_out(incoming, error_response(_bare(incoming), message, 400, "promptvcr_bad_cassette_path"))
+        return await play_out(
+            incoming, error_response(_bare(incoming), message, 400, "promptvcr_bad_cassette_path")
+        )
     except ValueError as error:
         message = f"{_usage(shelf)}: {error}"
         return await play_out(

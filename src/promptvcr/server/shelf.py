@@ -84,7 +84,9 @@ class Shelf:
         self.root = (self.path if self.path is not None and self.folder else Path.cwd()).resolve()
         #: The folders a named cassette may lie in: the served folder; serving one file, the
         #: working directory and that file's folder.
-        self.roots = (self.root,) if self.folder or self.path is None else (self.root, self.path.resolve().parent)
+        self.roots = (
+            (self.root,) if self.folder or self.path is None else (self.root, self.path.resolve().parent)
+        )
         self.options = dict(options)
         self._open: dict[str, ServedCassette] = {}  # folder names, and "" for the command line's file
         self._started: dict[Path, ServedCassette] = {}  # by resolved path: admin start and the header
