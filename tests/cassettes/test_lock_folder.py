@@ -53,7 +53,9 @@ def _refused(provider: FakeProvider, cassette: Path) -> str:
     return str(refused.value)
 
 
-def test_a_lock_folder_others_may_write_to_is_refused(provider: FakeProvider, tmp_path: Path, temp: Path) -> None:
+def test_a_lock_folder_others_may_write_to_is_refused(
+    provider: FakeProvider, tmp_path: Path, temp: Path
+) -> None:
     _locks(temp).mkdir(mode=0o777)
     os.chmod(_locks(temp), 0o777)  # the umask would have narrowed it
     message = _refused(provider, tmp_path / "shared.yaml")
@@ -69,7 +71,9 @@ def test_a_lock_folder_of_another_user_is_refused(provider: FakeProvider, tmp_pa
     assert "belongs to user id 4242" in message and str(_locks(temp)) in message
 
 
-def test_a_symlink_in_place_of_the_lock_folder_is_refused(provider: FakeProvider, tmp_path: Path, temp: Path) -> None:
+def test_a_symlink_in_place_of_the_lock_folder_is_refused(
+    provider: FakeProvider, tmp_path: Path, temp: Path
+) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir(mode=0o700)
     _locks(temp).symlink_to(elsewhere)

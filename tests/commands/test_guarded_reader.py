@@ -21,10 +21,9 @@ from promptvcr.files.guarded import MAX_DEPTH
 
 #: Nine levels of nine aliases each: 9**9 strings (387 million) from under 800 bytes.
 BOMB = (
-    "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
+    'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
     + "".join(
-        f"{name}: &{name} [{','.join([f'*{prev}'] * 9)}]\n"
-        for prev, name in zip("abcdefgh", "bcdefghi")
+        f"{name}: &{name} [{','.join([f'*{prev}'] * 9)}]\n" for prev, name in zip("abcdefgh", "bcdefghi")
     )
     + "interactions:\n- request: {method: POST, url: 'http://x/v1', headers: {}, json: *i}\n"
     "  response: {status: 200, headers: {}, json: {}}\nversion: 1\n"
@@ -43,7 +42,8 @@ def _deep_json(depth: int) -> str:
 def _deep_yaml(depth: int) -> str:
     return (
         "interactions:\n- request:\n    method: POST\n    url: http://x/v1\n    json: "
-        + "[" * depth + "]" * depth
+        + "[" * depth
+        + "]" * depth
         + "\n  response:\n    status: 200\n    json: {}\nversion: 1\n"
     )
 

@@ -51,14 +51,33 @@ def _tree(base: Path) -> tuple[Path, Path]:
 
 
 def _snapshot(where: Path) -> dict[str, tuple[int, int]]:
-    return {
-        str(path): (path.lstat().st_size, path.lstat().st_mtime_ns) for path in sorted(where.rglob("*"))
-    }
+    return {str(path): (path.lstat().st_size, path.lstat().st_mtime_ns) for path in sorted(where.rglob("*"))}
 
 
 SEGMENTS = st.sampled_from(
-    ["..", ".", "", "sub", "out", "leak", "leak.yaml", "pipe", "pipe.yaml", "null", "kept", "new",
-     "secret", "secret.yaml", "~", "~root", "cassettes", "outside", "back.yaml", "x.json", "..."]
+    [
+        "..",
+        ".",
+        "",
+        "sub",
+        "out",
+        "leak",
+        "leak.yaml",
+        "pipe",
+        "pipe.yaml",
+        "null",
+        "kept",
+        "new",
+        "secret",
+        "secret.yaml",
+        "~",
+        "~root",
+        "cassettes",
+        "outside",
+        "back.yaml",
+        "x.json",
+        "...",
+    ]
 )
 
 
@@ -136,19 +155,28 @@ def test_serve_refuses_every_path_out_of_its_folder_and_never_blocks(tmp_path: P
     before = _snapshot(tmp_path)
     chat = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}
     attacks = _attacks(folder, outside)
-    with FakeProvider() as fake, serve(f"{folder}/", record_mode="record", upstreams={"openai": fake.base_url}) as server:
+    with (
+        FakeProvider() as fake,
+        serve(f"{folder}/", record_mode="record", upstreams={"openai": fake.base_url}) as server,
+    ):
         started = {}
         for attack in attacks:
-            status, answer = _post(server.url, "/_promptvcr/start", json.dumps({"cassette": attack}).encode(), {})
+            status, answer = _post(
+                server.url, "/_promptvcr/start", json.dumps({"cassette": attack}).encode(), {}
+            )
             started[attack] = (status, str(answer.get("error", "")))
         named = {}
         for attack in attacks:
             status, answer = _post(
-                server.url, "/openai/v1/chat/completions", json.dumps(chat).encode(),
+                server.url,
+                "/openai/v1/chat/completions",
+                json.dumps(chat).encode(),
                 {HEADER: attack, "content-type": "application/json"},
             )
             named[attack] = (status, json.dumps(answer))
-        status, answer = _post(server.url, "/_promptvcr/stop", json.dumps({"cassette": "../outside/secret"}).encode(), {})
+        status, answer = _post(
+            server.url, "/_promptvcr/stop", json.dumps({"cassette": "../outside/secret"}).encode(), {}
+        )
         stopped = (status, str(answer.get("error", "")))
         # a folder cassette named after the FIFO, and the server still answers afterwards
         client = openai.OpenAI(api_key="sk-test", base_url=f"{server.url}/pipe/openai/v1", max_retries=0)
@@ -158,8 +186,10 @@ def test_serve_refuses_every_path_out_of_its_folder_and_never_blocks(tmp_path: P
         assert inside.chat.completions.create(**chat).choices[0].message.content == "echo 1: hi"  # type: ignore[call-overload]
     assert {attack: status for attack, (status, _) in started.items()} == {attack: 400 for attack in attacks}
     assert {attack: status for attack, (status, _) in named.items()} == {attack: 400 for attack in attacks}
-    assert all("outside the cassette folder" in why or "not a regular file" in why or "home folder" in why
-               for _, why in [*started.values(), *named.values()])
+    assert all(
+        "outside the cassette folder" in why or "not a regular file" in why or "home folder" in why
+        for _, why in [*started.values(), *named.values()]
+    )
     assert stopped[0] == 400 and "outside the cassette folder" in stopped[1]
     after = _snapshot(tmp_path)
     created = set(after) - set(before)
@@ -173,7 +203,10 @@ def test_the_cassette_header_answers_programs_on_this_machine_only(tmp_path: Pat
     folder = tmp_path / "cassettes"
     folder.mkdir()
     chat = json.dumps({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}).encode()
-    with FakeProvider() as fake, serve(f"{folder}/", record_mode="record", upstreams={"openai": fake.base_url}) as server:
+    with (
+        FakeProvider() as fake,
+        serve(f"{folder}/", record_mode="record", upstreams={"openai": fake.base_url}) as server,
+    ):
         port = urlsplit(server.url).port
         tried = {
             "rebound name": {"Host": f"evil.example:{port}"},
@@ -182,10 +215,17 @@ def test_the_cassette_header_answers_programs_on_this_machine_only(tmp_path: Pat
         answers = {}
         for name, headers in tried.items():
             answers[name] = _post(
-                server.url, "/openai/v1/chat/completions", chat,
+                server.url,
+                "/openai/v1/chat/completions",
+                chat,
                 {**headers, HEADER: "inside", "content-type": "application/json"},
             )
-        fine = _post(server.url, "/openai/v1/chat/completions", chat, {HEADER: "inside", "content-type": "application/json"})
+        fine = _post(
+            server.url,
+            "/openai/v1/chat/completions",
+            chat,
+            {HEADER: "inside", "content-type": "application/json"},
+        )
     assert {name: status for name, (status, _) in answers.items()} == {"rebound name": 403, "web page": 403}
     assert all("programs on this machine only" in json.dumps(answer) for _, answer in answers.values())
     assert fine[0] == 200 and (folder / "inside.yaml").exists()

@@ -3,10 +3,12 @@
 Record the suite (or one test) twice, keeping the first recording aside, and give both: each
 request of FIRST is paired with the same request of SECOND (same cassette path, same method
 and URL path, the same turn among them), and the fields whose values differ are written as
-proposed rules, each with its evidence, to a JSON file the user reviews and commits (default
+proposed rules (for the exact field that changed, ``messages[1].content``), each with its
+evidence and its effect (the recorded requests it makes equal), to a JSON file the user reviews and commits (default
 ``promptvcr-rules.json``). Nothing applies until ``conftest.py`` loads the file with
 :func:`promptvcr.load_rules`: a learned rule is never applied silently. An existing file is
-kept and added to; fields its rules already leave out are not proposed again.
+kept and added to; fields its rules already leave out are not proposed again. A rule that
+would make two recorded requests with different prompts equal is refused, and said.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..cassettes.models import Interaction
+from ..cassettes.models import Interaction, Request
 from ..errors import CassetteError
 from ..files import guarded
 from ..matching.rules import default_rules
@@ -75,6 +77,18 @@ def pairs_of(first: Path, second: Path) -> Iterator[tuple[str, Interaction, Inte
                 yield f"{shown} interactions[{position}] {endpoint[0]} {endpoint[1]}", interaction, other
 
 
+def recorded_of(first: Path, second: Path) -> list[tuple[str, Request]]:
+    """Every request of both recordings, each with where it is: what a rule's effect is
+    measured on (see :func:`promptvcr.matching.volatile.propose`)."""
+    recorded: list[tuple[str, Request]] = []
+    for _, left, right in _files(first, second):
+        for path in (left, right):
+            recorded.extend(
+                (f"{path} interactions[{n}]", i.request) for n, i in enumerate(_interactions(path))
+            )
+    return recorded
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("first", type=Path, help="the first recording: a cassette, or a folder of them")
     parser.add_argument("second", type=Path, help="the second recording of the same tests (same layout)")
@@ -105,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"promptvcr learn: {error}")
             return 1
     try:
-        learned = propose(pairs_of(args.first, args.second), rules)
+        learned = propose(pairs_of(args.first, args.second), rules, recorded_of(args.first, args.second))
     except (CassetteError, OSError) as error:
         print(f"promptvcr learn: {error}")
         return 1
@@ -120,6 +134,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {proposal.rule} {proposal.field} ({proposal.looks_like}), in {proposal.where}")
         print(f"    first:  {proposal.first}")
         print(f"    second: {proposal.second}")
+        for line in proposal.makes_equal:
+            print(f"    makes equal: {line}")
+    for line in learned.refused:
+        print(f"  refused (leaving it out would make two questions one): {line}")
     for line in learned.unexplained:
         print(f"  not proposed (no rule explains it; check the test is deterministic): {line}")
     if args.dry_run or not learned.proposals:
