@@ -138,6 +138,8 @@ class Cassette(activation.Block):
         self._recorded: list[Interaction] = []
         #: Sent to record, response not complete yet; with what records it as far as it arrived.
         self._unfinished: dict[int, tuple[Request, Callable[[], None] | None]] = {}
+        #: Recordings lost while they arrived (their spool could not be written): raised at exit.
+        self._lost: list[str] = []
         self._saver: saving.Saver | None = None  # writes each recording as it completes
         self._loaded = persister.Loaded([], exists=False)
 
@@ -234,6 +236,19 @@ class Cassette(activation.Block):
             return Replay(response)
         return Replay(response.served(self._pace, self.played, request.method), self)  # self: misses
 
+    def _lose(self, request: Request, error: OSError) -> None:
+        import tempfile
+
+        reason = f"{error.strerror or error} ({error.filename or tempfile.gettempdir()})"
+        with self._lock:
+            self._unfinished.pop(id(request), None)
+            self._lost.append(
+                f"the answer to {request.method} {request.url} could not be recorded: writing its body "
+                f"to the temporary folder failed: {reason}. The code got the whole answer; the cassette "
+                f"holds none of it. Free space in the temporary folder (or point TMPDIR at a larger one) "
+                f"and record again."
+            )
+
     def _add_recorded(self, request: Request, key: str, response: Response) -> None:
         interaction = Interaction(request, response, datetime.now(timezone.utc))
         with self._lock:
@@ -274,6 +289,7 @@ class Cassette(activation.Block):
         self.record_mode = resolve_record_mode(self._requested_mode, self.path)
         check_ci(self.record_mode, self.path)
         self._clear_run()
+        self._lost = []
         self._fault_plan = None
         if self.faults:  # made with promptvcr.faults: imported by the user, not by every cassette
             from .faults.plan import FaultPlan
@@ -322,7 +338,12 @@ class Cassette(activation.Block):
         failed = body_raised or bool(self._misses)  # a caught miss fails the block too
         try:  # what was recorded is on disk already (files.saving); a failed rewrite keeps it aside
             if self._saver is not None:
-                self._saver.finish(failed)
+                self._saver.finish(failed or bool(self._lost))
+            if self._lost:
+                lost = "\n".join(self._lost)
+                raise CassetteWriteError(
+                    f"Cassette {self.path}: {len(self._lost)} recording(s) lost: {lost}", path=self.path
+                )
         except CassetteWriteError as write_error:
             if not failed:
                 raise
@@ -353,6 +374,10 @@ class _Recording:
 
     def __call__(self, response: Response) -> None:
         self._cassette._add_recorded(self._request, self._key, response)
+
+    def lost(self, error: OSError) -> None:
+        """The response could not be kept as it arrived: the cassette's error at exit."""
+        self._cassette._lose(self._request, error)
 
 
 #: ``use_cassette(path, **options)``: the :class:`Cassette` class itself, so that its
