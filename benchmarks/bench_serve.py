@@ -376,7 +376,8 @@ def request_memory(scratch: Path, size: int) -> None:
                 status = _post_body(served.url, size)
                 peak = _memory_of(served.process.pid)["VmHWM"]
             print(
-                f"request memory: {mode} of a {size / 1e6:.0f} MB request body through serve (status {status}): "
+                f"request memory: {mode} of a {size / 1e6:.0f} MB request body through serve "
+                f"(status {status}): "
                 f"{(peak - idle) / 1e6:.0f} MB above idle, {(peak - idle) / size:.1f}x the body "
                 f"(goal: < 1x)"
             )

@@ -48,10 +48,13 @@ def main() -> None:
     url = f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions"
     read, raised = 0, ""
     try:
-        with promptvcr.use_cassette(cassette, record_mode="record"):
-            with httpx2.Client() as client, client.stream("POST", url, json={"stream": True}) as response:
-                for chunk in response.iter_bytes():
-                    read += len(chunk)
+        with (
+            promptvcr.use_cassette(cassette, record_mode="record"),
+            httpx2.Client() as client,
+            client.stream("POST", url, json={"stream": True}) as response,
+        ):
+            for chunk in response.iter_bytes():
+                read += len(chunk)
     except Exception as error:  # what the test asserts on
         raised = f"{type(error).__name__}: {error}"
     text = cassette.read_text() if cassette.exists() else ""

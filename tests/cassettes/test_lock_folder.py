@@ -47,9 +47,8 @@ def test_the_lock_folder_is_created_private(provider: FakeProvider, tmp_path: Pa
 
 
 def _refused(provider: FakeProvider, cassette: Path) -> str:
-    with pytest.raises(CassetteWriteError) as refused:
-        with promptvcr.use_cassette(cassette, record_mode="record"):
-            _ask(provider, "hello")
+    with pytest.raises(CassetteWriteError) as refused, promptvcr.use_cassette(cassette, record_mode="record"):
+        _ask(provider, "hello")
     return str(refused.value)
 
 

@@ -90,12 +90,11 @@ def test_a_hook_returning_the_wrong_type_is_a_clear_error_that_keeps_the_recordi
             return {"status": {"code": 200}, "body": {"string": ""}}  # type: ignore[return-value]
         return response
 
-    with FakeProvider() as server:
-        with pytest.raises(HookError) as raised:
-            with promptvcr.use_cassette(path, record_mode="record", before_record_response=as_vcrpy):
-                assert _ask(server.openai_base_url, "first") == "echo 1: first"
-                assert _ask(server.openai_base_url, "as vcrpy") == "echo 2: as vcrpy"
-                assert _ask(server.openai_base_url, "third") == "echo 3: third"
+    recording = promptvcr.use_cassette(path, record_mode="record", before_record_response=as_vcrpy)
+    with FakeProvider() as server, pytest.raises(HookError) as raised, recording:
+        assert _ask(server.openai_base_url, "first") == "echo 1: first"
+        assert _ask(server.openai_base_url, "as vcrpy") == "echo 2: as vcrpy"
+        assert _ask(server.openai_base_url, "third") == "echo 3: third"
     message = str(raised.value)
     assert "before_record_response returned a dict" in message and "must return the Response" in message
     assert "1 left out so, 2 written" in message and str(path) in message

@@ -9,7 +9,6 @@ script does); a file nested just within the limit still explains, shows and scan
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from pathlib import Path
@@ -23,7 +22,8 @@ from promptvcr.files.guarded import MAX_DEPTH
 BOMB = (
     'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
     + "".join(
-        f"{name}: &{name} [{','.join([f'*{prev}'] * 9)}]\n" for prev, name in zip("abcdefgh", "bcdefghi")
+        f"{name}: &{name} [{','.join([f'*{prev}'] * 9)}]\n"
+        for prev, name in zip("abcdefgh", "bcdefghi", strict=True)
     )
     + "interactions:\n- request: {method: POST, url: 'http://x/v1', headers: {}, json: *i}\n"
     "  response: {status: 200, headers: {}, json: {}}\nversion: 1\n"

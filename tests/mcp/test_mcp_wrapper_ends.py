@@ -27,7 +27,8 @@ for line in sys.stdin:
     elif message.get("method") == "tools/call":
         if message["params"]["arguments"].get("crash"):
             os._exit(3)
-        answer = {"jsonrpc": "2.0", "id": message["id"], "result": {"content": [{"type": "text", "text": "ok"}]}}
+        text = [{"type": "text", "text": "ok"}]
+        answer = {"jsonrpc": "2.0", "id": message["id"], "result": {"content": text}}
         sys.stdout.write(json.dumps(answer) + "\\n"); sys.stdout.flush()
 """
 

@@ -195,7 +195,8 @@ def _frame_from_data(data: Any, index: int, transport: str) -> Frame:
         return Frame(sender, "eof", b"", float(at))
     if isinstance(data.get("raw"), str):
         refused = data.get("refused", "")
-        return Frame(sender, "raw", base64.b64decode(data["raw"], validate=True), float(at), note=str(refused))
+        raw = base64.b64decode(data["raw"], validate=True)
+        return Frame(sender, "raw", raw, float(at), note=str(refused))
     raise ValueError(f"{where} holds none of json, text, base64, close, eof, raw")
 
 

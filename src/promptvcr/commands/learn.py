@@ -4,11 +4,12 @@ Record the suite (or one test) twice, keeping the first recording aside, and giv
 request of FIRST is paired with the same request of SECOND (same cassette path, same method
 and URL path, the same turn among them), and the fields whose values differ are written as
 proposed rules (for the exact field that changed, ``messages[1].content``), each with its
-evidence and its effect (the recorded requests it makes equal), to a JSON file the user reviews and commits (default
-``promptvcr-rules.json``). Nothing applies until ``conftest.py`` loads the file with
-:func:`promptvcr.load_rules`: a learned rule is never applied silently. An existing file is
-kept and added to; fields its rules already leave out are not proposed again. A rule that
-would make two recorded requests with different prompts equal is refused, and said.
+evidence and its effect (the recorded requests it makes equal), to a JSON file the user
+reviews and commits (default ``promptvcr-rules.json``). Nothing applies until ``conftest.py``
+loads the file with :func:`promptvcr.load_rules`: a learned rule is never applied silently.
+An existing file is kept and added to; fields its rules already leave out are not proposed
+again. A rule that would make two recorded requests with different prompts equal is refused,
+and said.
 """
 
 from __future__ import annotations

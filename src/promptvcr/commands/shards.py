@@ -141,4 +141,6 @@ def _absent_shards(shards: list[str]) -> list[str]:
     (total,) = totals
     given = {int(match.group(1)) for match in split if match is not None}
     absent = [f"{group}/{total}" for group in range(1, total + 1) if group not in given]
-    return [f"the record of shard {', '.join(absent)} is missing; give every shard's record"] if absent else []
+    if not absent:
+        return []
+    return [f"the record of shard {', '.join(absent)} is missing; give every shard's record"]

@@ -137,11 +137,13 @@ def is_item(item: Any) -> bool:
         and all(type(chunk) is bytes for chunk in chunks)
         and (
             timing is None
-            or type(timing) is tuple
-            and len(timing) == 2
-            and _number(timing[0])
-            and type(timing[1]) is tuple
-            and all(map(_number, timing[1]))
+            or (
+                type(timing) is tuple
+                and len(timing) == 2
+                and _number(timing[0])
+                and type(timing[1]) is tuple
+                and all(map(_number, timing[1]))
+            )
         )
         and type(end) is str
         and end in ENDS

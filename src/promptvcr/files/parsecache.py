@@ -49,7 +49,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..cassettes.models import Interaction
-from . import cacheowner, cachekey, compactform
+from . import cachekey, cacheowner, compactform
 from .compactform import Compact
 from .loaded import LoadedInteractions
 from .reading import is_json_path

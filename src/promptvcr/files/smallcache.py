@@ -17,10 +17,10 @@ computing the key of a test's one request was 17 us of every test's setup (issue
 
 The same rules hold as for the parse cache: the memo is never a reason for a load to fail
 (a damaged memo, or one not signed by the cache's key, is ignored and replaced, an unwritable
-one skipped; see :mod:`.cachekey`), every field of an entry is checked before it is used; it holds exactly what
-the cassette files hold; it lives in the parse cache's folder, and ``PROMPTVCR_CACHE_DIR=off``
-turns it off too. It keeps at most :data:`MAX_BYTES`: the entries this process used, in the
-order it used them, then the others as they were, until it is full. Processes that end
+one skipped; see :mod:`.cachekey`), every field of an entry is checked before it is used; it
+holds exactly what the cassette files hold; it lives in the parse cache's folder, and
+``PROMPTVCR_CACHE_DIR=off`` turns it off too. It keeps at most :data:`MAX_BYTES`: the entries
+this process used, in the order it used them, then the others as they were, until it is full. Processes that end
 together (pytest-xdist's workers) merge what they add under a file lock.
 """
 
@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cassettes.models import Interaction
-from . import cacheowner, cachekey, compactform, fileformat, parsecache
+from . import cachekey, cacheowner, compactform, fileformat, parsecache
 from .loaded import LoadedInteractions
 
 __all__ = ["MAX_BYTES", "flush", "loads"]

@@ -45,10 +45,8 @@ def _lock_dir() -> Path:
 def _own_lock_dir(folder: Path) -> None:
     """Create ``folder`` (``0700``), or check that the one there is this user's own and
     writable by no one else; ``PermissionError`` saying what to do otherwise."""
-    try:
+    with contextlib.suppress(FileExistsError):  # a file or a symlink by that name: refused below
         folder.mkdir(mode=0o700, exist_ok=True)
-    except FileExistsError:
-        pass  # a file or a symlink by that name: refused below
     if not hasattr(os, "getuid"):  # Windows: the temp folder is the user's own
         return
     info = os.lstat(folder)
@@ -122,8 +120,9 @@ def read_bytes(path: Path, *, regular_only: bool = False) -> bytes | None:
         ) from None
     except _TooLarge as error:
         raise CassetteFormatError(
-            f"Cassette {path} holds {error.strerror}, more than the {MAX_CASSETTE_BYTES >> 30} GiB a cassette "
-            f"may; no recording is that large. It was left untouched; check that the path names a cassette.",
+            f"Cassette {path} holds {error.strerror}, more than the {MAX_CASSETTE_BYTES >> 30} GiB "
+            f"a cassette may; no recording is that large. It was left untouched; check that the path "
+            f"names a cassette.",
             path=path,
         ) from None
 

@@ -53,7 +53,8 @@ class Recording:
     and :meth:`hand_over` to record it."""
 
     __slots__ = (
-        "_chunks", "_end", "_handed", "_headers", "_held", "_length", "_lost", "_recorder", "_status", "_watch"
+        "_chunks", "_end", "_handed", "_headers", "_held", "_length", "_lost", "_recorder", "_status",
+        "_watch",
     )  # fmt: skip
 
     def __init__(self, recorder: Recorder) -> None:

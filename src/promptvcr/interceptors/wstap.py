@@ -4,15 +4,15 @@ Both websockets clients (asyncio and threads) run the same ``websockets.protocol
 every message the application sends goes through ``send_text``/``send_binary``/
 ``send_continuation``, every frame written through ``send_frame`` (a close frame: the
 application's, or the protocol's when it fails the connection) and every frame received
-comes out of ``events_received``. Wrapping
-these on the protocol object sees each frame as it passes, and passes it on at once: record
-mode buffers nothing on the way. When the session ends (a close frame received, or the end
-of the stream: an ``eof`` frame when no close frame came) its frames go to the recorder, once.
-A text message that is not UTF-8 is kept byte for byte: the client failed the connection
-for it (1007), and replayed it fails it again. So is a frame the client's parser refused (a
-reserved opcode, an RSV bit without the extension that sets it): the bytes of the frame it was
-reading are kept from the protocol's reader, as a ``raw`` frame, and the peer writes them again
-on replay, so the session ends as it did live (1002) instead of waiting for a frame never sent. With a recording budget set, each server
+comes out of ``events_received``. Wrapping these on the protocol object sees each frame as
+it passes, and passes it on at once: record mode buffers nothing on the way. When the session
+ends (a close frame received, or the end of the stream: an ``eof`` frame when no close frame
+came) its frames go to the recorder, once. A text message that is not UTF-8 is kept byte for
+byte: the client failed the connection for it (1007), and replayed it fails it again. So is a
+frame the client's parser refused (a reserved opcode, an RSV bit without the extension that
+sets it): the bytes of the frame it was reading are kept from the protocol's reader, as a
+``raw`` frame, and the peer writes them again on replay, so the session ends as it did live
+(1002) instead of waiting for a frame never sent. With a recording budget set, each server
 message's tokens (a realtime ``response.done``) are counted as it arrives
 (:func:`promptvcr.policies.budget.spend_frame`).
 """

@@ -135,7 +135,10 @@ async def _decide(incoming: web.Request) -> web.StreamResponse:
     shelf = incoming.app[SHELF]
     why = foreign(incoming) if CASSETTE_HEADER in incoming.headers else None
     if why is not None:  # a path to open, from what may be a web page (DNS rebinding)
-        message = f"promptvcr serve: the {CASSETTE_HEADER} header is taken from programs on this machine only; refused {why}."
+        message = (
+            f"promptvcr serve: the {CASSETTE_HEADER} header is taken from programs on this machine only; "
+            f"refused {why}."
+        )
         return await play_out(incoming, error_response(_bare(incoming), message, 403, "promptvcr_forbidden"))
     try:
         cassette, upstream_name, rest = _cassette(incoming)

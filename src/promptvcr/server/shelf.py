@@ -12,11 +12,12 @@ Three ways a request finds its cassette, the most specific first:
    closed, as two active cassettes do in-process.
 
 Every path a client names (the header, the admin start and stop, a folder's name) must lie in
-the cassette folder once symlinks are resolved (:attr:`Shelf.roots`: the served folder; else the
-server's working directory, and the folder of the file served) and be a regular file or absent; anything else (``../``, an
-absolute path elsewhere, ``~``, a symlink out, a FIFO or a device) is a :class:`BadPath`,
-answered ``400``, and nothing is opened or created. A client is a program that may have been
-reached from a web page (DNS rebinding): it must not read or write files beyond the folder.
+the cassette folder once symlinks are resolved (:attr:`Shelf.roots`: the served folder; else
+the server's working directory, and the folder of the file served) and be a regular file or
+absent; anything else (``../``, an absolute path elsewhere, ``~``, a symlink out, a FIFO or a
+device) is a :class:`BadPath`, answered ``400``, and nothing is opened or created. A client
+is a program that may have been reached from a web page (DNS rebinding): it must not read or
+write files beyond the folder.
 
 A started cassette is a fresh :class:`.served.ServedCassette` each time (its answers are not
 used up by an earlier test), and stopping it writes it and gives its report. Keys, modes,
