@@ -20,8 +20,9 @@ The same rules hold as for the parse cache: the memo is never a reason for a loa
 one skipped; see :mod:`.cachekey`), every field of an entry is checked before it is used; it
 holds exactly what the cassette files hold; it lives in the parse cache's folder, and
 ``PROMPTVCR_CACHE_DIR=off`` turns it off too. It keeps at most :data:`MAX_BYTES`: the entries
-this process used, in the order it used them, then the others as they were, until it is full. Processes that end
-together (pytest-xdist's workers) merge what they add under a file lock.
+this process used, in the order it used them, then the others as they were, until it is
+full. Processes that end together (pytest-xdist's workers) merge what they add under a file
+lock.
 """
 
 from __future__ import annotations
