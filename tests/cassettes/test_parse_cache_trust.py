@@ -25,6 +25,7 @@ _MAGIC, _LENGTH = b"PVCRPC06", 8
 
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """test_parse_cache's: a cache of this test's own, used for every file however small."""
     folder = tmp_path / "cache"
     monkeypatch.setenv("PROMPTVCR_CACHE_DIR", str(folder))
     monkeypatch.setattr(parsecache, "MIN_SIZE", 0)

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from test_mcp_wrapper import wrapped
 
 #: A server that answers ``initialize`` and dies (status 3) on the first ``tools/call``.
 CRASHING = """
@@ -54,19 +55,12 @@ def _call(id_: int, **arguments: Any) -> dict[str, Any]:
 
 
 def _wrapper(cassette: Path, server: Path, *mode: str) -> subprocess.Popen[bytes]:
-    command = [
-        sys.executable,
-        "-m",
-        "promptvcr",
-        "mcp",
-        "--cassette",
-        str(cassette),
-        *mode,
-        "--",
-        sys.executable,
-        str(server),
-    ]
-    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        wrapped(cassette, server, *mode),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def _send(process: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
