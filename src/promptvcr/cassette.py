@@ -33,6 +33,7 @@ from .matching.rules import default_rules
 from .matching.tape import Tape, fuzzy_threshold
 from .policies import budget, staleness, unwritten, verifying
 from .policies.modes import RecordMode, check_ci, resolve_record_mode
+from .recordings import ResponseRecording
 
 if TYPE_CHECKING:
     from .faults.plan import FaultFired, FaultPlan
@@ -138,8 +139,6 @@ class Cassette(activation.Block):
         self._recorded: list[Interaction] = []
         #: Sent to record, response not complete yet; with what records it as far as it arrived.
         self._unfinished: dict[int, tuple[Request, Callable[[], None] | None]] = {}
-        #: Recordings lost while they arrived (their spool could not be written): raised at exit.
-        self._lost: list[str] = []
         self._saver: saving.Saver | None = None  # writes each recording as it completes
         self._loaded = persister.Loaded([], exists=False)
 
@@ -220,7 +219,7 @@ class Cassette(activation.Block):
                 self.played.append(Play(request, "passthrough"))
                 return PASS_THROUGH
             budget.admit(self.path, request, self.missed, self._misses)
-        return Record(_Recording(self, request, key))
+        return Record(ResponseRecording(self, request, key))
 
     def _replayed(self, request: Request, interaction: Interaction) -> Replay:
         """Under the lock: ``interaction`` answers ``request`` (kept in ``played`` with the recorded
@@ -235,19 +234,6 @@ class Cassette(activation.Block):
         if self._pace is None and request.method != "GET" and not response.websocket:
             return Replay(response)
         return Replay(response.served(self._pace, self.played, request.method), self)  # self: misses
-
-    def _lose(self, request: Request, error: OSError) -> None:
-        import tempfile
-
-        reason = f"{error.strerror or error} ({error.filename or tempfile.gettempdir()})"
-        with self._lock:
-            self._unfinished.pop(id(request), None)
-            self._lost.append(
-                f"the answer to {request.method} {request.url} could not be recorded: writing its body "
-                f"to the temporary folder failed: {reason}. The code got the whole answer; the cassette "
-                f"holds none of it. Free space in the temporary folder (or point TMPDIR at a larger one) "
-                f"and record again."
-            )
 
     def _add_recorded(self, request: Request, key: str, response: Response) -> None:
         interaction = Interaction(request, response, datetime.now(timezone.utc))
@@ -289,7 +275,6 @@ class Cassette(activation.Block):
         self.record_mode = resolve_record_mode(self._requested_mode, self.path)
         check_ci(self.record_mode, self.path)
         self._clear_run()
-        self._lost = []
         self._fault_plan = None
         if self.faults:  # made with promptvcr.faults: imported by the user, not by every cassette
             from .faults.plan import FaultPlan
@@ -338,12 +323,7 @@ class Cassette(activation.Block):
         failed = body_raised or bool(self._misses)  # a caught miss fails the block too
         try:  # what was recorded is on disk already (files.saving); a failed rewrite keeps it aside
             if self._saver is not None:
-                self._saver.finish(failed or bool(self._lost))
-            if self._lost:
-                lost = "\n".join(self._lost)
-                raise CassetteWriteError(
-                    f"Cassette {self.path}: {len(self._lost)} recording(s) lost: {lost}", path=self.path
-                )
+                self._saver.finish(failed)
         except CassetteWriteError as write_error:
             if not failed:
                 raise
@@ -358,26 +338,6 @@ class Cassette(activation.Block):
     def _fresh(self) -> Cassette:
         """A new cassette with the same settings, for each call of a decorated function."""
         return Cassette(self.path, **self._options)
-
-
-class _Recording:
-    """The recording of one response, from its headers (``started``) to its last byte (call)."""
-
-    __slots__ = ("_cassette", "_key", "_request")
-
-    def __init__(self, cassette: Cassette, request: Request, key: str) -> None:
-        self._cassette, self._request, self._key = cassette, request, key
-
-    def started(self, abandon: Callable[[], None] | None = None) -> None:
-        with self._cassette._lock:
-            self._cassette._unfinished[id(self._request)] = (self._request, abandon)
-
-    def __call__(self, response: Response) -> None:
-        self._cassette._add_recorded(self._request, self._key, response)
-
-    def lost(self, error: OSError) -> None:
-        """The response could not be kept as it arrived: the cassette's error at exit."""
-        self._cassette._lose(self._request, error)
 
 
 #: ``use_cassette(path, **options)``: the :class:`Cassette` class itself, so that its
