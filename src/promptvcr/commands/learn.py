@@ -31,6 +31,8 @@ from .inventory import CASSETTE_SUFFIXES
 __all__ = ["DEFAULT_OUTPUT", "add_arguments", "pairs_of", "run"]
 
 DEFAULT_OUTPUT = Path("promptvcr-rules.json")
+#: Groups of requests a proposal makes equal, printed (the file keeps every one).
+_SHOWN = 5
 
 _USE = """Nothing is applied until the suite loads the file; in conftest.py:
 
@@ -135,8 +137,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {proposal.rule} {proposal.field} ({proposal.looks_like}), in {proposal.where}")
         print(f"    first:  {proposal.first}")
         print(f"    second: {proposal.second}")
-        for line in proposal.makes_equal:
+        for line in proposal.makes_equal[:_SHOWN]:
             print(f"    makes equal: {line}")
+        if len(proposal.makes_equal) > _SHOWN:
+            print(f"    and {len(proposal.makes_equal) - _SHOWN} more (all in the file)")
     for line in learned.refused:
         print(f"  refused (leaving it out would make two questions one): {line}")
     for line in learned.unexplained:
