@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import CassetteError
-from ..files import fileformat, storage
+from ..files import fileformat, guarded, storage
 from . import _output
 from .inventory import CassetteSummary, find_cassettes
 from .run_record import RECORD_PATH, UsageRecord
@@ -101,10 +101,9 @@ def _check_unchanged(path: Path, resolved: str, modified: float, record: UsageRe
 def remove_interactions(path: Path, positions: list[int], expected: int) -> None:
     """Remove the interactions at ``positions`` from ``path``, which must still hold ``expected``."""
     with storage.cassette_lock(path):
-        text = storage.read_text(path)
-        if text is None:
+        stored = guarded.read_stored_items(path)
+        if stored is None:
             return
-        stored = fileformat.load_document(text, path)
         if len(stored) != expected:  # recorded into meanwhile: positions no longer mean the same
             raise CassetteError(
                 f"{path} changed while pruning; nothing was removed from it. {_RUN_AGAIN}", path=path
