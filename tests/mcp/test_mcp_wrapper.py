@@ -28,9 +28,12 @@ from promptvcr.cli import main
 SERVER = Path(__file__).resolve().parent.parent / "mcp_stdio_server.py"
 NODE_CLIENT = Path(__file__).resolve().parent / "node_client.mjs"
 #: Where the test installs the TypeScript SDK once (``$PROMPTVCR_NODE_CACHE`` to move it).
+#: The TypeScript SDK's release, pinned (a new release cannot change what the test sees); the
+#: install folder is named by it, so a new pin installs anew.
+NODE_SDK = "@modelcontextprotocol/sdk@1.32.2"
 NODE_CACHE = Path(
     os.environ.get("PROMPTVCR_NODE_CACHE", Path.home() / ".cache" / "promptvcr-tests" / "node-mcp")
-)
+) / NODE_SDK.replace("/", "-")
 SRC = str(Path(promptvcr.__file__).resolve().parent.parent)
 
 
@@ -102,7 +105,7 @@ def _node_sdk() -> Path:
             str(NODE_CACHE),
             "--no-audit",
             "--no-fund",
-            "@modelcontextprotocol/sdk@1",
+            NODE_SDK,
         ]
         done = subprocess.run(install, capture_output=True, text=True, timeout=300, check=False)
         if done.returncode != 0:
