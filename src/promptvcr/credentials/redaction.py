@@ -35,7 +35,7 @@ from urllib.parse import quote
 from ..cassettes.models import Interaction
 from ..files import fileformat
 from .byname import names_secret_field, redact_url
-from .decode import event_groups, holds_base64, json_escaped, plain_dump, texts
+from .decode import body_texts, event_groups, holds_base64, json_escaped, plain_dump, texts
 from .headers import REQUEST_HEADERS, RESPONSE_HEADERS
 from .keyshapes import KIND_SLUGS, Finding, masked_preview, may_hold_secret, secret_values
 from .masking import Masker, json_credentials, remember_sent, run_credentials, sent_credentials, worth_masking
@@ -100,19 +100,23 @@ def _found(data: Any, where: str, known: _Known) -> list[tuple[Finding, str, str
         for value in known.sent:
             if value in text:
                 add("a credential sent by a recorded request", value, "sent-credential", place, "(not shown)")
+    for place, text in body_texts(data, where):
         if text.lstrip()[:1] in ("{", "[") and names_secret_field(text.lower()):
-            for value in _named_in_document(text):
+            for value in _named_in_document(text, request=".request" in place):
                 if value not in known.allowed:
                     add("a credential field inside an encoded body", value, "field", place)
     return found
 
 
-def _named_in_document(text: str) -> Iterable[str]:
+def _named_in_document(text: str, *, request: bool) -> Iterable[str]:
+    """Credential fields of a body stored as text or bytes (compressed JSON, JSON sent as
+    ``text/plain``), read as a body: its top by name. A JSON document inside a string is not
+    a body (a tool call's arguments): :func:`body_texts` never gives one."""
     try:
         document = json.loads(text)
     except (ValueError, RecursionError):
         return ()
-    return worth_masking(json_credentials(document))
+    return worth_masking(json_credentials(document, request=request))
 
 
 def _clean(dump: str, known: _Known) -> bool:
