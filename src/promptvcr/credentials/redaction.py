@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote_plus, urlsplit
 
 from ..cassettes.models import Interaction
 from ..files import fileformat
@@ -39,7 +39,7 @@ from .decode import body_texts, event_groups, holds_base64, json_escaped, plain_
 from .headers import REQUEST_HEADERS, RESPONSE_HEADERS
 from .keyshapes import KIND_SLUGS, Finding, masked_preview, may_hold_secret, secret_values
 from .masking import Masker, json_credentials, remember_sent, run_credentials, sent_credentials, worth_masking
-from .names import environment_credentials
+from .names import environment_credentials, is_secret_header, is_secret_param
 from .reencode import masked_across, masked_strings
 
 __all__ = ["Redacted", "SecretMaskedWarning", "masked_message", "redact", "refused_message"]
@@ -58,6 +58,10 @@ class Redacted:
     refused: list[tuple[str, str, list[Finding]]] = field(default_factory=list)
     #: Credentials removed from responses, masked in place or removed by name.
     masked: list[Finding] = field(default_factory=list)
+    #: Credentials removed from requests by name (a header, a query parameter, a body field),
+    #: and credential headers of answers left out: what import and migrate report beside
+    #: :attr:`masked` (a recording's own ``authorization`` header goes without a word).
+    removed: list[Finding] = field(default_factory=list)
     total: int = 0
 
 
@@ -145,6 +149,40 @@ def _removed_by_name(response: Any, where: str, dump: str | None) -> list[Findin
     ]
 
 
+def _removed_from_request(interaction: Interaction, data: dict[str, Any], where: str) -> list[Finding]:
+    """A finding for each credential the stored request no longer holds: a credential header
+    (of the answer too) left out, a placeholder the original request did not hold."""
+    request, response = interaction.request, interaction.response
+    found = [
+        Finding(f"header {name.lower()}", "(removed)", field=f"{where}.{side}.headers.{name.lower()}")
+        for side, headers in (("request", request.headers), ("response", response.headers))
+        for name in headers
+        if is_secret_header(name)
+    ]
+    stored = data["request"]
+    if "<redacted:" not in json.dumps(stored, ensure_ascii=False, default=str) and "%3Credacted" not in str(
+        stored.get("url", "")
+    ):
+        return found + _url_removals(request.url, stored, where)
+    original = request.url + request.content.decode("latin-1")
+    for finding in _removed_by_name(stored, f"{where}.request", None):
+        if f"<redacted:{finding.kind.replace(' ', ':', 1)}>" not in original:
+            found.append(finding)
+    return found + _url_removals(request.url, stored, where)
+
+
+def _url_removals(url: str, stored: dict[str, Any], where: str) -> list[Finding]:
+    """The credential query parameters :func:`.byname.redact_url` left out of a request's URL."""
+    if "?" not in url or stored.get("url") == url:
+        return []
+    kept = {pair.partition("=")[0] for pair in urlsplit(str(stored.get("url", ""))).query.split("&")}
+    return [
+        Finding(f"query {unquote_plus(name)}", "(removed)", field=f"{where}.request.url")
+        for name, _, value in (pair.partition("=") for pair in urlsplit(url).query.split("&"))
+        if value and name not in kept and is_secret_param(unquote_plus(name))
+    ]
+
+
 class _Maskers(dict[frozenset[str], Masker]):
     """One :class:`Masker` per set of credentials sent (a run sends the same few keys)."""
 
@@ -199,6 +237,7 @@ def redact(
         if masker.active and (masked := masker.data(data, dump)) is not data:
             data, dump = masked, plain_dump(masked)
         where = f"{label}[{index if indices is None else indices[index]}]"
+        result.removed.extend(_removed_from_request(interaction, data, where))
         if dump is not None and _clean(dump, known):  # nothing to refuse or mask
             if "<redacted:" in dump or "%3Credacted%3A" in dump:  # a form body writes it escaped
                 result.masked.extend(_removed_by_name(data["response"], f"{where}.response", None))

@@ -43,6 +43,9 @@ class FileReport:
     total: int = 0
     skipped: list[str] = field(default_factory=list)
     removed_secrets: list[str] = field(default_factory=list)
+    #: Each credential removed or masked in what was written: "where: what" (the interaction
+    #: and field, never a value), so that nothing the source held changes without a word.
+    masked: list[str] = field(default_factory=list)
     error: str | None = None
     #: Already a promptvcr cassette: not converted, written (if elsewhere) byte for byte.
     kept: bool = False
@@ -63,8 +66,9 @@ class FileReport:
         head += f"{len(self.interactions)}/{self.total} interactions)"
         lines = [head]
         lines.extend(f"    not converted: {reason}" for reason in self.skipped)
-        if self.removed_secrets:
-            lines.append(f"    credentials left out: {', '.join(sorted(set(self.removed_secrets)))}")
+        if self.masked:
+            lines.append(f"    {len(self.masked)} credential(s) removed or masked (each as <redacted:...>):")
+            lines.extend(f"      {line}" for line in self.masked)
         return "\n".join(lines)
 
 
@@ -85,6 +89,10 @@ class ImportReport:
         return [f for f in self.files if f.kept]
 
     @property
+    def masked_count(self) -> int:
+        return sum(len(f.masked) for f in self.files if f.output is not None)
+
+    @property
     def interaction_count(self) -> int:
         return sum(len(f.interactions) for f in self.files if f.error is None)  # written ones only
 
@@ -95,7 +103,9 @@ class ImportReport:
         return (
             f"{len(self.files)} files: {len(converted) - len(self.failed) - len(self.partial)} converted, "
             f"{len(self.partial)} partly, {len(self.failed)} failed{kept}; "
-            f"{self.interaction_count}/{total} interactions imported."
+            f"{self.interaction_count}/{total} interactions imported; "
+            f"{self.masked_count} credential(s) removed or masked in "
+            f"{sum(1 for f in self.files if f.masked and f.output is not None)} file(s)."
         )
 
 
@@ -207,6 +217,10 @@ def _import_one(
         )
         return file_report
     data = redacted.data
+    file_report.masked = [
+        f"{finding.field}: {finding.kind} {finding.preview}".rstrip()
+        for finding in (*redacted.removed, *redacted.masked)
+    ]
     if not _same_file(source, target) and (reason := holds_more(target, data)) is not None:
         file_report.error = reason
         return file_report
