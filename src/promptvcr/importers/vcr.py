@@ -46,9 +46,20 @@ class FileReport:
     #: Each credential removed or masked in what was written: "where: what" (the interaction
     #: and field, never a value), so that nothing the source held changes without a word.
     masked: list[str] = field(default_factory=list)
+    #: What was kept as recorded that a reader may not expect (a gzip label over a plain body).
+    notes: list[str] = field(default_factory=list)
+    #: Each converted interaction's position in the source file (``interactions[N]``).
+    indices: list[int] = field(default_factory=list)
+    #: How many interactions were written (``None`` until the file is written).
+    written: int | None = None
     error: str | None = None
     #: Already a promptvcr cassette: not converted, written (if elsewhere) byte for byte.
     kept: bool = False
+
+    @property
+    def written_count(self) -> int:
+        """Interactions written (or, before writing, converted)."""
+        return len(self.interactions) if self.written is None else self.written
 
     @property
     def ok(self) -> bool:
@@ -63,9 +74,10 @@ class FileReport:
             )
             return f"kept {self.source}: already a promptvcr cassette ({self.total} interactions), {where}"
         head = f"{'ok' if self.ok else 'PARTIAL'} {self.source} -> {self.output} ({self.layout}, "
-        head += f"{len(self.interactions)}/{self.total} interactions)"
+        head += f"{self.written_count}/{self.total} interactions)"
         lines = [head]
         lines.extend(f"    not converted: {reason}" for reason in self.skipped)
+        lines.extend(f"    note: {note}" for note in self.notes)
         if self.masked:
             lines.append(f"    {len(self.masked)} credential(s) removed or masked (each as <redacted:...>):")
             lines.extend(f"      {line}" for line in self.masked)
@@ -94,7 +106,7 @@ class ImportReport:
 
     @property
     def interaction_count(self) -> int:
-        return sum(len(f.interactions) for f in self.files if f.error is None)  # written ones only
+        return sum(f.written_count for f in self.files if f.error is None)  # written ones only
 
     def summary(self) -> str:
         converted = [f for f in self.files if not f.kept]
@@ -145,11 +157,12 @@ def convert_vcr_file(source: Path) -> FileReport:
         return report
     for index, (request, response) in enumerate(raw.pairs):
         try:
-            interaction = to_interaction(request, response, index)
+            interaction = to_interaction(request, response, index, report.notes)
         except ConversionError as error:
             report.skipped.append(str(error))
             continue
         report.interactions.append(interaction)
+        report.indices.append(index)
         report.removed_secrets.extend(_secrets_in(interaction))
     return report
 
@@ -197,6 +210,7 @@ def _import_one(
         response_headers=response_headers,
         environ=os.environ,
         label="interactions",
+        indices=file_report.indices,  # the source's own positions, skipped ones counted
     )
     findings = [f for _, _, found in redacted.refused for f in found]
     if findings and not redacted.data:
@@ -231,6 +245,7 @@ def _import_one(
         file_report.error = str(error)
         return file_report
     file_report.output = target
+    file_report.written = len(data)
     return file_report
 
 
