@@ -52,7 +52,11 @@ def _without_empty(value: Any) -> Any:
 
 
 def empty_defaults(parts: KeyParts) -> KeyParts:
-    """A JSON object body without the fields whose value is empty (see above)."""
+    """A JSON object body without the fields whose value is empty, at any depth of an object.
+
+    Real case: opentelemetry-instrumentation-ollama 0.62.4's cassettes hold ``options: {}``,
+    ``keep_alive: null`` and ``format: ""``, which the next ollama client leaves out; every
+    request missed. ``false``, ``0`` and ``true`` still count (see the module)."""
     body = parts.body
     raw = parts.raw
     if not isinstance(body, dict) or (raw[:1] == b"{" and _MAY_BE_EMPTY.search(raw) is None):
