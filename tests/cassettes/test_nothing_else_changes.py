@@ -277,3 +277,96 @@ def test_names_that_look_like_credentials_in_what_a_model_produced_stay_byte_for
         assert back.response.content == response.content
         for name, value in headers.items():
             assert back.response.headers.get(name) == value if response.headers.get(name) else True
+
+
+# The repro of issue 53: a Responses API tool call with an argument named "key" ----------------
+
+ARGS = '{"style": "symphony", "key": "D major"}'
+
+
+def _function_call(arguments: str, status: str = "completed") -> dict[str, Any]:
+    return {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "compose"} | {
+        "arguments": arguments,
+        "status": status,
+    }
+
+
+def _response() -> dict[str, Any]:
+    usage = {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}
+    details = {"input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}
+    return {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1,
+        "status": "completed",
+        "model": "gpt-4o",
+    } | {
+        "output": [_function_call(ARGS)],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": usage | details,
+    }
+
+
+def _events() -> tuple[bytes, ...]:
+    added = {
+        "type": "response.output_item.added",
+        "output_index": 0,
+        "item": _function_call("", "in_progress"),
+    }
+    deltas = [
+        {
+            "type": "response.function_call_arguments.delta",
+            "item_id": "fc_1",
+            "output_index": 0,
+            "delta": piece,
+        }
+        for piece in ('{"style": "sym', 'phony", "key": "D', ' major"}')
+    ]
+    done = {"type": "response.function_call_arguments.done", "item_id": "fc_1", "output_index": 0}
+    events = [
+        added,
+        *deltas,
+        done | {"arguments": ARGS},
+        {"type": "response.completed", "response": _response()},
+    ]
+    return tuple(
+        f"event: {event['type']}\ndata: {json.dumps(event | {'sequence_number': n})}\n\n".encode()
+        for n, event in enumerate(events)
+    )
+
+
+def _compose(client: Any) -> tuple[str, str, str]:
+    plain = client.responses.create(model="gpt-4o", input="write it")
+    events = list(client.responses.create(model="gpt-4o", input="stream it", stream=True))
+    deltas = "".join(e.delta for e in events if e.type == "response.function_call_arguments.delta")
+    done = next(e.arguments for e in events if e.type == "response.function_call_arguments.done")
+    return plain.output[0].arguments, deltas, done
+
+
+def test_a_tool_call_argument_named_key_replays_byte_for_byte(tmp_path: Path) -> None:
+    import openai
+    from leak_checks import scan
+    from leak_server import Answer, LeakServer
+
+    path = tmp_path / "responses.yaml"
+
+    def reply(request: Any) -> Answer:
+        if b'"stream": true' in request.body or b'"stream":true' in request.body:
+            return Answer(200, {"content-type": "text/event-stream"}, _events())
+        return Answer(200, {"content-type": "application/json"}, (json.dumps(_response()).encode(),))
+
+    with LeakServer() as server:
+        server.reply = reply
+        client = openai.OpenAI(api_key="sk-test-guard", base_url=f"{server.url}/v1", max_retries=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no SecretMaskedWarning: nothing is a credential
+            with promptvcr.use_cassette(path, record_mode="record"):
+                live = _compose(client)
+        with promptvcr.use_cassette(path, record_mode="none"):
+            replayed = _compose(client)
+    assert live == (ARGS, ARGS, ARGS)
+    assert replayed == live  # the final event agrees with the deltas, as it did
+    assert "<redacted:field" not in path.read_text()
+    assert scan(path).returncode == 0
