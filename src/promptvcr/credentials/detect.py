@@ -19,7 +19,7 @@ from typing import Any
 from .byname import names_secret_field, redact_form_fields, redact_json_fields, redact_query_values
 from .compressed import decompressed
 from .decode import texts
-from .keyshapes import Finding, masked_preview, secret_values
+from .keyshapes import Finding, assigned_values, masked_preview, secret_values
 from .names import is_secret_header
 from .placeholder import is_placeholder
 
@@ -64,6 +64,8 @@ def _header_findings(data: Any, where: str) -> Iterator[Finding]:
 def _body_text_findings(place: str, text: str, request: bool) -> Iterator[Finding]:
     """Credentials by name in a body stored as text: a JSON document's fields (its top, as
     recording reads it), a form's fields, the JSON parts of a multipart body."""
+    for kind, value in assigned_values(text):  # a dotenv file, uploaded or returned
+        yield Finding(kind, masked_preview(value), field=place)
     if "content-disposition" in text[:4096].lower():
         for line in text.splitlines():
             if line[:1] in ("{", "["):

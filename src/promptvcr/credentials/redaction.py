@@ -37,7 +37,15 @@ from ..files import fileformat
 from .byname import names_secret_field, redact_url
 from .decode import body_texts, event_groups, holds_base64, json_escaped, plain_dump, texts
 from .headers import REQUEST_HEADERS, RESPONSE_HEADERS
-from .keyshapes import KIND_SLUGS, Finding, masked_preview, may_hold_secret, secret_values
+from .keyshapes import (
+    KIND_SLUGS,
+    Finding,
+    assigned_values,
+    masked_preview,
+    may_assign_credential,
+    may_hold_secret,
+    secret_values,
+)
 from .masking import Masker, json_credentials, remember_sent, run_credentials, sent_credentials, worth_masking
 from .names import environment_credentials, is_secret_header, is_secret_param
 from .reencode import masked_across, masked_strings
@@ -105,6 +113,8 @@ def _found(data: Any, where: str, known: _Known) -> list[tuple[Finding, str, str
             if value in text:
                 add("a credential sent by a recorded request", value, "sent-credential", place, "(not shown)")
     for place, text in body_texts(data, where):
+        for kind, value in assigned_values(text, known.allowed):  # a dotenv file, uploaded or returned
+            add(kind, value, "env-file", place)
         if text.lstrip()[:1] in ("{", "[") and names_secret_field(text.lower()):
             for value in _named_in_document(text, request=".request" in place):
                 if value not in known.allowed:
@@ -128,6 +138,7 @@ def _clean(dump: str, known: _Known) -> bool:
     value, and no string worth decoding (base64)."""
     return (
         not may_hold_secret(dump)
+        and not may_assign_credential(dump)
         and not any(value in dump for value in known.escaped)
         and not holds_base64(dump)
     )
