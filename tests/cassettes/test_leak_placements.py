@@ -108,7 +108,8 @@ CASES = [
          lambda url, key: httpx.get(f"{url}/v1/x?q=bot{key}").content),
     Case("protobuf string field whose length byte is a letter (requests)", lambda: ANTHROPIC_108,
          lambda url, key: call_requests("GET", f"{url}/v1/proto"),
-         lambda r, k: Answer(200, {"content-type": "application/x-protobuf"}, (b"\x0a\x6c" + k.encode() + b"\x10\x01",))),
+         lambda r, k: Answer(200, {"content-type": "application/x-protobuf"},
+                             (b"\x0a\x6c" + k.encode() + b"\x10\x01",))),
     # Issue 53: keys of no known shape, found by the place a format gives them.
     Case("key= in a URL nested in another URL's query (requests)", shapeless,
          lambda url, key: call_requests("GET", f"{url}/v1/fetch", params={"url": f"https://api.test/v?a=1&key={key}"})),
@@ -117,7 +118,8 @@ CASES = [
              "file": (".env", f"DEBUG=1\nOPENAI_API_KEY={key}\n", "text/plain")})),
     Case(".env file returned by an answer, export HF_TOKEN= (requests)", shapeless,
          lambda url, key: call_requests("GET", f"{url}/v1/files/env/content"),
-         lambda r, k: Answer(200, {"content-type": "text/plain"}, (f"# cfg\nexport HF_TOKEN='{k}'\n".encode(),))),
+         lambda r, k: Answer(200, {"content-type": "text/plain"},
+                             (f"# cfg\nexport HF_TOKEN='{k}'\n".encode(),))),
     # Encodings: base64 in a JSON string, JSON in a JSON string, compressed bodies, file parts.
     Case("base64 in a JSON string of an answer (openai)", lambda: OPENAI,
          lambda url, key: call_openai(url), lambda r, k: chat(_b64(f"api_key={k}"))),
