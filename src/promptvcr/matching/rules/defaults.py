@@ -30,7 +30,7 @@ def _is_empty(value: Any) -> bool:
 
 
 #: The empty values (see above); ``False`` and ``0`` are not among them.
-EMPTY = (None, {}, [], "")
+EMPTY: tuple[Any, ...] = (None, {}, [], "")
 
 
 def _without_empty(value: Any) -> Any:
