@@ -41,6 +41,14 @@ from promptvcr.files import fileformat
 from promptvcr.importers import import_vcr
 
 CORPUS = Path(__file__).parents[1] / "corpus"
+#: libyaml's reader when PyYAML has it: the corpus is 15 MB of YAML.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _load(path: Path) -> Any:
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
+
+
 FOLDERS = [CORPUS / "pydantic-ai", CORPUS / "pydantic-ai-rest"]
 
 
@@ -92,7 +100,7 @@ def _changes(imported: list[tuple[Path, Path, str]]) -> tuple[int, list[str]]:
     """(interactions compared, every difference from the source that is not a credential)."""
     count, changed = 0, []
     for source, output, _ in imported:
-        raw = yaml.safe_load(source.read_text(encoding="utf-8"))["interactions"]
+        raw = _load(source)["interactions"]
         stored = fileformat.loads(output.read_text(encoding="utf-8"), output)
         assert len(stored) == len(raw), source
         for index, (original, interaction) in enumerate(zip(raw, stored, strict=True)):
@@ -122,11 +130,7 @@ def test_no_byte_of_the_shared_corpus_but_a_credential_changes(
 
 
 def test_what_import_wrote_scans_clean(imported: list[tuple[Path, Path, str]]) -> None:
-    findings = [
-        f"{output.name}: {finding}"
-        for _, output, _ in imported
-        for finding in detect(yaml.safe_load(output.read_text(encoding="utf-8")))
-    ]
+    findings = [f"{output.name}: {finding}" for _, output, _ in imported for finding in detect(_load(output))]
     assert findings == []
 
 
@@ -134,7 +138,7 @@ def test_every_removal_is_said(imported: list[tuple[Path, Path, str]]) -> None:
     """The corpus's only credentials are requests' cookies (pydantic-ai keeps them): each one
     removed is printed with its interaction."""
     for source, _, said in imported:
-        raw = yaml.safe_load(source.read_text(encoding="utf-8"))["interactions"]
+        raw = _load(source)["interactions"]
         cookies = [i for i, item in enumerate(raw) if "cookie" in _headers(item["request"].get("headers"))]
         for index in cookies:
             assert f"interactions[{index}].request.headers.cookie: header cookie (removed)" in said, source
