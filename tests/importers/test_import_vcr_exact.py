@@ -124,3 +124,38 @@ def test_a_signature_masked_in_an_answer_is_printed(
     assert "interactions[0].response" in printed and "query sig (removed)" in printed
     assert "1 credential(s) removed or masked in 1 file(s)" in printed
     assert main(["scan", str(tmp_path / "out")]) == 0  # its own placeholder is no finding
+
+
+def test_import_keeps_every_header_that_is_no_credential(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """cf-*, x-envoy-*, and names that merely end in key or token (issue 53: their last word is
+    not what makes a credential); only the credentials go, each printed."""
+    kept = {
+        "cf-ray": ["8f1c2a3b4d5e6f70-AMS"],
+        "cf-cache-status": ["DYNAMIC"],
+        "x-envoy-upstream-service-time": ["412"],
+        "x-time-per-token": ["23"],
+        "x-ratelimit-key": ["gpt-4o-eastus-deployment"],
+        "Content-Type": ["application/json"],
+    }
+    source = tmp_path / "headers.yaml"
+    source.write_text(
+        "interactions:\n- request:\n    body: null\n"
+        '    headers: {"google-auth": ["2.35.0"], "Authorization": ["Bearer abcdefghijklmnop1234"]}\n'
+        "    method: GET\n    uri: https://api.openai.com/v1/models\n"
+        "  response:\n    body: {string: '{}'}\n"
+        f"    headers: {json.dumps({**kept, 'Set-Cookie': ['__cf_bm=abcdefghijklmnop; path=/']})}\n"
+        "    status: {code: 200, message: OK}\nversion: 1\n"
+    )
+    report = import_vcr([source], tmp_path / "out")
+    said = report.files[0].describe()
+    assert "request.headers.authorization: header authorization (removed)" in said
+    assert "response.headers.set-cookie: header set-cookie (removed)" in said
+    assert report.masked_count == 2, said
+    stored = (tmp_path / "out" / "headers.yaml").read_text()
+    assert "2.35.0" in stored and "abcdefghijklmnop" not in stored
+    with no_network(monkeypatch), promptvcr.use_cassette(tmp_path / "out" / "headers.yaml"):
+        got = httpx.get("https://api.openai.com/v1/models")
+    for name, (value,) in kept.items():
+        assert got.headers[name] == value, name
