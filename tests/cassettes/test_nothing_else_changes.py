@@ -374,3 +374,24 @@ def test_a_tool_call_argument_named_key_replays_byte_for_byte(tmp_path: Path) ->
     assert replayed == live  # the final event agrees with the deltas, as it did
     assert "<redacted:field" not in path.read_text()
     assert scan(path).returncode == 0
+
+
+def test_a_recording_keeps_headers_that_merely_end_in_key_or_token(tmp_path: Path) -> None:
+    """A new recording leaves out the documented noise (``cf-*``, ``date``), never a header
+    whose name only ends like a credential's."""
+    from leak_server import Answer, LeakServer
+
+    headers = {
+        "content-type": "application/json",
+        "x-ratelimit-key": "gpt-4o-eastus",
+        "x-time-per-token": "23",
+    }
+    path = tmp_path / "headers.yaml"
+    with LeakServer() as server:
+        server.reply = lambda r: Answer(200, {**headers, "cf-ray": "8f1c-AMS"}, (b"{}",))
+        with promptvcr.use_cassette(path, record_mode="record"):
+            httpx.get(f"{server.url}/v1/models")
+        with promptvcr.use_cassette(path, record_mode="none"):
+            got = httpx.get(f"{server.url}/v1/models")
+    assert got.headers["x-ratelimit-key"] == "gpt-4o-eastus" and got.headers["x-time-per-token"] == "23"
+    assert "cf-ray" not in got.headers  # review noise, documented (docs/secrets.md)
