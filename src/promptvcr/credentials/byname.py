@@ -6,8 +6,8 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, unquote_plus, urlencode, urlsplit, urlunsplit
 
+from .bodyfields import walk_fields
 from .examples import is_documented_example
-from .fields import walk_fields
 from .names import NAME_ENDINGS, is_secret_param, words_pattern
 from .placeholder import is_placeholder, placeholder
 
@@ -89,7 +89,7 @@ def redact_query_values(text: str) -> str:
 def redact_json_fields(value: Any, *, request: bool = True) -> Any:
     """A copy of a JSON body (a parsed request or response body, a websocket message) with the
     scalar value of every credential field replaced by ``<redacted:field:NAME>`` where names
-    count (see :mod:`.fields`: never in what a model or a tool produced, never below the top
+    count (see :mod:`.bodyfields`: never in what a model or a tool produced, never below the top
     of an answer), and credential parameters removed from the URLs in its strings. Containers
     under a credential field are searched, not replaced."""
     return walk_fields(value, _field_placeholder, request=request, on_string=redact_query_values)

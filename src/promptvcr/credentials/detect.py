@@ -116,7 +116,7 @@ _SIDES = frozenset({"request", "response", *_SESSIONS_KEYS})
 
 def _body_findings(data: Any, where: str) -> list[Finding]:
     """Credential fields of the bodies a cassette stores, read as recording reads a body: a
-    request's and an answer's each by its own rule (:mod:`.fields`), a stream by shape only."""
+    request's and an answer's each by its own rule (:mod:`.bodyfields`), a stream by shape only."""
     found: list[Finding] = []
     stack: list[tuple[str, Any, bool]] = [(where, data, True)]
     while stack:

@@ -25,11 +25,11 @@ from ..cassettes.largebody import ChunkedBody
 from ..cassettes.models import Request
 from ..cassettes.multipart import parse_multipart
 from ..cassettes.spool import SpooledChunks, byte_slices
+from .bodyfields import walk_fields
 from .byname import names_secret_field
 from .compressed import decompressed, inflate
 from .decode import event_groups, json_escaped, plain_dump, windows
 from .examples import is_documented_example
-from .fields import walk_fields
 from .names import is_secret_header, is_secret_param
 from .placeholder import is_placeholder, placeholder
 
@@ -65,7 +65,7 @@ def _header_values(name: str, value: str) -> Iterator[str]:
 
 
 def json_credentials(value: Any, *, request: bool = True) -> Iterator[str]:
-    """The value of every credential field of a JSON body, where names count (:mod:`.fields`)."""
+    """The value of every credential field of a JSON body, where names count (:mod:`.bodyfields`)."""
     found: list[str] = []
 
     def collect(name: str, child: Any) -> Any:

@@ -60,7 +60,7 @@ __all__ = [
 
 def _redact_body(data: dict[str, Any], content_type: str, *, request: bool) -> None:
     """Credential fields and query values out of the stored body in ``data``, in place: by
-    name in a body (its top; deeper in a request, see :mod:`..credentials.fields`), never in
+    name in a body (its top; deeper in a request, see :mod:`..credentials.bodyfields`), never in
     a stream's events (what a model produced: only the URLs in them)."""
     for key in ("json", "events", "frames"):
         if key in data:

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from ...credentials.fields import DROP, walk_fields
+from ...credentials.bodyfields import DROP, walk_fields
 from ...credentials.names import NAME_ENDINGS, is_secret_param, words_pattern
 from ...credentials.placeholder import PREFIX, is_placeholder
 from ..parts import KeyParts, Rule
@@ -37,7 +37,7 @@ def may_hold_credential(raw: bytes) -> bool:
 
 def without_credentials(value: Any, *, named: bool = True) -> Any:
     """A parsed request body without its credential fields (where recording reads names: see
-    :mod:`promptvcr.credentials.fields`) and placeholders; ``value`` itself when it holds none.
+    :mod:`promptvcr.credentials.bodyfields`) and placeholders; ``value`` itself when it holds none.
     ``named=False``: placeholders only."""
     if named:
         value = walk_fields(value, _dropped, request=True)
