@@ -160,9 +160,13 @@ def _removed_by_name(response: Any, where: str, dump: str | None) -> list[Findin
     ]
 
 
-def _removed_from_request(interaction: Interaction, data: dict[str, Any], where: str) -> list[Finding]:
+def _removed_from_request(
+    interaction: Interaction, data: dict[str, Any], where: str, dump: str | None = None
+) -> list[Finding]:
     """A finding for each credential the stored request no longer holds: a credential header
-    (of the answer too) left out, a placeholder the original request did not hold."""
+    (of the answer too) left out, a placeholder the original request did not hold. ``dump``:
+    the stored interaction's JSON text when the caller has it (no placeholder in it: none
+    to look for, the common case)."""
     request, response = interaction.request, interaction.response
     found = [
         Finding(f"header {name.lower()}", "(removed)", field=f"{where}.{side}.headers.{name.lower()}")
@@ -171,9 +175,8 @@ def _removed_from_request(interaction: Interaction, data: dict[str, Any], where:
         if is_secret_header(name)
     ]
     stored = data["request"]
-    if "<redacted:" not in json.dumps(stored, ensure_ascii=False, default=str) and "%3Credacted" not in str(
-        stored.get("url", "")
-    ):
+    text = dump if dump is not None else json.dumps(stored, ensure_ascii=False, default=str)
+    if "<redacted:" not in text and "%3Credacted" not in text:
         return found + _url_removals(request.url, stored, where)
     original = request.url + request.content.decode("latin-1")
     for finding in _removed_by_name(stored, f"{where}.request", None):
@@ -248,7 +251,7 @@ def redact(
         if masker.active and (masked := masker.data(data, dump)) is not data:
             data, dump = masked, plain_dump(masked)
         where = f"{label}[{index if indices is None else indices[index]}]"
-        result.removed.extend(_removed_from_request(interaction, data, where))
+        result.removed.extend(_removed_from_request(interaction, data, where, dump))
         if dump is not None and _clean(dump, known):  # nothing to refuse or mask
             if "<redacted:" in dump or "%3Credacted%3A" in dump:  # a form body writes it escaped
                 result.masked.extend(_removed_by_name(data["response"], f"{where}.response", None))
