@@ -395,3 +395,63 @@ def test_a_recording_keeps_headers_that_merely_end_in_key_or_token(tmp_path: Pat
             got = httpx.get(f"{server.url}/v1/models")
     assert got.headers["x-ratelimit-key"] == "gpt-4o-eastus" and got.headers["x-time-per-token"] == "23"
     assert "cf-ray" not in got.headers  # review noise, documented (docs/secrets.md)
+
+
+# scan finds what recording finds, and only that ------------------------------------------------
+
+#: Where a field sits in a request or answer body: (path of containers, side).
+_PLACES = [
+    ((), "request"),
+    (("providers", 0), "request"),
+    (("litellm_params",), "request"),
+    (("settings",), "request"),
+    (("messages", 0, "content", 0, "input"), "request"),
+    (("contents", 0, "parts", 0, "functionCall", "args"), "request"),
+    ((), "response"),
+    (("choices", 0, "message"), "response"),
+    (("data", 0), "response"),
+]
+
+
+def _placed(path: tuple[Any, ...], name: str, value: str) -> Any:
+    document: Any = {name: value}
+    for step in reversed(path):
+        document = [document] if isinstance(step, int) else {step: document}
+    return document if isinstance(document, dict) else {"items": document}
+
+
+@property_settings(150)
+@given(
+    st.sampled_from(_PLACES),
+    _NAMES,
+    st.text("abcdefghijkmnopqrstuvwxyzABCDEFGH0123456789", min_size=16, max_size=24),
+)
+def test_scan_finds_exactly_what_recording_removes(
+    place: tuple[tuple[Any, ...], str], name: str, value: str
+) -> None:
+    path, side = place
+    body = json.dumps(_placed(path, name, value))
+    plain = json.dumps({"ok": True})
+    request_body, answer = (body, plain) if side == "request" else (plain, body)
+    interaction = Interaction(
+        Request("POST", "https://api.test/v1/x", {"content-type": "application/json"}, request_body.encode()),
+        Response(200, {"content-type": "application/json"}, [answer.encode()]),
+    )
+    redacted = redaction.redact([interaction], environ={})
+    recorded = bool(redacted.removed or redacted.masked or redacted.refused)
+    vcrpy = {
+        "interactions": [
+            {
+                "request": {
+                    "method": "POST",
+                    "uri": "https://api.test/v1/x",
+                    "body": request_body,
+                    "headers": {},
+                },
+                "response": {"status": {"code": 200}, "headers": {}, "body": {"string": answer}},
+            }
+        ]
+    }
+    assert bool(detect(vcrpy)) == recorded, (path, side, name)
+    if redacted.data:  # and scan finds nothing in what recording wrote
+        assert detect({"interactions": redacted.data}) == []
