@@ -152,12 +152,14 @@ def _removed_by_name(response: Any, where: str, dump: str | None) -> list[Findin
     an ``access_token``): nothing is removed from an answer without a word."""
     if dump is not None and "<redacted:" not in dump:
         return []
-    return [
+    found = (
         Finding(f"{match.group(1)} {match.group(2)}", "(removed)", field=place)
         for place, text in texts(response, where)
-        if "[*]" not in place  # a stream's pieces joined: each was named in its own event
+        # A stream's pieces joined, a JSON document read out of a string: each said once, where it is.
+        if "[*]" not in place and "(json)" not in place
         for match in _REMOVED_BY_NAME.finditer(text)
-    ]
+    )
+    return list(dict.fromkeys(found))  # a string's views (percent-decoded) name it once
 
 
 def _removed_from_request(
