@@ -159,3 +159,25 @@ def test_import_keeps_every_header_that_is_no_credential(
         got = httpx.get("https://api.openai.com/v1/models")
     for name, (value,) in kept.items():
         assert got.headers[name] == value, name
+
+
+def test_migrate_prints_each_credential_it_removed_per_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "suite" / "cassettes"
+    folder.mkdir(parents=True)
+    (folder / "chat.yaml").write_text(
+        "interactions:\n- request:\n    body: null\n"
+        '    headers: {"Authorization": ["Bearer abcdefghijklmnop1234"]}\n'
+        "    method: GET\n    uri: https://api.openai.com/v1/models?api_key=abcdefghijklmnop1234\n"
+        "  response:\n    body: {string: '{}'}\n"
+        '    headers: {"Content-Type": ["application/json"], "x-ratelimit-key": ["eastus"]}\n'
+        "    status: {code: 200, message: OK}\nversion: 1\n"
+    )
+    main(["migrate", str(tmp_path / "suite")])
+    printed = capsys.readouterr().out
+    assert f"{folder / 'chat.yaml'}: 2 credential(s) removed or masked" in printed
+    assert "interactions[0].request.headers.authorization: header authorization (removed)" in printed
+    assert "interactions[0].request.url: query api_key (removed)" in printed
+    assert "credentials: 2 removed or masked" in printed
+    assert "eastus" in (folder / "chat.yaml").read_text()
