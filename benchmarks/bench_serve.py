@@ -25,6 +25,7 @@ Recording: the delay between the upstream's first stream event and the client's,
 serve, against the same upstream reached directly (an event every 50 ms).
 
 Run: python benchmarks/bench_serve.py [--quick] [--skip node,memory,recording] [--only memory]
+(``--only request-memory``: a ``--memory-mb`` request body recorded and replayed through serve)
 """
 
 from __future__ import annotations
@@ -334,6 +335,57 @@ def memory(scratch: Path, size: int) -> None:
     )
 
 
+#: A loopback upstream that reads a request body of any size and answers a small JSON.
+SINK_UPSTREAM = (
+    r"""
+import asyncio, sys
+from aiohttp import web
+async def answer(request):
+    async for _ in request.content.iter_chunked(1 << 20):
+        pass
+    return web.json_response({"id": "x", "choices": [{"message": {"content": "ok"}}]})
+"""
+    + LISTEN
+)
+
+
+def _post_body(url: str, size: int) -> int:
+    """POST a chat request of about ``size`` bytes (one long user message) through serve."""
+    parts = urlsplit(url)
+    text = "word " * (size // 5)
+    body = json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": text}]}).encode()
+    del text
+    connection = http.client.HTTPConnection(parts.netloc, timeout=600)
+    connection.request("POST", "/openai/v1/chat/completions", body, {"content-type": "application/json"})
+    status = connection.getresponse().status
+    connection.close()
+    return status
+
+
+def request_memory(scratch: Path, size: int) -> None:
+    """Issue 54: serve's peak memory above idle while a large *request* body goes through it,
+    recorded then replayed (goal: less than the body's own size)."""
+    upstream = subprocess.Popen([sys.executable, "-c", SINK_UPSTREAM], stdout=subprocess.PIPE, text=True)
+    assert upstream.stdout is not None
+    base = f"http://127.0.0.1:{upstream.stdout.readline().strip()}"
+    path = scratch / "big-request.yaml"
+    try:
+        for mode in ("record", "replay"):
+            with serve(path, record_mode=mode, upstreams={"openai": base}) as served:
+                idle = _memory_of(served.process.pid)["VmRSS"]
+                status = _post_body(served.url, size)
+                peak = _memory_of(served.process.pid)["VmHWM"]
+            print(
+                f"request memory: {mode} of a {size / 1e6:.0f} MB request body through serve "
+                f"(status {status}): "
+                f"{(peak - idle) / 1e6:.0f} MB above idle, {(peak - idle) / size:.1f}x the body "
+                f"(goal: < 1x)"
+            )
+    finally:
+        upstream.terminate()
+        upstream.wait()
+
+
 def _first_chunk(url: str) -> float:
     parts = urlsplit(url)
     body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "SLOW a b c d"}], "stream": True}
@@ -370,15 +422,17 @@ def main() -> None:
     )
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--rounds", type=int, default=0, help="rounds (default 5, --quick 2)")
-    parser.add_argument("--skip", default="", help="comma-separated: node, memory, recording")
+    parser.add_argument("--skip", default="", help="comma-separated: node, memory, request-memory, recording")
     parser.add_argument(
-        "--only", default="", help="comma-separated parts to run alone: throughput, memory, recording"
+        "--only",
+        default="",
+        help="comma-separated parts to run alone: throughput, memory, request-memory, recording",
     )
     parser.add_argument("--memory-mb", type=int, default=300)
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
     if only := set(filter(None, args.only.split(","))):
-        skip |= {"node", "throughput", "memory", "recording"} - only
+        skip |= {"node", "throughput", "memory", "request-memory", "recording"} - only
     rounds = args.rounds or (2 if args.quick else 5)
     total = 200 if args.quick else 400
     with tempfile.TemporaryDirectory(prefix="bench-serve-") as tmp:
@@ -388,6 +442,8 @@ def main() -> None:
             throughput(scratch, rounds, total, node, CONCURRENCY)
         if "memory" not in skip:
             memory(scratch, args.memory_mb * 1_000_000)
+        if "request-memory" not in skip:
+            request_memory(scratch, args.memory_mb * 1_000_000)
         if "recording" not in skip:
             recording(scratch, 5 if args.quick else 15)
 

@@ -125,8 +125,10 @@ def _echo(ws: ServerConnection) -> None:
 def _cut(ws: ServerConnection, how: str) -> None:
     """Answers ``go`` with two frames, then ends the session as ``how`` says: ``close`` (1011
     with a reason), ``nostatus`` (a close frame without a code), ``violation`` (a text frame
-    that is not UTF-8: the client fails the connection with 1007), ``abrupt`` (the TCP
-    connection closed, no close frame), ``going`` (1001 before answering at all)."""
+    that is not UTF-8: the client fails the connection with 1007), ``reserved`` (a frame of
+    reserved opcode 3) and ``rsv1`` (a text frame with RSV1 set, no extension negotiated): the
+    client fails the connection with 1002; ``abrupt`` (the TCP connection closed, no close
+    frame), ``going`` (1001 before answering at all)."""
     assert ws.recv() == "go"
     if how == "going":
         ws.close(1001, "going away")
@@ -142,6 +144,12 @@ def _cut(ws: ServerConnection, how: str) -> None:
         ws.recv_events_thread.join(5)
     elif how == "violation":
         ws.socket.sendall(b"\x81\x02\xff\xfe")
+        ws.recv_events_thread.join(5)
+    elif how == "reserved":
+        ws.socket.sendall(b"\x83\x05hello")
+        ws.recv_events_thread.join(5)
+    elif how == "rsv1":
+        ws.socket.sendall(b"\xc1\x05hello")
         ws.recv_events_thread.join(5)
     elif how == "abrupt":
         ws.socket.shutdown(socket.SHUT_RDWR)

@@ -34,6 +34,7 @@ from .matching.rules import default_rules
 from .matching.tape import Tape, fuzzy_threshold
 from .policies import budget, staleness, unwritten, verifying
 from .policies.modes import RecordMode, check_ci, resolve_record_mode
+from .recordings import ResponseRecording
 
 if TYPE_CHECKING:
     from .faults.plan import FaultFired, FaultPlan
@@ -235,7 +236,7 @@ class Cassette(activation.Block):
             self.played.append(Play(request, "passthrough"))
             return PASS_THROUGH
         budget.admit(self.path, request, self.missed, self._misses)
-        return Record(_Recording(self, request, key))
+        return Record(ResponseRecording(self, request, key))
 
     def _replayed(self, request: Request, interaction: Interaction) -> Replay:
         """Under the lock: ``interaction`` answers ``request`` (kept in ``played`` with the recorded
@@ -354,22 +355,6 @@ class Cassette(activation.Block):
     def _fresh(self) -> Cassette:
         """A new cassette with the same settings, for each call of a decorated function."""
         return Cassette(self.path, **self._options)
-
-
-class _Recording:
-    """The recording of one response, from its headers (``started``) to its last byte (call)."""
-
-    __slots__ = ("_cassette", "_key", "_request")
-
-    def __init__(self, cassette: Cassette, request: Request, key: str) -> None:
-        self._cassette, self._request, self._key = cassette, request, key
-
-    def started(self, abandon: Callable[[], None] | None = None) -> None:
-        with self._cassette._lock:
-            self._cassette._unfinished[id(self._request)] = (self._request, abandon)
-
-    def __call__(self, response: Response) -> None:
-        self._cassette._add_recorded(self._request, self._key, response)
 
 
 #: ``use_cassette(path, **options)``: the :class:`Cassette` class itself, so that its

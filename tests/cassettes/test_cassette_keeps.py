@@ -122,7 +122,8 @@ def test_import_keeps_every_header_but_credentials_and_names_those(tmp_path: Pat
     assert "set-cookie" not in written["response"]["headers"]
     assert "authorization" not in written["request"].get("headers", {})
     described = report.files[0].describe()
-    assert "authorization header" in described and "set-cookie response header" in described
+    assert "request.headers.authorization: header authorization (removed)" in described
+    assert "response.headers.set-cookie: header set-cookie (removed)" in described
 
 
 def _head_with_requests(url: str) -> dict[str, str]:
@@ -224,22 +225,38 @@ def test_a_form_field_credential_replays(tmp_path: Path) -> None:
     )
 
 
-def test_an_mcp_tool_argument_named_authorization_replays(tmp_path: Path) -> None:
+async def _add(url: str, authorization: str) -> str:
+    async with Client(url, mode="legacy") as client:
+        added = await client.call_tool("add", {"a": 2, "b": 3, "authorization": authorization})
+    return str(added.content[0].text)  # type: ignore[union-attr]
+
+
+def test_an_mcp_tool_argument_named_authorization_is_kept_as_the_model_wrote_it(tmp_path: Path) -> None:
+    """Issue 53: a tool call's arguments are what a model produced; a name in them means
+    nothing (``{"key": "D major"}``): the argument is stored and replayed as it was."""
     path = tmp_path / "mcp.yaml"
-
-    async def call(url: str, token: str) -> str:
-        async with Client(url, mode="legacy") as client:
-            added = await client.call_tool("add", {"a": 2, "b": 3, "authorization": f"Bearer {token}"})
-        return str(added.content[0].text)  # type: ignore[union-attr]
-
-    token = shapeless()
     with McpServer() as server:
-        with promptvcr.use_cassette(path, record_mode="record"):
-            live = asyncio.run(call(server.url, token))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # nothing masked, nothing said
+            with promptvcr.use_cassette(path, record_mode="record"):
+                live = asyncio.run(_add(server.url, "reader-role"))
         url = server.url
-    assert_nowhere(path, token)
-    with promptvcr.use_cassette(path, allow_playback_repeats=True):
-        assert asyncio.run(call(url, shapeless())) == live
+    assert "reader-role" in path.read_text() and "<redacted" not in path.read_text()
+    with promptvcr.use_cassette(path, allow_playback_repeats=True) as cassette:
+        assert asyncio.run(_add(url, "reader-role")) == live
+    assert all(play.hit for play in cassette.played)
+
+
+def test_a_bearer_token_in_a_tool_argument_is_found_by_its_shape(tmp_path: Path) -> None:
+    """A token in a tool call's arguments is found by its shape, not by the argument's name;
+    in a request it cannot be masked without changing what replay matches on: refused, said."""
+    path = tmp_path / "mcp.yaml"
+    token = shapeless()
+    refused = pytest.raises(promptvcr.CassetteWriteError, match="bearer token")
+    with McpServer() as server, refused, promptvcr.use_cassette(path, record_mode="record"):
+        asyncio.run(_add(server.url, f"Bearer {token}"))
+    if path.exists():
+        assert_nowhere(path, token)
 
 
 def test_a_websocket_frame_credential_replays(tmp_path: Path) -> None:

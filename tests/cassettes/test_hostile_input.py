@@ -211,7 +211,7 @@ def test_deeply_nested_json_is_a_clear_error_or_a_key_never_a_crash(tmp_path: Pa
             read_vcr_bytes(path.read_bytes(), name)
     deep_json = tmp_path / "deep.json"
     deep_json.write_text('{"interactions": ' + "[" * depth + "]" * depth + ', "version": 1}')
-    with pytest.raises(CassetteFormatError, match="not valid JSON"):
+    with pytest.raises(CassetteFormatError, match="nested too deep to read"):
         fileformat.loads(deep_json.read_text(), deep_json)
 
 

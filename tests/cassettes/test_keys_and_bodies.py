@@ -31,7 +31,9 @@ def test_json_bodies_compare_by_meaning() -> None:
         '{"model": "gpt-4o-mini", "temperature": 1, "messages": [{"role": "user", "content": "hi"}]}',
         '{"model": "gpt-4o", "temperature": 1, "messages": [{"role": "user", "content": "hi!"}]}',
         '{"model": "gpt-4o", "temperature": 1, "messages": [{"role": "system", "content": "hi"}]}',
-        '{"model": "gpt-4o", "temperature": 1, "messages": [{"role": "user", "content": "hi"}], "tools": []}',
+        # An empty value is an SDK's default and matches its absence (issue 53); these are not.
+        '{"model": "gpt-4o", "temperature": 1, "messages": [{"role": "user", "content": "hi"}], "n": 0}',
+        '{"model": "gpt-4o", "temperature": 1, "messages": [{"role": "user", "content": "hi"}], "seed": 0}',
     ],
 )
 def test_a_meaningful_change_changes_the_key(changed: str) -> None:

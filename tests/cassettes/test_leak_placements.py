@@ -47,6 +47,8 @@ def _run(alphabet: str, n: int) -> str:
 OPENAI = "sk-proj-" + _run(URLSAFE, 48)
 GOOGLE = "AIza" + _run(URLSAFE, 35)
 TELEGRAM = "7" + _run(string.digits, 9) + ":AA" + _run(URLSAFE, 33)
+#: 108 characters: as a protobuf string field, its length byte is 108, the letter ``l``.
+ANTHROPIC_108 = "sk-ant-api03-" + _run(URLSAFE, 95)
 
 
 def shapeless() -> str:
@@ -96,6 +98,28 @@ CASES = [
          lambda url, key: call_requests("GET", f"{url}/bot{key}/getMe")),
     Case("path /bot<sk-key> (httpx)", lambda: OPENAI,
          lambda url, key: httpx.get(f"{url}/bot{key}/getMe").content),
+    # Issue 53: shaped keys glued to a word character, where the prefix is distinctive.
+    Case("answer x_sk-proj- glued to a word (openai)", lambda: OPENAI,
+         lambda url, key: call_openai(url), lambda r, k: chat(f"id x_{k} end")),
+    Case("answer 1AIza glued to a digit (requests)", lambda: GOOGLE,
+         lambda url, key: call_requests("GET", f"{url}/v1/places"),
+         lambda r, k: Answer(200, JSON, (json.dumps({"v": f"1{k}"}).encode(),))),
+    Case("query botsk-proj- glued (httpx)", lambda: OPENAI,
+         lambda url, key: httpx.get(f"{url}/v1/x?q=bot{key}").content),
+    Case("protobuf string field whose length byte is a letter (requests)", lambda: ANTHROPIC_108,
+         lambda url, key: call_requests("GET", f"{url}/v1/proto"),
+         lambda r, k: Answer(200, {"content-type": "application/x-protobuf"},
+                             (b"\x0a\x6c" + k.encode() + b"\x10\x01",))),
+    # Issue 53: keys of no known shape, found by the place a format gives them.
+    Case("key= in a URL nested in another URL's query (requests)", shapeless,
+         lambda url, key: call_requests("GET", f"{url}/v1/fetch", params={"url": f"https://api.test/v?a=1&key={key}"})),
+    Case(".env file uploaded as multipart, OPENAI_API_KEY= (requests)", shapeless,
+         lambda url, key: call_requests("POST", f"{url}/v1/files", files={
+             "file": (".env", f"DEBUG=1\nOPENAI_API_KEY={key}\n", "text/plain")})),
+    Case(".env file returned by an answer, export HF_TOKEN= (requests)", shapeless,
+         lambda url, key: call_requests("GET", f"{url}/v1/files/env/content"),
+         lambda r, k: Answer(200, {"content-type": "text/plain"},
+                             (f"# cfg\nexport HF_TOKEN='{k}'\n".encode(),))),
     # Encodings: base64 in a JSON string, JSON in a JSON string, compressed bodies, file parts.
     Case("base64 in a JSON string of an answer (openai)", lambda: OPENAI,
          lambda url, key: call_openai(url), lambda r, k: chat(_b64(f"api_key={k}"))),

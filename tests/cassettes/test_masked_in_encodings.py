@@ -79,11 +79,12 @@ CASES = [
         json.dumps({"note": "use <redacted:openai-key> for the eval", "models": ["gpt-4o", "o3"]}),
     ),
     Case(
-        "base64 of JSON, a credential field by name",
-        SHAPELESS,
+        # Issue 53: a name inside what a model produced means nothing; the key's shape does.
+        "base64 of JSON in a model's answer, a shaped key under a credential name",
+        KEY,
         lambda k: _b64(json.dumps({"openai_api_key": k, "org": "acme"})),
         lambda stored: _unb64(stored).decode(),
-        json.dumps({"openai_api_key": "<redacted:field>", "org": "acme"}),
+        json.dumps({"openai_api_key": "<redacted:openai-key>", "org": "acme"}),
     ),
     Case(
         "URL-safe unpadded base64 of JSON holding standard base64",

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import openai
+import pytest
 from fake_provider import FakeProvider
 
 import promptvcr
@@ -75,3 +76,28 @@ def test_the_hooks_are_kept_by_the_decorator_for_each_call(tmp_path: Path) -> No
         run()
         run()
     assert seen == ["POST", "POST"]
+
+
+def test_a_hook_returning_the_wrong_type_is_a_clear_error_that_keeps_the_recording(tmp_path: Path) -> None:
+    """A vcrpy habit (issue 54, scenario 10): the hook returns a dict. The interactions it
+    returned one for are left out and named; every other recording is written and replays."""
+    from promptvcr.files.saving import HookError
+
+    path = tmp_path / "typed.yaml"
+
+    def as_vcrpy(response: Response) -> Response:
+        if b"vcrpy" in response.content:
+            return {"status": {"code": 200}, "body": {"string": ""}}  # type: ignore[return-value]
+        return response
+
+    recording = promptvcr.use_cassette(path, record_mode="record", before_record_response=as_vcrpy)
+    with FakeProvider() as server, pytest.raises(HookError) as raised, recording:
+        assert _ask(server.openai_base_url, "first") == "echo 1: first"
+        assert _ask(server.openai_base_url, "as vcrpy") == "echo 2: as vcrpy"
+        assert _ask(server.openai_base_url, "third") == "echo 3: third"
+    message = str(raised.value)
+    assert "before_record_response returned a dict" in message and "must return the Response" in message
+    assert "1 left out so, 2 written" in message and str(path) in message
+    with promptvcr.use_cassette(path):
+        assert _ask("http://127.0.0.1:9/v1", "first") == "echo 1: first"
+        assert _ask("http://127.0.0.1:9/v1", "third") == "echo 3: third"

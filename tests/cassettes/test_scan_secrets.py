@@ -16,8 +16,9 @@ import sdk_calls
 import promptvcr
 from promptvcr.cassettes.largebody import LARGE_BODY_BYTES, ChunkedText
 from promptvcr.cli import main
+from promptvcr.commands.keeping.scan import scan_paths
 from promptvcr.credentials.keyshapes import SECRET_KINDS, may_hold_secret
-from promptvcr.credentials.scanner import scan_data, scan_paths, scan_text
+from promptvcr.credentials.scanner import scan_data, scan_text
 from promptvcr.files import persister
 
 _rng = random.Random(20261122)

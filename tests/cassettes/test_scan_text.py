@@ -27,7 +27,14 @@ from promptvcr.credentials.keyshapes import may_hold_secret
 from promptvcr.credentials.masking import Masker, run_credentials, worth_masking
 from promptvcr.credentials.names import environment_credentials
 from promptvcr.files import fileformat
-from promptvcr.files.redaction import Redacted, _found, _known, _removed_by_name, redact
+from promptvcr.files.redaction import (
+    Redacted,
+    _found,
+    _known,
+    _removed_by_name,
+    _removed_from_request,
+    redact,
+)
 
 SECRET = "sk-proj-" + "Q7w9E2r4T6y8U1i3O5p7A9s2D4f6G8h1J3k5L7z9"
 CREDENTIAL = "Hd7kPq2xWv9mZt4nRb8cYf3sLg6jAe1u"
@@ -151,6 +158,7 @@ def _walked(interactions: list[Interaction], environ: dict[str, str]) -> Redacte
         data = Masker(known.sent).data(data)
         where = f"recorded[{index}]"
         request = interaction.request
+        walked.removed.extend(_removed_from_request(interaction, data, where))
         in_request = [finding for finding, _, _ in _found(data["request"], f"{where}.request", known)]
         if in_request:
             walked.refused.append((where, f"{request.method} {redact_url(request.url)}", in_request))

@@ -139,7 +139,7 @@ def test_a_uuid_inside_the_prompt_is_masked_not_the_prompt_dropped(
     learned = json.loads(output.read_text(encoding="utf-8"))["learned"]
     assert sorted((entry["rule"], entry["field"], entry.get("kinds")) for entry in learned) == [
         ("drop_body_field", "seed", None),
-        ("mask_in_field", "messages[].content", ["uuid"]),
+        ("mask_in_field", "messages[0].content", ["uuid"]),
     ]
     rules = load_rules(output)
     (a,), (b,) = (fileformat.loads(path.read_text(encoding="utf-8"), path) for path in (first, second))

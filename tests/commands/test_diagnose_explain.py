@@ -54,7 +54,9 @@ def test_explain_shows_rules_family_shared_keys_and_the_key_input(tmp_path: Path
     first = blocks[0].splitlines()
     assert first[0] == "interactions[0] POST https://api.anthropic.com/v1/messages?beta=true"
     assert first[1].endswith("(provider family: anthropic)")
-    assert first[2] == "  rules that changed it: anthropic_beta_query, single_text_part, tool_call_ids"
+    # empty_defaults: the tool_use block's "input": {} (an empty value matches its absence)
+    rules = "empty_defaults, anthropic_beta_query, single_text_part, tool_call_ids"
+    assert first[2] == f"  rules that changed it: {rules}"
     assert first[3] == "  same key as interactions[1]: they replay in recorded order"
     assert '"tool_use_id": "<tool-call-1>"' in blocks[0] and '"content": "weather?"' in blocks[0]
     assert "same key as" not in blocks[2] and '"content": "rain?"' in blocks[2]

@@ -183,9 +183,15 @@ def run_cassette(
     if rules is not None:
         options["rules"] = tuple(rules)
     replays: list[_Result | None] = []
-    with use_cassette(report.output, **options):
-        for rec, r in zip(recs, routes, strict=True):
-            replays.append(_call(r.driver, rec, _DEFAULT_CLIENTS) if r.driver else None)
+    try:
+        with use_cassette(report.output, **options):
+            for rec, r in zip(recs, routes, strict=True):
+                replays.append(_call(r.driver, rec, _DEFAULT_CLIENTS) if r.driver else None)
+    except CassetteMiss:
+        # The cassette raises at exit a miss the code caught (so that a test never passes on a
+        # swallowed miss). Here each call's result, a miss or the SDK error that wrapped one,
+        # is a row of the table already: the run goes on to the next cassette.
+        pass
     for index, (rec, r, reference, replayed) in enumerate(
         zip(recs, routes, references, replays, strict=True)
     ):

@@ -17,7 +17,7 @@ from websockets.sync.client import connect
 
 from promptvcr import use_cassette
 
-CASES = ["close", "nostatus", "violation", "abrupt", "going"]
+CASES = ["close", "nostatus", "violation", "reserved", "rsv1", "abrupt", "going"]
 
 
 def _closed(error: ConnectionClosed) -> tuple[Any, ...]:
@@ -102,4 +102,6 @@ def test_the_live_ends_differ_as_the_cases_say(recorded: tuple[str, Path, dict[s
     assert live["nostatus"][-1] == (1005, "")
     assert live["violation"][-1][0] == 1006 and live["violation"][2][3][0] == 1007  # the client failed it
     assert live["abrupt"][-1] == (1006, "")
+    for illegal in ("reserved", "rsv1"):  # the client failed it: a protocol error (issue 54)
+        assert live[illegal][2][3][0] == 1002, live[illegal]
     assert live["going"][:1] == [("closed", "ConnectionClosedOK", (1001, "going away"), (1001, "going away"))]

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +28,12 @@ from promptvcr.cli import main
 SERVER = Path(__file__).resolve().parent.parent / "mcp_stdio_server.py"
 NODE_CLIENT = Path(__file__).resolve().parent / "node_client.mjs"
 #: Where the test installs the TypeScript SDK once (``$PROMPTVCR_NODE_CACHE`` to move it).
+#: The TypeScript SDK's release, pinned (a new release cannot change what the test sees); the
+#: install folder is named by it, so a new pin installs anew.
+NODE_SDK = "@modelcontextprotocol/sdk@1.32.2"
 NODE_CACHE = Path(
     os.environ.get("PROMPTVCR_NODE_CACHE", Path.home() / ".cache" / "promptvcr-tests" / "node-mcp")
-)
+) / NODE_SDK.replace("/", "-")
 SRC = str(Path(promptvcr.__file__).resolve().parent.parent)
 
 
@@ -101,7 +105,7 @@ def _node_sdk() -> Path:
             str(NODE_CACHE),
             "--no-audit",
             "--no-fund",
-            "@modelcontextprotocol/sdk@1",
+            NODE_SDK,
         ]
         done = subprocess.run(install, capture_output=True, text=True, timeout=300, check=False)
         if done.returncode != 0:
@@ -112,19 +116,40 @@ def _node_sdk() -> Path:
     return NODE_CACHE
 
 
-def node_client(folder: Path, command: list[str]) -> dict[str, Any]:
+def node_client(folder: Path, command: list[str], *, silent_stdin: bool = False) -> dict[str, Any]:
+    """The node client's result. Its stdin (the test's parent's, as a process started in the
+    background has one) is ``/dev/null``, or with ``silent_stdin`` a pipe held open and never
+    written: neither may change what the wrapper does (issue 54)."""
     env = {**os.environ, "PYTHONPATH": SRC}
-    done = subprocess.run(
+    with subprocess.Popen(
         ["node", str(folder / NODE_CLIENT.name), json.dumps(command)],
-        capture_output=True,
+        stdin=subprocess.PIPE if silent_stdin else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=90,
         env=env,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    ) as node:
+        try:
+            stdout, stderr = node.communicate(timeout=90) if not silent_stdin else _held_open(node)
+        finally:
+            node.kill()
+    assert node.returncode == 0, stderr
+    result: dict[str, Any] = json.loads(stdout.strip().splitlines()[-1])
     return result
+
+
+def _held_open(node: subprocess.Popen[str]) -> tuple[str, str]:
+    """Read the node client to its end while its stdin stays open (closed only after)."""
+    assert node.stdout is not None and node.stderr is not None
+    guard = threading.Timer(90, node.kill)  # a hang fails the test instead of stalling the run
+    guard.start()
+    try:
+        stdout = node.stdout.read()  # until node exits: it never reads its stdin
+        stderr = node.stderr.read()
+        node.wait(timeout=90)
+    finally:
+        guard.cancel()
+    return stdout, stderr
 
 
 def test_the_typescript_sdk_through_the_wrapper_records_and_replays_with_the_server_gone(
@@ -139,6 +164,7 @@ def test_the_typescript_sdk_through_the_wrapper_records_and_replays_with_the_ser
     assert frames[0]["json"]["params"]["clientInfo"]["name"] == "promptvcr-node-test"
     script.rename(tmp_path / "moved-away.py")
     assert node_client(folder, wrapped(path, script)) == live
+    assert node_client(folder, wrapped(path, script), silent_stdin=True) == live
 
 
 def test_the_wrapper_says_what_it_needs(

@@ -263,3 +263,27 @@ def test_migrate_names_a_default_cassette_marker_it_cannot_carry_over(
     printed = capsys.readouterr().out
     assert "test_named.py:4: @pytest.mark.default_cassette: name the file in the promptvcr marker" in printed
     assert "test_named.py:5: pytest.mark.vcr -> pytest.mark.promptvcr" in printed
+
+
+def test_a_suite_without_vcr_config_passes_after_migrate_as_it_did(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 53: a suite with no ``vcr_config`` matched by vcrpy's default (never bodies);
+    migrate writes that default out, so the suite passes as it did, and says so."""
+    make_suite(pytester, test_chat=STALE)
+    folder = pytester.path / "cassettes" / "test_chat"
+    folder.mkdir(parents=True)
+    for name in ("test_fresh", "test_prompt_changed"):
+        (folder / f"{name}.yaml").write_text(_vcr_cassette("hello"))
+    run(pytester, "-p", "no:randomly").assert_outcomes(passed=2)
+
+    assert main(["migrate", str(pytester.path)]) == 0
+    printed = capsys.readouterr().out
+    assert "the suite had no vcr_config: vcrpy's default matching (never bodies) written out" in printed
+    assert "nothing left to do by hand" in printed
+    conftest = (pytester.path / "conftest.py").read_text()
+    assert 'match_on_rules(["method", "scheme", "host", "port", "path", "query"])' in conftest
+
+    run(pytester, "-p", "no:randomly").assert_outcomes(passed=2)  # as it did, no edit by hand
+    assert main(["migrate", str(pytester.path)]) == 0  # twice: nothing more
+    assert (pytester.path / "conftest.py").read_text() == conftest

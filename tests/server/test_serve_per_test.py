@@ -96,7 +96,7 @@ def test_each_start_is_a_fresh_playback(tmp_path: Path) -> None:
         serve(cassette, record_mode="record", upstreams={"openai": fake.base_url}) as server,
     ):
         _ask(f"{server.url}/openai/v1", "once")
-    with serve(None, record_mode="replay") as server:  # no --upstream: the cassette knows it
+    with serve(None, record_mode="replay", cwd=tmp_path) as server:  # no --upstream: the cassette knows it
         for _ in range(3):
             server.admin("start", {"cassette": str(cassette)})
             assert _ask(f"{server.url}/openai/v1", "once") == "echo 1: once"
@@ -117,7 +117,7 @@ def test_bad_starts_say_what_is_wrong(tmp_path: Path) -> None:
     ):
         _ask(f"{server.url}/openai/v1", "aging")
     time.sleep(1.1)
-    with serve(None) as server:
+    with serve(None, cwd=tmp_path) as server:
         stale = server.admin("start", {"cassette": str(old), "max_age": "1s", "on_stale": "fail"})
         unknown = server.admin("start", {"cassette": str(old), "recordmode": "record"})
         wrong = server.admin("start", {"cassette": str(old), "on_record_error": "always"})
@@ -224,7 +224,7 @@ def test_a_miss_fails_the_server_and_the_fixture_s_test(tmp_path: Path, pytester
 
 
 def test_the_admin_endpoints_answer_programs_on_this_machine_only(tmp_path: Path) -> None:
-    with serve(None) as server:
+    with serve(None, cwd=tmp_path) as server:
         calls = {
             "web page": {"Origin": "https://evil.example"},
             "rebound name": {"Host": "evil.example"},

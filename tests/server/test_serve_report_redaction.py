@@ -35,7 +35,7 @@ def _post(url: str) -> int:
 def test_a_missed_request_s_key_is_not_in_the_report(tmp_path: Path) -> None:
     cassette = tmp_path / "gemini.yaml"
     path = "/v1beta/models/gemini-2.0-flash:streamGenerateContent"
-    with serve(None, record_mode="replay") as server:
+    with serve(None, record_mode="replay", cwd=tmp_path) as server:
         server.admin("start", {"cassette": str(cassette)})
         assert _post(f"{server.url}/gemini{path}?alt=sse&key={KEY}") == 404
         _, report = server.admin("stop", {"cassette": str(cassette)})

@@ -20,7 +20,7 @@ def _ask(base_url: str, text: str) -> openai.types.CompletionUsage | None:
 
 def test_the_stop_and_the_report_give_the_tokens_recorded_then_replayed(tmp_path: Path) -> None:
     cassette = tmp_path / "tokens.yaml"
-    with FakeProvider() as fake, serve(None, upstreams={"openai": fake.base_url}) as server:
+    with FakeProvider() as fake, serve(None, upstreams={"openai": fake.base_url}, cwd=tmp_path) as server:
         server.admin("start", {"cassette": str(cassette), "record_mode": "record"})
         usages = [_ask(f"{server.url}/openai/v1", text) for text in ("one question", "and a second one")]
         _, recorded = server.admin("stop", {"cassette": str(cassette)})

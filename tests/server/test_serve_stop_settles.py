@@ -17,7 +17,10 @@ from promptvcr.server import serve
 def test_a_stream_the_client_left_is_recorded_whole_before_the_stop_reports(tmp_path: Path) -> None:
     cassette = tmp_path / "left.yaml"
     words = " ".join(f"word{n}" for n in range(12))
-    with FakeProvider(chunk_delay=0.05) as fake, serve(None, upstreams={"openai": fake.base_url}) as server:
+    with (
+        FakeProvider(chunk_delay=0.05) as fake,
+        serve(None, upstreams={"openai": fake.base_url}, cwd=tmp_path) as server,
+    ):
         server.admin("start", {"cassette": str(cassette), "record_mode": "record"})
         client = openai.OpenAI(api_key="sk-test", base_url=f"{server.url}/openai/v1", max_retries=0)
         stream = client.chat.completions.create(

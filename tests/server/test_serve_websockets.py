@@ -109,3 +109,37 @@ def test_a_session_recorded_through_serve_spends_from_the_run_s_budget(
     finally:
         ledger.remove()
     assert (spent.requests, spent.input, spent.output, spent.refused) == (1, 12, 7, 1)
+
+
+@pytest.mark.parametrize("how", ["reserved", "rsv1", "violation"])
+def test_a_session_with_an_illegal_frame_replays_through_serve_as_it_ended_live(
+    tmp_path: Path, how: str
+) -> None:
+    """Issue 54, scenario 8: the upstream sends a frame of a reserved opcode, one with RSV1 and
+    no extension, or text that is not UTF-8. Through serve, the client sees the end serve gave
+    it live; replayed with the upstream gone, the same end, never a hang. In-process, the same
+    cases replay the client's own protocol failure (tests/interceptors/test_websockets_cut.py);
+    a cassette recorded there replays through serve too."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "interceptors"))
+    from test_websockets_cut import session
+
+    from promptvcr import use_cassette
+
+    cassette = tmp_path / f"{how}.yaml"
+    with RealtimeServer() as live:
+        upstream = live.url.replace("ws://", "http://")
+        with serve(cassette, record_mode="record", upstreams={"rt": upstream}) as server:
+            recorded = session(f"{server.url.replace('http://', 'ws://')}/rt", how)
+        in_process = tmp_path / f"{how}-in-process.yaml"
+        with use_cassette(in_process, record_mode="rewrite"):
+            live_in_process = session(live.url, how)
+    assert not any("hang" in str(item) for item in recorded)
+    with serve(cassette, record_mode="replay") as server:
+        replayed = session(f"{server.url.replace('http://', 'ws://')}/rt", how)
+    assert replayed == recorded
+    with serve(in_process, record_mode="replay", options=["--upstream", f"rt={upstream}"]) as server:
+        through_serve = session(f"{server.url.replace('http://', 'ws://')}/rt", how)
+    assert not any("hang" in str(item) for item in through_serve)
+    assert through_serve[:2] == live_in_process[:2]  # the two messages, then the end

@@ -15,6 +15,10 @@ mapping, its sender in ``from`` and its arrival in ``at`` (seconds after the han
              without a status, which the other side reads as 1005)
 ``eof``      ``true``: the sender closed the TCP connection without a close frame (the other
              side reads 1006); a session cut this way replays cut there
+``raw``      a frame the receiving client refused as illegal (a reserved opcode, an RSV bit no
+             extension negotiated), base64 of its bytes as they were on the wire, as far as the
+             client read them, with ``refused`` (why): replayed as it came, the client fails the
+             connection for it again, as it did live
 
 A recorded session replays the same bytes: :meth:`Frame.data` is what was on the wire.
 """
@@ -47,7 +51,7 @@ __all__ = [
 ]
 
 Sender = Literal["client", "server"]
-Kind = Literal["text", "binary", "close", "eof"]
+Kind = Literal["text", "binary", "close", "eof", "raw"]
 SENDERS: tuple[Sender, ...] = ("client", "server")
 #: A JSON string this long that is base64 is a binary payload (audio): its digest is stored too.
 _AUDIO = 512
@@ -56,13 +60,15 @@ _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """One message: ``data`` is its payload (a close frame's: the reason), ``code`` a close code."""
+    """One message: ``data`` is its payload (a close frame's: the reason; a ``raw`` frame's: its
+    bytes on the wire), ``code`` a close code, ``note`` why a ``raw`` frame was refused."""
 
     sender: Sender
     kind: Kind
     data: bytes
     at: float = 0.0
     code: int | None = None
+    note: str = ""
 
 
 @dataclass(slots=True)
@@ -99,6 +105,10 @@ def _frame_to_data(frame: Frame, redact_json: Callable[[Any], Any]) -> dict[str,
         return data
     if frame.kind == "eof":
         data["eof"] = True
+        return data
+    if frame.kind == "raw":
+        data["raw"] = base64.b64encode(frame.data).decode("ascii")
+        data["refused"] = frame.note
         return data
     document = frame_json(frame)
     text = frame.data.decode("utf-8", "replace") if document is not None else ""
@@ -183,7 +193,11 @@ def _frame_from_data(data: Any, index: int, transport: str) -> Frame:
         return Frame(sender, kind, base64.b64decode(data["base64"], validate=True), float(at))
     if data.get("eof") is True:
         return Frame(sender, "eof", b"", float(at))
-    raise ValueError(f"{where} holds none of json, text, base64, close, eof")
+    if isinstance(data.get("raw"), str):
+        refused = data.get("refused", "")
+        raw = base64.b64decode(data["raw"], validate=True)
+        return Frame(sender, "raw", raw, float(at), note=str(refused))
+    raise ValueError(f"{where} holds none of json, text, base64, close, eof, raw")
 
 
 def session_from_data(data: Any, transport: Literal["websocket", "stdio"] = "websocket") -> WebSocketSession:

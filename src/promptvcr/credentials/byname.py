@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, unquote_plus, urlencode, urlsplit, urlunsplit
 
+from .bodyfields import walk_fields
 from .examples import is_documented_example
-from .names import NAME_ENDINGS, is_secret_field, is_secret_param, words_pattern
+from .names import NAME_ENDINGS, is_secret_param, words_pattern
 from .placeholder import is_placeholder, placeholder
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "redact_json_fields",
     "redact_query_values",
     "redact_url",
+    "redact_urls",
 ]
 
 #: The placeholder of older cassettes (a prefix of every placeholder, see :mod:`.placeholder`).
@@ -26,83 +27,90 @@ REDACTED = "<redacted>"
 
 
 def redact_url(url: str) -> str:
-    """The URL without credential query parameters and without user:password in the authority."""
+    """The URL without credential query parameters and without user:password in the authority;
+    every other byte as it was (the order, the escapes, a parameter without a value). A URL
+    nested in a parameter's value (``?url=https%3A%2F%2F...%3Fkey%3D...``) has its credential
+    parameters replaced by their placeholder."""
     if "?" not in url and "@" not in url:
         return url
     parts = urlsplit(url)
     netloc = parts.netloc.rpartition("@")[2]
     if not parts.query and netloc == parts.netloc:
         return url
-    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not is_secret_param(k)]
-    return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), parts.fragment))
+    pairs = [pair for pair in parts.query.split("&") if not _secret_pair(pair)]
+    query = redact_query_values("?" + "&".join(pairs))[1:]
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _secret_pair(pair: str) -> bool:
+    """Whether ``name=value`` of a URL's query holds a credential (not empty, no placeholder)."""
+    name, _, value = pair.partition("=")
+    return bool(value) and is_secret_param(unquote_plus(name)) and not _unquoted_placeholder(value)
 
 
 #: ``?name=value`` or ``&name=value`` anywhere in text: the query of a URL in an answer, a
 #: header or a log line. Linear: no part can match in more than one way.
 _QUERY_PAIR = re.compile(r"(?<=[?&;])([A-Za-z0-9_.%\-]{1,64})=([^&#\s\"'<>\\]*)")
+#: The same pair percent-encoded, as a URL nested in another URL's parameter writes it
+#: (``%3Fkey%3D...``, ``%26sig%3D...``); its value ends at an encoded ``&`` or ``#``.
+_ENCODED_PAIR = re.compile(r"(?i)(?<=%3F|%26)([A-Za-z0-9_.\-]{1,64})%3D((?:(?!%26|%23)[^&#\s\"'<>\\])*)")
+
+
+def _unquoted_placeholder(value: str) -> bool:
+    """Whether a query value is a placeholder, as written or percent-encoded (``redact_url``
+    and ``urlencode`` write ``%3Credacted%3A...``): promptvcr's own, no finding."""
+    return is_placeholder(value) or ("%" in value and is_placeholder(unquote_plus(value)))
 
 
 def redact_query_values(text: str) -> str:
     """``text`` with the value of every credential query parameter of every URL in it
-    replaced by ``<redacted:query:NAME>``; the rest stays byte for byte."""
-    if "=" not in text:
+    replaced by ``<redacted:query:NAME>`` (percent-encoded inside an encoded URL); the rest
+    stays byte for byte."""
+    if "=" not in text and "%3D" not in text and "%3d" not in text:
         return text
 
-    def replace(match: re.Match[str]) -> str:
+    def replace(match: re.Match[str], encoded: bool = False) -> str:
         name = unquote(match.group(1))
         value = match.group(2)
-        if not is_secret_param(name) or not value or is_placeholder(value) or is_documented_example(value):
+        if not is_secret_param(name) or not value or _unquoted_placeholder(value):
             return match.group()
-        return f"{match.group(1)}={placeholder('query', name.lower())}"
+        if is_documented_example(unquote_plus(value)):
+            return match.group()
+        slot = placeholder("query", name.lower())
+        return f"{match.group(1)}{'%3D' if encoded else '='}{quote(slot, safe='') if encoded else slot}"
 
-    return _QUERY_PAIR.sub(replace, text)
+    if "=" in text:
+        text = _QUERY_PAIR.sub(replace, text)
+    if "%3" in text.upper():
+        text = _ENCODED_PAIR.sub(lambda match: replace(match, encoded=True), text)
+    return text
 
 
-def redact_json_fields(value: Any) -> Any:
-    """A copy of a JSON document with the scalar value of every credential field (see
-    :func:`.names.is_secret_field`) replaced by ``<redacted:field:NAME>``, and credential
-    parameters removed from the URLs in its strings. Containers under such a field are
-    searched, not replaced; a JSON document inside a string is redacted as a document."""
-    return _redact_json(value, top=True)
+def redact_json_fields(value: Any, *, request: bool = True) -> Any:
+    """A copy of a JSON body (a parsed request or response body, a websocket message) with the
+    scalar value of every credential field replaced by ``<redacted:field:NAME>`` where names
+    count (see :mod:`.bodyfields`: never in what a model or a tool produced, never below the top
+    of an answer), and credential parameters removed from the URLs in its strings. Containers
+    under a credential field are searched, not replaced."""
+    return walk_fields(value, _field_placeholder, request=request, on_string=redact_query_values)
 
 
-def _redact_json(value: Any, *, top: bool) -> Any:
+def redact_urls(value: Any) -> Any:
+    """A copy of JSON data with credential parameters removed from the URLs in its strings and
+    nothing read by name: a stream's events, which are what a model produced."""
     if isinstance(value, str):
-        return _redact_string(value)
+        return redact_query_values(value)
     if isinstance(value, list):
-        return [_redact_json(item, top=False) for item in value]
-    if not isinstance(value, dict):
-        return value
-    return {
-        k: (
-            _field_placeholder(k, v)
-            if is_secret_field(k, top) and v is not None and not isinstance(v, (dict, list, bool))
-            else _redact_json(v, top=False)
-        )
-        for k, v in value.items()
-    }
+        return [redact_urls(item) for item in value]
+    if isinstance(value, dict):
+        return {k: redact_urls(v) for k, v in value.items()}
+    return value
 
 
 def _field_placeholder(name: str, value: Any) -> Any:
     if isinstance(value, str) and (is_placeholder(value) or not value or is_documented_example(value)):
         return value
     return placeholder("field", name)
-
-
-def _redact_string(text: str) -> str:
-    """A string's URLs without credentials; a JSON document in it (MCP tool results, a
-    config sent as a string field) redacted as a document and written back compactly."""
-    stripped = text.lstrip()[:1]
-    if stripped in ("{", "[") and names_secret_field(text.lower()):
-        try:
-            document = json.loads(text)
-        except (ValueError, RecursionError):
-            pass
-        else:
-            redacted = _redact_json(document, top=True)
-            if redacted != document:
-                return json.dumps(redacted, ensure_ascii=False, separators=(",", ":"))
-    return redact_query_values(text)
 
 
 #: The end of a credential field's name as JSON writes a key, in lower case: ``api_key"``,

@@ -22,6 +22,7 @@ from .runs import MIN_RUN, is_binary, is_media, payloads
 
 __all__ = [
     "EVENT_INDEX",
+    "body_texts",
     "event_groups",
     "holds_base64",
     "json_escaped",
@@ -218,3 +219,25 @@ def texts(data: Any, field: str) -> Iterator[tuple[str, str]]:
                 stack.append((f"{where}.{key}" if where else str(key), item))
         elif isinstance(value, list):
             stack.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
+
+
+def body_texts(data: Any, field: str) -> Iterator[tuple[str, str]]:
+    """(field, text) of each whole body stored as text or bytes in ``data`` (an interaction,
+    a request or a response): a ``text`` body, a ``base64`` body decoded (inflated). The
+    places where a credential field is read by name in a body promptvcr did not parse; never
+    a string inside a body (a tool call's arguments are JSON in a string, not a body)."""
+    holders: list[tuple[str, Any]] = [(field, data)]
+    if isinstance(data, dict):
+        holders += [(f"{field}.{side}", data.get(side)) for side in ("request", "response")]
+    for where, holder in holders:
+        if not isinstance(holder, dict):
+            continue
+        if isinstance(text := holder.get("text"), str):
+            yield f"{where}.text", text
+        if isinstance(encoded := holder.get("base64"), str):
+            try:
+                content = base64.b64decode(encoded, validate=True)
+            except (binascii.Error, ValueError):
+                continue
+            inflated = decompressed(content)
+            yield f"{where}.base64", (inflated if inflated is not None else content).decode("latin-1")

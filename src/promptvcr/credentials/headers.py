@@ -19,7 +19,15 @@ from .byname import redact_query_values
 from .names import is_secret_header
 from .placeholder import placeholder
 
-__all__ = ["ALL_HEADERS", "NOISE", "REQUEST_HEADERS", "RESPONSE_HEADERS", "AllHeadersBut", "keep_headers"]
+__all__ = [
+    "ALL_HEADERS",
+    "NOISE",
+    "NOISE_PREFIXES",
+    "REQUEST_HEADERS",
+    "RESPONSE_HEADERS",
+    "AllHeadersBut",
+    "keep_headers",
+]
 
 #: Request headers written to a cassette (for the reader: they are never part of the key).
 REQUEST_HEADERS = frozenset({"content-type", "accept", "anthropic-version", "anthropic-beta", "openai-beta"})
@@ -28,6 +36,16 @@ REQUEST_HEADERS = frozenset({"content-type", "accept", "anthropic-version", "ant
 class AllHeadersBut(frozenset[str]):
     """Every header but the names it holds: a default that keeps what a new provider adds.
     (A list given by the user is a plain set: exactly those names.)"""
+
+    __slots__ = ()
+
+    def keeps(self, lowered: str) -> bool:
+        return lowered not in self
+
+
+class _AllButNoise(AllHeadersBut):
+    """Every header but :data:`NOISE` and the CDN and proxy families (``cf-*``, ``x-envoy-*``):
+    the default of a new recording. Import and migrate keep all (:data:`ALL_HEADERS`)."""
 
     __slots__ = ()
 
@@ -46,10 +64,16 @@ NOISE = frozenset(
     | {"openai-organization", "openai-project", "x-cloud-trace-context", "server-timing", "traceparent"}
 )
 _NOISE_PREFIXES = ("cf-", "x-envoy-", "x-amz-cf-", "x-azure-ref", "x-msedge-", "x-gfe-")
+#: The header families a new recording leaves out with :data:`NOISE` (documented in docs/).
+NOISE_PREFIXES = _NOISE_PREFIXES
 
-#: The default response headers: all of them but :data:`NOISE`.
-RESPONSE_HEADERS = AllHeadersBut(NOISE)
-#: Every header (what import and migrate keep unless told otherwise).
+#: The default response headers of a new recording: all of them but :data:`NOISE` (and the
+#: families of :data:`NOISE_PREFIXES`). Never a header for its name's last word alone: a
+#: credential is left out by :func:`.names.is_secret_header`, and ``x-ratelimit-key`` or
+#: ``x-time-per-token`` is none.
+RESPONSE_HEADERS = _AllButNoise(NOISE)
+#: Every header (what import and migrate keep unless told otherwise): ``cf-ray`` and
+#: ``x-envoy-upstream-service-time`` too; only credentials are left out.
 ALL_HEADERS = AllHeadersBut()
 
 #: Per header choice, each header name met so far: its lower-case form when it is kept, ``""``

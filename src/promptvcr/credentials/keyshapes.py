@@ -26,12 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .examples import is_documented_example
-from .names import words_pattern
+from .names import is_environment_credential, words_pattern
 
 __all__ = [
     "SECRET_KINDS",
     "Finding",
+    "assigned_values",
     "masked_preview",
+    "may_assign_credential",
     "may_hold_secret",
     "secret_values",
 ]
@@ -147,16 +149,27 @@ _GROUP_OF_KIND = {f"k{index}": kind for index, kind in enumerate(SECRET_KINDS)}
 _FIRST_CHARACTERS = "sSrRaAyYgGxXpPhHeEiIfFbB-"  # "b": bearer and bot
 
 
+#: Prefixes distinctive enough to be found glued to a word character (``x_sk-proj-...``, a
+#: protobuf string field whose length byte is a letter: ``lsk-ant-api03-...``, ``1AIza...``):
+#: each has a separator no identifier or base64 run holds by chance, or (``AIza``) its exact
+#: length with the end of the run right after it.
+_GLUED = (
+    r"sk-(?:ant|proj|svcacct|admin|or-v1)-|gsk_|gh[pousr]_|github_pat_|pplx-|xox[abpors]-"
+    rf"|AIza[{_URLSAFE}]{{35}}(?![{_URLSAFE}])"
+)
+
+
 @functools.cache
 def _secret_pattern() -> re.Pattern[str]:
     """One pattern with a group per kind: a single pass over the text however many kinds
-    there are. Each kind must start at a boundary (or right after ``/bot``: a bot API's path),
-    so a key inside a longer token is not split (a key after a percent-escape is found in the
+    there are. Each kind must start at a boundary (or right after ``/bot``: a bot API's path;
+    or anywhere for a prefix of :data:`_GLUED`), so a key inside a longer token is not split
+    (a key after a percent-escape is found in the
     percent-decoded view, :func:`.decode.texts`); the boundary and the first character are
     checked once, before any kind is tried, so that most positions of any text cost one
     comparison (about 1 MB in a quarter of a second)."""
     return re.compile(
-        rf"(?=[{_FIRST_CHARACTERS}])(?:(?<![A-Za-z0-9_])|(?<=/bot))(?:"
+        rf"(?=[{_FIRST_CHARACTERS}])(?:(?<![A-Za-z0-9_])|(?<=/bot)|(?={_GLUED}))(?:"
         + "|".join(rf"(?P<{group}>{SECRET_KINDS[kind]})" for group, kind in _GROUP_OF_KIND.items())
         + ")"
     )
@@ -209,3 +222,33 @@ def secret_values(text: str, allowed: frozenset[str] = frozenset()) -> Iterator[
     if _has_clue(text):
         for kind, match in _matches(text, allowed):
             yield kind, match.group()
+
+
+#: ``NAME=value`` lines of a dotenv or shell file (``OPENAI_API_KEY=...``, ``export HF_TOKEN=...``):
+#: the file format says what the value is, whatever its shape. Upper-case names, as the
+#: format's convention writes them; the value is one word of 12 characters or more.
+_ASSIGNMENT = re.compile(
+    r"^[ \t]*(?:export[ \t]+)?([A-Z][A-Z0-9_]{1,63})[ \t]*=[ \t]*([\"']?)([^\s\"'#$]{12,256})\2[ \t]*\r?$",
+    re.MULTILINE,
+)
+#: What every such line holds: text without it holds none (one search in C).
+_ASSIGNMENT_CLUE = re.compile(r"(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?|AUTH)[ \t]*=")
+
+
+def may_assign_credential(text: str) -> bool:
+    """False when ``text`` holds no ``NAME=value`` line of a credential variable."""
+    return _ASSIGNMENT_CLUE.search(text) is not None
+
+
+def assigned_values(text: str, allowed: frozenset[str] = frozenset()) -> Iterator[tuple[str, str]]:
+    """(kind, value) of each ``NAME=value`` line of a dotenv-style text whose name is a
+    credential variable's (:func:`.names.is_environment_credential`): a file a request
+    uploads or an answer returns. Never read in a string of a JSON body (what a model wrote)."""
+    if not may_assign_credential(text):
+        return
+    for match in _ASSIGNMENT.finditer(text):
+        name, value = match.group(1), match.group(3)
+        if value in allowed or value.startswith("<redacted") or is_documented_example(value):
+            continue
+        if is_environment_credential(name):
+            yield f"the value assigned to {name}", value

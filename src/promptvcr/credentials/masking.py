@@ -25,11 +25,12 @@ from ..cassettes.largebody import ChunkedBody
 from ..cassettes.models import Request
 from ..cassettes.multipart import parse_multipart
 from ..cassettes.spool import SpooledChunks, byte_slices
+from .bodyfields import walk_fields
 from .byname import names_secret_field
 from .compressed import decompressed, inflate
 from .decode import event_groups, json_escaped, plain_dump, windows
 from .examples import is_documented_example
-from .names import is_secret_field, is_secret_header, is_secret_param
+from .names import is_secret_header, is_secret_param
 from .placeholder import is_placeholder, placeholder
 
 __all__ = [
@@ -63,23 +64,17 @@ def _header_values(name: str, value: str) -> Iterator[str]:
             yield pair.partition("=")[2].strip()
 
 
-def json_credentials(value: Any, top: bool = True) -> Iterator[str]:
-    """The value of every credential field of a JSON document, at any depth."""
-    stack: list[tuple[Any, bool]] = [(value, top)]
-    while stack:
-        item, at_top = stack.pop()
-        if isinstance(item, dict):
-            for key, child in item.items():
-                if (
-                    is_secret_field(key, at_top)
-                    and isinstance(child, (str, int, float))
-                    and not isinstance(child, bool)
-                ):
-                    yield str(child)
-                else:
-                    stack.append((child, False))
-        elif isinstance(item, list):
-            stack.extend((child, False) for child in item)
+def json_credentials(value: Any, *, request: bool = True) -> Iterator[str]:
+    """The value of every credential field of a JSON body, where names count (:mod:`.bodyfields`)."""
+    found: list[str] = []
+
+    def collect(name: str, child: Any) -> Any:
+        if isinstance(child, (str, int, float)) and not isinstance(child, bool):
+            found.append(str(child))
+        return child
+
+    walk_fields(value, collect, request=request)
+    return iter(found)
 
 
 def _body_values(request: Request) -> Iterator[str]:

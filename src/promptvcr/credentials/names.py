@@ -11,10 +11,25 @@ protocol), or when its last word says so (:func:`is_credential_words`): ``openai
 provider nobody listed yet.
 
 Short names (``key``, ``token``, ``auth``) are credentials only where nothing else could be
-meant: a query parameter, a header, a form field, the top of a JSON body. Deep in a document
-``token`` is a logprob's token and ``key`` a metadata pair's name. ``code``, ``sig`` and
-``signature`` are credentials in a URL (OAuth, signed URLs) and nowhere else: an Anthropic
-thinking block's ``signature`` must replay as it was.
+meant: a query parameter, a header, a form field, the top of a JSON body. ``code``, ``sig``
+and ``signature`` are credentials in a URL (OAuth, signed URLs) and nowhere else: an
+Anthropic thinking block's ``signature`` must replay as it was.
+
+A JSON body's fields are credentials by name only where a name's meaning is known: at the
+top of the body (the API's own parameters: an OAuth token exchange, a gateway's
+``api_key``) and in the containers of :data:`CREDENTIAL_CONTAINERS` (a gateway's provider
+list, LiteLLM's ``litellm_params``). Never deeper: there sit what a model or a tool produced
+(message content, tool-call arguments such as ``{"style": "symphony", "key": "D major"}``,
+tool results), and a JSON document inside a string is text, not a body. There a credential is
+found by value (sent as one, or in the environment) or by shape (:mod:`.keyshapes`).
+
+The last-word rule for a name nobody listed is strict (:func:`is_credential_words`): the last
+two words must name a credential (``api_key``, ``access-token``, ``virtual-key``) or the
+last word must be one that always does (``password``, ``secret``, ``cookie``). A name that
+merely ends in ``key`` or ``token`` (``x-ratelimit-key``, ``x-time-per-token``,
+``google-auth``) is no credential. The environment's variable names are read with the older,
+looser rule (:func:`is_environment_credential`): a value found there is looked for by value,
+which changes nothing that does not equal it.
 """
 
 from __future__ import annotations
@@ -25,14 +40,18 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 __all__ = [
+    "CREDENTIAL_CONTAINERS",
     "KNOWN_NAMES",
     "SECRET_BODY_FIELDS",
     "SECRET_QUERY_PARAMS",
     "environment_credentials",
     "is_credential_words",
+    "is_environment_credential",
     "is_secret_field",
     "is_secret_header",
     "is_secret_param",
+    "reading_of",
+    "reads_field",
     "words_pattern",
 ]
 
@@ -70,8 +89,19 @@ _SHORT = frozenset({"key", "token", "auth", "secret", "code", "sig", "signature"
 #: Last words that make a name a credential whatever comes before them.
 _ALWAYS = frozenset(
     {"password", "passwd", "passphrase", "secret", "authorization", "cookie", "credential", "credentials"}
-    | {"auth"}
 )
+#: ``<word> key`` and ``<word> token`` that name a credential (the strict rule: the word
+#: before must say so; ``x-ratelimit-key`` names a deployment, ``x-time-per-token`` a speed).
+_CREDENTIAL_BEFORE = {
+    "key": frozenset(
+        {"api", "access", "secret", "private", "subscription", "virtual", "master", "account", "admin"}
+        | {"signing", "encryption", "license", "client", "service", "functions", "auth", "session"}
+    ),
+    "token": frozenset(
+        {"access", "refresh", "id", "auth", "session", "bearer", "api", "private", "security", "oauth"}
+        | {"personal", "csrf", "xsrf", "subscription", "identity", "jwt", "sas", "client", "bot"}
+    ),
+}
 #: ``..._key`` and ``..._token`` are credentials unless the word before says what else they are.
 _NOT_A_CREDENTIAL_BEFORE = {
     "key": frozenset(
@@ -107,18 +137,34 @@ def _words(name: str) -> list[str]:
 
 @functools.lru_cache(maxsize=4096)  # the same few names in every request and response
 def is_credential_words(name: str, *, short: bool = False) -> bool:
-    """Whether the last word of ``name`` makes it a credential (see above); a one-word
-    ``key``/``token`` only when ``short`` (where nothing else could be meant)."""
+    """Whether the last words of ``name`` make it a credential by the strict rule (see above);
+    a one-word ``key``/``token``/``auth`` only when ``short`` (where nothing else could be meant)."""
+    words = _words(name)
+    if not words:
+        return False
+    last = words[-1]
+    if len(words) == 1:
+        return short and (last in _ALWAYS or last in _CREDENTIAL_BEFORE or last == "auth")
+    if last in _ALWAYS:
+        return True
+    return last in _CREDENTIAL_BEFORE and words[-2] in _CREDENTIAL_BEFORE[last]
+
+
+@functools.lru_cache(maxsize=4096)
+def is_environment_credential(name: str) -> bool:
+    """Whether an environment variable's name says it holds a credential: ``OPENAI_API_KEY``,
+    ``AZURE_OPENAI_KEY``, ``HF_TOKEN``, ``DB_PASSWORD``, not ``MAX_TOKENS`` or ``SORT_KEY``.
+    Looser than :func:`is_credential_words` on purpose: its value is looked for by value."""
     words = _words(name)
     if not words:
         return False
     last = words[-1]
     if last in _ALWAYS:
-        return len(words) > 1 or short or last != "auth"
+        return True
+    if last == "auth":
+        return len(words) > 1
     if last in _NOT_A_CREDENTIAL_BEFORE:
-        if len(words) == 1:
-            return short
-        return words[-2] not in _NOT_A_CREDENTIAL_BEFORE[last]
+        return len(words) > 1 and words[-2] not in _NOT_A_CREDENTIAL_BEFORE[last]
     return False
 
 
@@ -146,8 +192,70 @@ def is_secret_param(name: str) -> bool:
 
 
 def is_secret_field(key: Any, top: bool) -> bool:
-    """Whether a JSON field's value is a credential; short names count at the ``top`` only."""
-    return isinstance(key, str) and _is_credential(key.lower(), url=False, short=top)
+    """Whether a JSON field's value is a credential at the top of a body (``top``; deeper,
+    see :func:`reads_field`)."""
+    return top and isinstance(key, str) and _is_credential(key.lower(), url=False, short=True)
+
+
+#: How the fields of a container are read by name (see :func:`reading_of`).
+TOP = "top"  #: the top of a body, or a container of CREDENTIAL_CONTAINERS: every credential name
+DEEP = "deep"  #: elsewhere in a request: names by the strict rule, no short one (``key``)
+NONE = ""  #: what a model or a tool produced, and an answer below its top: no name counts
+
+#: Containers of a JSON body whose fields are read like the top's: configurations an SDK or
+#: gateway sends, where a field named like a credential is one. ``providers``/``targets``: a
+#: gateway's upstreams (Portkey's config); ``litellm_params``/``credential_values``: LiteLLM's
+#: proxy API; ``auth``/``credentials``: a client's login block.
+CREDENTIAL_CONTAINERS = frozenset(
+    {"auth", "credentials", "providers", "targets", "litellm_params", "credential_values", "client_secret"}
+)
+#: Fields that are credentials only inside one container: OpenAI's realtime session answer
+#: holds its ephemeral key as ``client_secret.value``.
+_ONLY_INSIDE = {"client_secret": frozenset({"value"})}
+
+#: Fields whose value is what a model or a tool produced, or the conversation that carries
+#: it, per protocol: OpenAI chat (``messages``, ``tool_calls``, ``function_call``,
+#: ``arguments``, ``content``), Responses (``input``, ``output``, ``item``), Anthropic
+#: (``messages``, ``system``, ``content``, ``input``), Gemini (``contents``, ``parts``,
+#: ``functionCall.args``, ``functionResponse``, ``systemInstruction``), Bedrock Converse
+#: (``toolUse``, ``toolResult``), Cohere (``chat_history``, ``documents``), Ollama
+#: (``prompt``, ``response``), MCP (``params.arguments``, ``result``), realtime
+#: (``item``, ``delta``). No field inside them is read by name.
+MODEL_PLACES = frozenset(
+    {"messages", "message", "contents", "content", "parts", "input", "inputs", "output", "outputs"}
+    | {"system", "systeminstruction", "system_instruction", "instructions", "prompt", "prompts"}
+    | {"tool_calls", "toolcalls", "function_call", "functioncall", "functionresponse", "function_response"}
+    | {"arguments", "args", "tooluse", "toolresult", "tool_use", "tool_result", "tool_results", "result"}
+    | {"results", "chat_history", "history", "documents", "conversation", "item", "items", "delta"}
+    | {"choices", "candidates", "response", "text", "completion", "generated_text", "examples"}
+)
+
+
+def reading_of(key: Any, reading: str, *, request: bool) -> str:
+    """How the fields of the container under ``key`` are read, in a container read as
+    ``reading``: a request's containers by the strict rule, an answer's not at all (but
+    :data:`CREDENTIAL_CONTAINERS`), nothing inside :data:`MODEL_PLACES`."""
+    if reading == NONE or not isinstance(key, str):
+        return NONE
+    lowered = key.lower()
+    if lowered in CREDENTIAL_CONTAINERS:
+        return TOP
+    if lowered in MODEL_PLACES or not request:
+        return NONE
+    return DEEP
+
+
+def reads_field(key: Any, parent: str, reading: str) -> bool:
+    """Whether ``key`` is a credential field in a container read as ``reading`` (``parent``:
+    the field the container sits under, ``""`` at the top of a body)."""
+    if reading == NONE or not isinstance(key, str):
+        return False
+    lowered = key.lower()
+    if (only := _ONLY_INSIDE.get(parent.lower())) is not None:
+        return lowered in only
+    if reading == TOP:
+        return _is_credential(lowered, url=False, short=True)
+    return _is_credential(lowered, url=False, short=False) and lowered not in _SHORT
 
 
 #: Every exact query-parameter name of :data:`KNOWN_NAMES`: the matching rule that leaves
@@ -180,7 +288,7 @@ def words_pattern(words: Iterable[str]) -> str:
 
 #: The end of every credential name as JSON writes a key, lower-cased (``api_key"``,
 #: ``apikey"``, ``password"``): text without one names no credential field.
-NAME_ENDINGS = frozenset({*_ALWAYS, "key", "token", *_KNOWN})
+NAME_ENDINGS = frozenset({*_ALWAYS, "auth", "key", "token", *_KNOWN})
 
 
 def environment_credentials(environ: Mapping[str, str]) -> dict[str, str]:
@@ -194,7 +302,7 @@ def environment_credentials(environ: Mapping[str, str]) -> dict[str, str]:
         stripped = value.strip()
         if len(stripped) < _MIN_ENV_VALUE_LENGTH or stripped[:1] in ("/", "~", "."):
             continue
-        if is_credential_words(name, short=False):
+        if is_environment_credential(name):
             found[name] = stripped
     return found
 

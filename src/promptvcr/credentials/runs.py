@@ -152,8 +152,8 @@ def decode_run(run: str | bytes, *, edges: bool = False) -> Decoded | None:
                 return found
         # Read without its edge character the run leaves stray bits: the "-" or "_" is its own
         # last (or first) base64 character after all, the URL-safe alphabet's, as in a JWT.
-        whole = decode_run(raw)
-        return whole if whole is not None else found
+        as_one = decode_run(raw)
+        return as_one if as_one is not None else found
     if urlsafe and (b"+" in raw or b"/" in raw):
         return None  # both alphabets: its pieces are tried apart (see :func:`runs`)
     standard = body.translate(_TO_STANDARD) if urlsafe else body

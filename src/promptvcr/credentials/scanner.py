@@ -17,7 +17,7 @@ from ..cassettes.largebody import ChunkedBody
 from .detect import detect
 from .keyshapes import Finding, _has_clue, _matches, _secret_pattern, masked_preview
 
-__all__ = ["scan_data", "scan_paths", "scan_text", "secret_message"]
+__all__ = ["cassette_files", "scan_data", "scan_file", "scan_text", "secret_message"]
 
 _mask = masked_preview
 
@@ -137,7 +137,8 @@ def scan_data(data: Any, field: str = "", *, allowed: frozenset[str] = frozenset
 _CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
 
 
-def _files(paths: Iterable[Path]) -> Iterator[Path]:
+def cassette_files(paths: Iterable[Path]) -> Iterator[Path]:
+    """The files under ``paths``: each file given, and the cassettes of each folder given."""
     for path in paths:
         if path.is_dir():
             found = (p for p in path.rglob("*") if p.suffix.lower() in _CASSETTE_SUFFIXES and p.is_file())
@@ -146,38 +147,22 @@ def _files(paths: Iterable[Path]) -> Iterator[Path]:
             yield path
 
 
-def scan_paths(paths: Iterable[Path]) -> list[Finding]:
-    """Findings in every cassette file under ``paths`` (files, or folders searched for
-    ``*.yaml``/``*.yml``/``*.json``). Unreadable files raise ``OSError``; text that is not
-    UTF-8 is read with replacement so that a key next to a bad byte is still found.
+def scan_file(path: Path, text: str, data: Any) -> list[Finding]:
+    """Findings in one cassette file: its ``text`` (not UTF-8 read with replacement, so that
+    a key next to a bad byte is still found) and its parsed ``data`` (``None`` when it does
+    not parse).
 
-    Each file is searched as text (each finding with its line) and, when it parses, as data
+    The file is searched as text (each finding with its line) and, when it parses, as data
     by the record path's own detection (:func:`.detect.detect`): a key percent-encoded, in
     a base64 string or a compressed body, a credential header or field left with its value."""
-    findings: list[Finding] = []
-    for path in _files(paths):
-        text = path.read_bytes().decode("utf-8", errors="replace")
-        in_text = scan_text(text, path=path)
-        findings.extend(in_text)
-        shown = {(finding.kind, finding.preview) for finding in in_text}
-        findings.extend(
-            dataclasses.replace(finding, path=path)
-            for finding in detect(_parsed(text, path))
-            if (finding.kind, finding.preview) not in shown
-        )
+    findings = scan_text(text, path=path)
+    shown = {(finding.kind, finding.preview) for finding in findings}
+    findings.extend(
+        dataclasses.replace(finding, path=path)
+        for finding in detect(data)
+        if (finding.kind, finding.preview) not in shown
+    )
     return findings
-
-
-def _parsed(text: str, path: Path) -> Any:
-    """A cassette file's data (YAML or JSON), or ``None`` when it does not parse."""
-    try:
-        if path.suffix.lower() == ".json":
-            return json.loads(text)
-        import yaml
-
-        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except Exception:  # a file that does not parse was searched as text above
-        return None
 
 
 def secret_message(path: Path, findings: list[Finding]) -> str:

@@ -21,6 +21,8 @@ import os
 import re
 from pathlib import Path
 
+from .cachekey import KEY_FILE
+
 __all__ = ["MARKER", "SUBFOLDER", "claim", "folder_for", "is_own", "owns"]
 
 MARKER = ".promptvcr-cache"
@@ -49,6 +51,8 @@ def _could_own(folder: Path) -> bool:
             for item in scan:
                 name = item.name.removesuffix(".lock")
                 if name.startswith(".tmp-") or (item.is_file() and is_own(Path(item.path))):
+                    continue
+                if item.name == KEY_FILE:  # the cache's key (see .cachekey)
                     continue
                 if item.name.endswith(".lock") and (_ENTRY.fullmatch(name) or _SMALL.fullmatch(name)):
                     continue

@@ -28,7 +28,17 @@ from ..cassettes.models import Interaction, Request, Response
 from ..cassettes.playback import ENDS, ended
 from ..cassettes.timing import Timing
 
-__all__ = ["Compact", "date_of", "dumps", "flat_headers", "header", "headers_of", "interaction", "items_from"]
+__all__ = [
+    "Compact",
+    "date_of",
+    "dumps",
+    "flat_headers",
+    "header",
+    "headers_of",
+    "interaction",
+    "is_item",
+    "items_from",
+]
 
 Compact = tuple[Any, ...]
 
@@ -91,12 +101,64 @@ def dumps(items: list[Compact]) -> bytes | None:
 
 
 def items_from(part: bytes | memoryview) -> list[Compact]:
-    """The items of a :func:`dumps`; ``ValueError``, ``TypeError`` or ``EOFError`` for a
-    damaged one (each item's fields are checked as its interaction is made)."""
+    """The items of a :func:`dumps`, every field of each checked (:func:`is_item`);
+    ``ValueError``, ``TypeError`` or ``EOFError`` for a damaged one."""
     items = marshal.loads(part)
-    if type(items) is not list or not all(type(item) is tuple and len(item) == _FIELDS for item in items):
+    if type(items) is not list or not all(map(is_item, items)):
         raise ValueError("not a list of compact interactions")
     return items
+
+
+def _strings(value: Any, *, pairs: bool = False) -> bool:
+    return (
+        type(value) is tuple and all(type(part) is str for part in value) and not (pairs and len(value) % 2)
+    )
+
+
+def _number(value: Any) -> bool:
+    return type(value) in (int, float) and value >= 0
+
+
+def is_item(item: Any) -> bool:
+    """Whether ``item`` is a compact interaction, each field of its type: what a cache read
+    holds is checked whole before anything is made of it, as a file's items are."""
+    if type(item) is not tuple or len(item) != _FIELDS:
+        return False
+    method, url, req_headers, content, status, resp_headers, chunks, timing, end, date = item
+    return (
+        type(method) is str
+        and type(url) is str
+        and _strings(req_headers, pairs=True)
+        and type(content) is bytes
+        and type(status) is int
+        and 100 <= status <= 599
+        and _strings(resp_headers, pairs=True)
+        and type(chunks) is tuple
+        and all(type(chunk) is bytes for chunk in chunks)
+        and (
+            timing is None
+            or (
+                type(timing) is tuple
+                and len(timing) == 2
+                and _number(timing[0])
+                and type(timing[1]) is tuple
+                and all(map(_number, timing[1]))
+            )
+        )
+        and type(end) is str
+        and end in ENDS
+        and (date is None or _is_date(date))
+    )
+
+
+def _is_date(date: Any) -> bool:
+    if type(date) is not tuple or len(date) != 7 or not all(type(n) is int for n in date):
+        return False
+    try:
+        datetime(*date, tzinfo=timezone.utc)
+    except (ValueError, OverflowError):
+        return False
+    return True
 
 
 _FIELDS = 10

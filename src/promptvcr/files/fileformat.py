@@ -35,6 +35,7 @@ from ..credentials.byname import (
     redact_json_fields,
     redact_query_values,
     redact_url,
+    redact_urls,
 )
 from ..credentials.headers import REQUEST_HEADERS, RESPONSE_HEADERS, keep_headers
 from ..credentials.recordtext import json_text, scan_text
@@ -57,11 +58,16 @@ __all__ = [
 ]
 
 
-def _redact_body(data: dict[str, Any], content_type: str) -> None:
-    """Credential fields and query values out of the stored body in ``data``, in place."""
+def _redact_body(data: dict[str, Any], content_type: str, *, request: bool) -> None:
+    """Credential fields and query values out of the stored body in ``data``, in place: by
+    name in a body (its top; deeper in a request, see :mod:`..credentials.bodyfields`), never in
+    a stream's events (what a model produced: only the URLs in them)."""
     for key in ("json", "events", "frames"):
         if key in data:
-            data[key] = redact_json_fields(original := data[key])
+            original = data[key]
+            data[key] = (
+                redact_json_fields(original, request=request) if key == "json" else redact_urls(original)
+            )
             drop_stale_raw(data, key, original)
     if isinstance(data.get("text"), str):
         form = content_type == _FORM
@@ -117,8 +123,8 @@ def stored_with_text(
     data = _to_data(interaction, request_headers, response_headers, redact_bodies=False, types=types)
     text = scan_text(data, interaction) if for_scan else json_text(data)
     if text is None or may_need_redaction(text, text.lower()) or _FORM in types:
-        _redact_body(data["request"], types[0])
-        _redact_body(data["response"], types[1])
+        _redact_body(data["request"], types[0], request=True)
+        _redact_body(data["response"], types[1], request=False)
         text = json_text(data)
     return data, text
 
@@ -138,7 +144,7 @@ def _to_data(
         request["headers"] = headers
     request_body = encode_chunks([req.content], req_type)
     if redact_bodies:
-        _redact_body(request_body, req_type)
+        _redact_body(request_body, req_type, request=True)
     request.update(request_body)
     response: dict[str, Any] = {"status": resp.status}
     if headers := keep_headers(resp.headers, response_headers):
@@ -155,7 +161,7 @@ def _to_data(
         }
     body = encode_chunks(resp.chunks, resp_type, streamed_events=resp.is_event_stream)
     if redact_bodies:
-        _redact_body(body, resp_type)
+        _redact_body(body, resp_type, request=False)
     response.update(body)
     if resp.end != "complete":
         response["end"] = resp.end

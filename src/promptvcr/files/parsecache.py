@@ -10,8 +10,12 @@ and the source of the code that reads cassettes: any edit to the file, even one 
 its size, or to promptvcr, finds another name, and the file is read as before.
 
 The cache is an optimisation and never a reason for a load to fail: an entry that cannot
-be written (a read-only home, a full disk) is skipped, and one that is truncated or damaged
-(each holds a checksum of its content) is ignored and replaced. Interactions this form
+be written (a read-only home, a full disk) is skipped, and one that is truncated, damaged or
+not the cache's own is ignored and replaced. It trusts nothing it did not write: each entry
+holds an HMAC of its name (the hash of the cassette's text) and content under the cache's own
+key (:mod:`.cachekey`), so a forged entry, or another cassette's copied under this one's name,
+is a cache miss; and every field of every interaction is checked for its type before any is
+used (:func:`.compactform.is_item`), so the file's own answers replay. Interactions this form
 cannot hold (a websocket session) leave their file uncached rather than lose data.
 
 Secrets: an entry holds exactly what the cassette file holds, already redacted when it was
@@ -35,17 +39,17 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import hmac
 import importlib.util
 import marshal
 import os
 import sys
 import tempfile
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 
 from ..cassettes.models import Interaction
-from . import cacheowner, compactform
+from . import cachekey, cacheowner, compactform
 from .compactform import Compact
 from .loaded import LoadedInteractions
 from .reading import is_json_path
@@ -68,19 +72,18 @@ MIN_SIZE = 128 << 10
 MAX_ENTRIES = 256
 MAX_BYTES = 512 << 20
 #: Bumped when the compact form (or how it is hashed) changes.
-_LAYOUT = b"promptvcr-parse-cache-5"
-_MAGIC = b"PVCRPC05"
+_LAYOUT = b"promptvcr-parse-cache-6"
+_MAGIC = b"PVCRPC06"
 #: Names are SHA-256, cut to this many bytes: every file read is hashed whole, and SHA-256
 #: is the one of hashlib's hashes that CPUs compute in hardware (x86's SHA extensions,
 #: ARMv8's): 6.0 ms to name a 10,000-interaction JSON cassette (11.7 MB) where BLAKE2b took
 #: 8.6 ms, on the machine of issue 22. A name must never be shared by two texts.
 _DIGEST = 16
-#: An entry's content is checked by CRC-32 (:func:`zlib.crc32`, 4 bytes): it is there to
-#: find an entry torn or damaged on disk, not to tell texts apart (its name does that), and
-#: it is a third of SHA-256's time: 0.7 ms instead of 2.3 for the 5 MB entry of that
-#: cassette, paid when it is written and again by every read.
-_CHECK = 4
-#: An entry: magic, the checksum of all that follows the header, the length of the
+#: An entry's name and content are signed by HMAC-SHA256 under the cache's key (see
+#: :mod:`.cachekey`): a CRC would find an entry torn on disk, not one written by someone else.
+#: 2.3 ms for the 5 MB entry of that cassette, paid when it is written and by every read.
+_CHECK = cachekey.MAC_SIZE
+#: An entry: magic, the MAC of its name and of all that follows the header, the length of the
 #: interactions' part, that part, then the keys' part (``None`` until keys are offered,
 #: which then replace it in place: see :func:`_append_keys`).
 _LENGTH = 8
@@ -145,11 +148,18 @@ def _entry_path(name: str) -> Path | None:
     return None if folder is None else folder / name
 
 
+def _key() -> bytes | None:
+    folder = cache_dir()
+    return None if folder is None else cachekey.key_for(folder, create=False)
+
+
 def lookup(name: str, path: Path) -> LoadedInteractions | None:
     """The interactions kept under ``name`` (``path`` is the cassette, for messages), or
-    ``None``: no entry, the cache turned off, or an entry that is damaged."""
+    ``None``: no entry, the cache turned off, or an entry that is damaged, not signed by the
+    cache's key for this name, or holding a field of the wrong type."""
     entry = _entry_path(name)
-    if entry is None:
+    key = _key()
+    if entry is None or key is None:
         return None
     try:
         data = entry.read_bytes()
@@ -159,13 +169,18 @@ def lookup(name: str, path: Path) -> LoadedInteractions | None:
         return None
     size = int.from_bytes(data[_HEADER - _LENGTH : _HEADER], "little")
     view = memoryview(data)
-    part_check = zlib.crc32(view[_HEADER : _HEADER + size])
-    if _checksum(zlib.crc32(view[_HEADER + size :], part_check)) != data[len(_MAGIC) : len(_MAGIC) + _CHECK]:
+    signed = cachekey.signer(key, name)
+    signed.update(view[_HEADER - _LENGTH : _HEADER + size])
+    whole = signed.copy()
+    whole.update(view[_HEADER + size :])
+    if not hmac.compare_digest(whole.digest(), data[len(_MAGIC) : len(_MAGIC) + _CHECK]):
         return None
     try:
         keys = marshal.loads(view[_HEADER + size :])
+        if keys is not None and not _is_keys(keys):
+            raise ValueError("keys")
         items = compactform.items_from(view[_HEADER : _HEADER + size])
-        loaded = LoadedInteractions(items, f" in {path}", keys, _keeper(name, size, part_check))
+        loaded = LoadedInteractions(items, f" in {path}", keys, _keeper(name, signed))
     except (ValueError, TypeError, EOFError, IndexError):
         return None
     with contextlib.suppress(OSError):
@@ -173,16 +188,22 @@ def lookup(name: str, path: Path) -> LoadedInteractions | None:
     return loaded
 
 
-def _checksum(crc: int) -> bytes:
-    return crc.to_bytes(_CHECK, "little")
+def _is_keys(value: object) -> bool:
+    return (
+        type(value) is tuple
+        and len(value) == 2
+        and type(value[0]) is bytes
+        and type(value[1]) in (list, tuple)
+        and all(type(key) is str for key in value[1])
+    )
 
 
-def _keeper(name: str, size: int, part_check: int) -> Callable[[bytes, list[str]], None]:
-    """What keeps keys offered for the entry ``name`` whose interactions' part is ``size``
-    bytes long, of CRC-32 ``part_check`` (so that neither is computed again)."""
+def _keeper(name: str, signed: hmac.HMAC) -> Callable[[bytes, list[str]], None]:
+    """What keeps keys offered for the entry ``name``, whose MAC up to the end of its
+    interactions' part is ``signed`` (so that the part is not signed again)."""
 
     def remember(token: bytes, keys: list[str]) -> None:
-        _append_keys(name, size, part_check, (token, keys))
+        _append_keys(name, signed, (token, keys))
 
     return remember
 
@@ -196,40 +217,48 @@ def store(
     part = None if compact is None else compactform.dumps(compact)
     if part is None or compact is None:
         return LoadedInteractions(interactions, f" in {path}")
-    part_check = zlib.crc32(part)
-    remember = _keeper(name, len(part), part_check) if _write(name, part, part_check) else None
+    signed = _write(name, part)
+    remember = None if signed is None else _keeper(name, signed)
     return LoadedInteractions(compact, f" in {path}", None, remember)
 
 
-def _write(name: str, part: bytes, part_check: int) -> bool:
-    """Write one entry atomically, without keys; ``False`` (silently) when it cannot be."""
+def _write(name: str, part: bytes) -> hmac.HMAC | None:
+    """Write one entry atomically, without keys; its MAC up to the end of the interactions'
+    part, or ``None`` (silently) when it cannot be written."""
     entry = _entry_path(name)
     if entry is None:
-        return False
+        return None
     tail = marshal.dumps(None)
     temp = None
     try:
         cacheowner.claim(entry.parent)
+        key = cachekey.key_for(entry.parent)
+        if key is None:
+            return None
+        length = len(part).to_bytes(_LENGTH, "little")
+        signed = cachekey.signer(key, name)
+        signed.update(length)
+        signed.update(part)
+        whole = signed.copy()
+        whole.update(tail)
         fd, temp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
         with os.fdopen(fd, "wb") as out:
-            out.write(
-                _MAGIC + _checksum(zlib.crc32(tail, part_check)) + len(part).to_bytes(_LENGTH, "little")
-            )
+            out.write(_MAGIC + whole.digest() + length)
             out.write(part)
             out.write(tail)
         os.replace(temp, entry)
         temp = None
         _prune(entry.parent)
     except OSError:
-        return False
+        return None
     finally:
         if temp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
-    return True
+    return signed
 
 
-def _append_keys(name: str, size: int, part_check: int, keys: tuple[bytes, list[str]]) -> None:
+def _append_keys(name: str, signed: hmac.HMAC, keys: tuple[bytes, list[str]]) -> None:
     """Put ``keys`` in the entry ``name`` in place of the ones it holds, without writing its
     interactions again. Not atomic: a reader meanwhile (or a crash) sees a digest that does
     not match, takes the entry for damaged and replaces it, as for any damaged entry."""
@@ -240,12 +269,15 @@ def _append_keys(name: str, size: int, part_check: int, keys: tuple[bytes, list[
         tail = marshal.dumps(keys)
     except ValueError:
         return
+    whole = signed.copy()
+    whole.update(tail)
     with contextlib.suppress(OSError), open(entry, "r+b") as out:
+        size = int.from_bytes(out.read(_HEADER)[_HEADER - _LENGTH :], "little")
         out.seek(_HEADER + size)
         out.write(tail)
         out.truncate()
         out.seek(len(_MAGIC))
-        out.write(_checksum(zlib.crc32(tail, part_check)))
+        out.write(whole.digest())
 
 
 def _prune(folder: Path) -> None:

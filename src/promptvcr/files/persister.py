@@ -235,12 +235,25 @@ class Writing:
             try:
                 request = on_request(interaction.request) if on_request else interaction.request
                 response = on_response(interaction.response) if on_response else interaction.response
+                _returned("before_record_request", request, Request)
+                _returned("before_record_response", response, Response)
             except Exception as error:  # the user's hook: any error it raises is reported, not lost
                 failures.append((interaction, error))
                 continue
             if request is not None and response is not None:
                 kept.append(dataclasses.replace(interaction, request=request, response=response))
         return kept, failures
+
+
+def _returned(hook: str, value: object, expected: type) -> None:
+    """``TypeError`` when a hook returned something else than ``expected`` or ``None``: a dict
+    (vcrpy's hooks get and return dicts) would fail later, far from the hook, and lose the file."""
+    if value is not None and not isinstance(value, expected):
+        name = expected.__name__
+        raise TypeError(
+            f"{hook} returned a {type(value).__name__}; it must return the {name} it was given "
+            f"(changed with dataclasses.replace, or as it is) or None to leave the interaction out"
+        )
 
 
 def _refuse(path: Path, recorded: list[dict[str, Any]]) -> None:

@@ -25,7 +25,19 @@ from . import compactform
 from .compactform import Compact
 from .storedjson import json_body
 
-__all__ = ["FORMAT_VERSION", "interaction_from_data", "is_json_path", "load_document", "loads", "read"]
+__all__ = [
+    "FORMAT_VERSION",
+    "TooCostly",
+    "document_interactions",
+    "fail",
+    "interaction_from_data",
+    "is_json_path",
+    "load_document",
+    "loads",
+    "parse_document",
+    "read",
+    "read_stored",
+]
 
 FORMAT_VERSION = 1
 
@@ -34,8 +46,12 @@ def is_json_path(path: Path) -> bool:
     return path.suffix.lower() == ".json"
 
 
-def _fail(path: Path, what: str) -> CassetteFormatError:
-    return CassetteFormatError(
+class TooCostly(CassetteFormatError):
+    """A file that would cost more to read than a cassette may: an alias bomb, nesting too deep."""
+
+
+def fail(path: Path, what: str, kind: type[CassetteFormatError] = CassetteFormatError) -> CassetteFormatError:
+    return kind(
         f"Cassette {path} cannot be read: {what}\n"
         f"It was left untouched. Fix or delete it, then record it again "
         f"(PROMPTVCR_RECORD_MODE=rewrite).",
@@ -51,7 +67,7 @@ def _date(value: Any, path: Path, index: int) -> datetime:
         try:
             return _utc_date(str(value))
         except ValueError:
-            raise _fail(
+            raise fail(
                 path,
                 f"interactions[{index}].recorded is {value!r}, expected a date like 2026-11-24T06:00:00Z.",
             ) from None
@@ -69,7 +85,7 @@ def _headers(value: Any, path: Path, index: int, part: str) -> dict[str, str]:
         return {}
     if not isinstance(value, dict):
         where = f"interactions[{index}].{part}"
-        raise _fail(path, f"{where}.headers is a {type(value).__name__}, expected a mapping.")
+        raise fail(path, f"{where}.headers is a {type(value).__name__}, expected a mapping.")
     for name, text in value.items():  # as promptvcr writes them: copied as they are
         if type(name) is not str or type(text) is not str or not name.islower():
             return {str(k).lower(): str(v) for k, v in value.items()}
@@ -87,30 +103,30 @@ def _body(data: dict[str, Any], path: Path, index: int, part: str) -> list[bytes
     present = [key for key in BODY_KEYS if key in data]
     if len(present) > 1:
         where = f"interactions[{index}].{part}"
-        raise _fail(path, f"{where} has more than one body ({', '.join(present)}); keep one.")
+        raise fail(path, f"{where} has more than one body ({', '.join(present)}); keep one.")
     try:
         return decode_body(data)
     except (ValueError, TypeError) as error:
         where = f"interactions[{index}].{part}"
-        raise _fail(path, f"{where}.{present[0]} is not a valid body ({error}).") from None
+        raise fail(path, f"{where}.{present[0]} is not a valid body ({error}).") from None
 
 
 def _checked(data: Any, path: Path, index: int) -> Compact | Interaction:
     """One item of the file, checked, in compact form; built whole when it holds a websocket
     session, which that form cannot. Messages name the item (``interactions[3].response``)."""
     if not isinstance(data, dict) or not isinstance(data.get("request"), dict):
-        raise _fail(path, f"interactions[{index}] has no request mapping.")
+        raise fail(path, f"interactions[{index}] has no request mapping.")
     if not isinstance(data.get("response"), dict):
-        raise _fail(path, f"interactions[{index}] has no response mapping.")
+        raise fail(path, f"interactions[{index}] has no response mapping.")
     req, resp = data["request"], data["response"]
     if "uri" in req or isinstance(resp.get("status"), dict):
-        raise _fail(path, f"it is a vcrpy cassette. Convert it with: promptvcr import-vcr {path} --out DIR")
+        raise fail(path, f"it is a vcrpy cassette. Convert it with: promptvcr import-vcr {path} --out DIR")
     method, url = req.get("method"), req.get("url")
     if not isinstance(method, str) or not isinstance(url, str):
-        raise _fail(path, f"interactions[{index}].request needs a method and a url.")
+        raise fail(path, f"interactions[{index}].request needs a method and a url.")
     status = resp.get("status")
     if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 599:
-        raise _fail(
+        raise fail(
             path, f"interactions[{index}].response.status is {status!r}, expected an HTTP status code."
         )
     request_headers = _headers(req.get("headers"), path, index, "request")
@@ -124,18 +140,18 @@ def _checked(data: Any, path: Path, index: int) -> Compact | Interaction:
             frames = session_from_data(resp[transport], transport)
             session = with_session(Response(status, response_headers, chunks), frames)
         except ValueError as error:
-            raise _fail(path, f"interactions[{index}].response.{error}.") from None
+            raise fail(path, f"interactions[{index}].response.{error}.") from None
         chunks = session.chunks
     timing = None
     if "timing" in resp:
         try:
             timing = timing_from_data(resp["timing"], len(chunks))
         except ValueError as error:
-            raise _fail(path, f"interactions[{index}].response.{error}.") from None
+            raise fail(path, f"interactions[{index}].response.{error}.") from None
     end = resp.get("end", "complete")
     if end not in ENDS:
         expected = ", ".join(ENDS)
-        raise _fail(path, f"interactions[{index}].response.end is {end!r}, expected one of {expected}.")
+        raise fail(path, f"interactions[{index}].response.end is {end!r}, expected one of {expected}.")
     recorded = data.get("recorded")
     date = None if recorded is None else _date(recorded, path, index)
     if session is not None:
@@ -163,35 +179,45 @@ def interaction_from_data(data: Any, path: Path, index: int) -> Interaction:
     return item if isinstance(item, Interaction) else compactform.interaction(item, f" in {path}")
 
 
-def load_document(text: str, path: Path) -> list[dict[str, Any]]:
-    """The stored interactions of a cassette file's text, checked for version and shape."""
+def parse_document(text: str, path: Path) -> Any:
+    """A cassette file's text parsed (JSON or YAML, aliases within their budget), unchecked."""
     if is_json_path(path):
         try:
-            document = json.loads(text)
-        except (ValueError, RecursionError) as error:
-            raise _fail(path, f"it is not valid JSON: {error}.") from None
-    else:
-        document = _yaml_document(text, path)
+            return json.loads(text)
+        except RecursionError:
+            raise fail(path, "it is nested too deep to read; no recording is.", TooCostly) from None
+        except ValueError as error:
+            raise fail(path, f"it is not valid JSON: {error}.") from None
+    return _yaml_document(text, path)
+
+
+def load_document(text: str, path: Path) -> list[dict[str, Any]]:
+    """The stored interactions of a cassette file's text, checked for version and shape."""
+    return document_interactions(parse_document(text, path), path)
+
+
+def document_interactions(document: Any, path: Path) -> list[dict[str, Any]]:
+    """The stored interactions of a parsed cassette file, checked for version and shape."""
     if not isinstance(document, dict):
-        raise _fail(path, "the top level is not a mapping with 'interactions' and 'version'.")
+        raise fail(path, "the top level is not a mapping with 'interactions' and 'version'.")
     version = document.get("version")
     if version is None:
-        raise _fail(
+        raise fail(
             path,
             "it has no 'version' field, which a promptvcr cassette ends with: the file was cut short, "
             "or it is not a promptvcr cassette.",
         )
     if type(version) is not int:  # ``true`` equals 1 in Python, and ``1.0`` is no format version
-        raise _fail(path, f"'version' is {version!r}, not a format version number (this promptvcr writes 1).")
+        raise fail(path, f"'version' is {version!r}, not a format version number (this promptvcr writes 1).")
     if version != FORMAT_VERSION:
-        raise _fail(
+        raise fail(
             path,
             f"format version {version!r} is unknown; this promptvcr reads version {FORMAT_VERSION}. "
             f"A newer promptvcr may have written it: upgrade promptvcr.",
         )
     interactions = document.get("interactions") or []
     if not isinstance(interactions, list):
-        raise _fail(path, "'interactions' is not a list.")
+        raise fail(path, "'interactions' is not a list.")
     return interactions
 
 
@@ -207,25 +233,30 @@ def _yaml_document(text: str, path: Path) -> Any:
         return yamlreader.load(text)
     except yamlreader.TooDeep:
         depth = yamlreader.MAX_YAML_DEPTH
-        raise _fail(path, f"it is nested more than {depth} levels deep; no recording is.") from None
+        raise fail(path, f"it is nested more than {depth} levels deep; no recording is.", TooCostly) from None
     except yamlreader.Refused as error:
-        raise _fail(path, f"{error}.") from None
+        raise fail(path, f"{error}.", TooCostly) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise _fail(path, f"it is not valid YAML{at}: {error.problem}.") from None
+        raise fail(path, f"it is not valid YAML{at}: {error.problem}.") from None
     except (yaml.YAMLError, ValueError, RecursionError) as error:
-        raise _fail(path, f"it is not valid YAML: {error}.") from None
+        raise fail(path, f"it is not valid YAML: {error}.") from None
 
 
 def read(text: str, path: Path) -> tuple[list[Interaction], list[Compact] | None]:
     """The interactions of a cassette file's text, and their compact form for the caches
     (``None`` when one of them does not fit it); ``CassetteFormatError`` for anything else.
     The compact form shares the interactions' containers: write it before they are used."""
+    return read_stored(load_document(text, path), path)
+
+
+def read_stored(stored_items: list[Any], path: Path) -> tuple[list[Interaction], list[Compact] | None]:
+    """:func:`read`, from the stored interactions of a parsed file."""
     where = f" in {path}"
     interactions: list[Interaction] = []
     compact: list[Compact] | None = []
-    for index, stored in enumerate(load_document(text, path)):
+    for index, stored in enumerate(stored_items):
         item = _checked(stored, path, index)
         if isinstance(item, Interaction):  # a websocket session: the file has no compact form
             interactions.append(item)

@@ -30,13 +30,21 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote_plus, urlsplit
 
 from ..cassettes.models import Interaction
 from ..credentials.byname import names_secret_field, redact_url
-from ..credentials.decode import event_groups, holds_base64, json_escaped, plain_dump, texts
+from ..credentials.decode import body_texts, event_groups, holds_base64, json_escaped, plain_dump, texts
 from ..credentials.headers import REQUEST_HEADERS, RESPONSE_HEADERS
-from ..credentials.keyshapes import KIND_SLUGS, Finding, masked_preview, may_hold_secret, secret_values
+from ..credentials.keyshapes import (
+    KIND_SLUGS,
+    Finding,
+    assigned_values,
+    masked_preview,
+    may_assign_credential,
+    may_hold_secret,
+    secret_values,
+)
 from ..credentials.masking import (
     Masker,
     json_credentials,
@@ -45,7 +53,7 @@ from ..credentials.masking import (
     sent_credentials,
     worth_masking,
 )
-from ..credentials.names import environment_credentials
+from ..credentials.names import environment_credentials, is_secret_header, is_secret_param
 from ..credentials.reencode import masked_across, masked_strings
 from . import fileformat
 
@@ -65,6 +73,10 @@ class Redacted:
     refused: list[tuple[str, str, list[Finding]]] = field(default_factory=list)
     #: Credentials removed from responses, masked in place or removed by name.
     masked: list[Finding] = field(default_factory=list)
+    #: Credentials removed from requests by name (a header, a query parameter, a body field),
+    #: and credential headers of answers left out: what import and migrate report beside
+    #: :attr:`masked` (a recording's own ``authorization`` header goes without a word).
+    removed: list[Finding] = field(default_factory=list)
     total: int = 0
 
 
@@ -107,19 +119,25 @@ def _found(data: Any, where: str, known: _Known) -> list[tuple[Finding, str, str
         for value in known.sent:
             if value in text:
                 add("a credential sent by a recorded request", value, "sent-credential", place, "(not shown)")
+    for place, text in body_texts(data, where):
+        for kind, value in assigned_values(text, known.allowed):  # a dotenv file, uploaded or returned
+            add(kind, value, "env-file", place)
         if text.lstrip()[:1] in ("{", "[") and names_secret_field(text.lower()):
-            for value in _named_in_document(text):
+            for value in _named_in_document(text, request=".request" in place):
                 if value not in known.allowed:
                     add("a credential field inside an encoded body", value, "field", place)
     return found
 
 
-def _named_in_document(text: str) -> Iterable[str]:
+def _named_in_document(text: str, *, request: bool) -> Iterable[str]:
+    """Credential fields of a body stored as text or bytes (compressed JSON, JSON sent as
+    ``text/plain``), read as a body: its top by name. A JSON document inside a string is not
+    a body (a tool call's arguments): :func:`body_texts` never gives one."""
     try:
         document = json.loads(text)
     except (ValueError, RecursionError):
         return ()
-    return worth_masking(json_credentials(document))
+    return worth_masking(json_credentials(document, request=request))
 
 
 def _clean(dump: str, known: _Known) -> bool:
@@ -127,6 +145,7 @@ def _clean(dump: str, known: _Known) -> bool:
     value, and no string worth decoding (base64)."""
     return (
         not may_hold_secret(dump)
+        and not may_assign_credential(dump)
         and not any(value in dump for value in known.escaped)
         and not holds_base64(dump)
     )
@@ -140,11 +159,50 @@ def _removed_by_name(response: Any, where: str, dump: str | None) -> list[Findin
     an ``access_token``): nothing is removed from an answer without a word."""
     if dump is not None and "<redacted:" not in dump:
         return []
-    return [
+    found = (
         Finding(f"{match.group(1)} {match.group(2)}", "(removed)", field=place)
         for place, text in texts(response, where)
-        if "[*]" not in place  # a stream's pieces joined: each was named in its own event
+        # A stream's pieces joined, a JSON document read out of a string: each said once, where it is.
+        if "[*]" not in place and "(json)" not in place
         for match in _REMOVED_BY_NAME.finditer(text)
+    )
+    return list(dict.fromkeys(found))  # a string's views (percent-decoded) name it once
+
+
+def _removed_from_request(
+    interaction: Interaction, data: dict[str, Any], where: str, dump: str | None = None
+) -> list[Finding]:
+    """A finding for each credential the stored request no longer holds: a credential header
+    (of the answer too) left out, a placeholder the original request did not hold. ``dump``:
+    the stored interaction's JSON text when the caller has it (no placeholder in it: none
+    to look for, the common case)."""
+    request, response = interaction.request, interaction.response
+    found = [
+        Finding(f"header {name.lower()}", "(removed)", field=f"{where}.{side}.headers.{name.lower()}")
+        for side, headers in (("request", request.headers), ("response", response.headers))
+        for name in headers
+        if is_secret_header(name)
+    ]
+    stored = data["request"]
+    text = dump if dump is not None else json.dumps(stored, ensure_ascii=False, default=str)
+    if "<redacted:" not in text and "%3Credacted" not in text:
+        return found + _url_removals(request.url, stored, where)
+    original = request.url + request.content.decode("latin-1")
+    for finding in _removed_by_name(stored, f"{where}.request", None):
+        if f"<redacted:{finding.kind.replace(' ', ':', 1)}>" not in original:
+            found.append(finding)
+    return found + _url_removals(request.url, stored, where)
+
+
+def _url_removals(url: str, stored: dict[str, Any], where: str) -> list[Finding]:
+    """The credential query parameters :func:`.byname.redact_url` left out of a request's URL."""
+    if "?" not in url or stored.get("url") == url:
+        return []
+    kept = {pair.partition("=")[0] for pair in urlsplit(str(stored.get("url", ""))).query.split("&")}
+    return [
+        Finding(f"query {unquote_plus(name)}", "(removed)", field=f"{where}.request.url")
+        for name, _, value in (pair.partition("=") for pair in urlsplit(url).query.split("&"))
+        if value and name not in kept and is_secret_param(unquote_plus(name))
     ]
 
 
@@ -202,6 +260,7 @@ def redact(
         if masker.active and (masked := masker.data(data, dump)) is not data:
             data, dump = masked, plain_dump(masked)
         where = f"{label}[{index if indices is None else indices[index]}]"
+        result.removed.extend(_removed_from_request(interaction, data, where, dump))
         if dump is not None and _clean(dump, known):  # nothing to refuse or mask
             if "<redacted:" in dump or "%3Credacted%3A" in dump:  # a form body writes it escaped
                 result.masked.extend(_removed_by_name(data["response"], f"{where}.response", None))

@@ -29,13 +29,14 @@ This is the in-process append API ``promptvcr serve`` shares: the server's casse
 from __future__ import annotations
 
 import os
+import tempfile
 import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..cassettes.models import Interaction
+from ..cassettes.models import Interaction, Request
 from ..errors import CassetteError, CassetteSecretError, CassetteWriteError
 from . import persister, rerecord
 from .rerecord import KeyOf
@@ -90,6 +91,7 @@ class Saver:
         self._hook_errors: list[tuple[Interaction, BaseException]] = []
         self._refused: list[tuple[str, str, list[Any]]] = []
         self._write_error: CassetteError | None = None
+        self._lost: list[str] = []  # recordings lost as they arrived (see :meth:`lost`)
         self.saved = Saved()
 
     def recorded(self, interaction: Interaction) -> None:
@@ -168,9 +170,23 @@ class Saver:
             self._signature = signature
         self._written += len(stored)
 
+    def lost(self, request: Request, error: OSError) -> None:
+        """The answer to ``request`` could not be kept as it arrived: its body's spool could not
+        be written (the temporary folder full, a file size limit). The code got the whole answer;
+        the use fails at :meth:`finish` with this, never with the answer written as a cut."""
+        where = error.filename or tempfile.gettempdir()
+        with self._lock:
+            self._lost.append(
+                f"the answer to {request.method} {request.url} could not be recorded: writing its body "
+                f"to the temporary folder failed: {error.strerror or error} ({where}). The code got the "
+                f"whole answer; the cassette holds none of it. Free space there (or point TMPDIR at a "
+                f"larger folder) and record again."
+            )
+
     def finish(self, failed: bool) -> Saved:
         """The use ended (``failed``: its block raised or missed). Writes what is still unwritten,
         merges a rewrite that passed, and raises what could not be written (see the module)."""
+        failed = failed or bool(self._lost)  # a rewrite missing one: kept aside, not merged
         with self._lock:
             retry, self._unwritten = self._unwritten, []
         if retry:
@@ -190,6 +206,11 @@ class Saver:
         self.saved = saved
         if self._write_error is not None:
             raise self._write_error
+        if self._lost:
+            lost = "\n".join(self._lost)
+            raise CassetteWriteError(
+                f"Cassette {self._path}: {len(self._lost)} recording(s) lost: {lost}", path=self._path
+            )
         if self._refused:
             from . import redaction
 
@@ -208,3 +229,4 @@ class Saver:
                 path=self._path,
             ) from hook_error
         return saved
+

@@ -16,28 +16,30 @@ keys once the matching layer offers them (see :class:`.parsecache.CachedInteract
 computing the key of a test's one request was 17 us of every test's setup (issue 22).
 
 The same rules hold as for the parse cache: the memo is never a reason for a load to fail
-(a damaged memo is ignored and replaced, an unwritable one skipped); it holds exactly what
-the cassette files hold; it lives in the parse cache's folder, and ``PROMPTVCR_CACHE_DIR=off``
-turns it off too. It keeps at most :data:`MAX_BYTES`: the entries this process used, in the
-order it used them, then the others as they were, until it is full. Processes that end
-together (pytest-xdist's workers) merge what they add under a file lock.
+(a damaged memo, or one not signed by the cache's key, is ignored and replaced, an unwritable
+one skipped; see :mod:`.cachekey`), every field of an entry is checked before it is used; it
+holds exactly what the cassette files hold; it lives in the parse cache's folder, and
+``PROMPTVCR_CACHE_DIR=off`` turns it off too. It keeps at most :data:`MAX_BYTES`: the entries
+this process used, in the order it used them, then the others as they were, until it is
+full. Processes that end together (pytest-xdist's workers) merge what they add under a file
+lock.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import hmac
 import marshal
 import os
 import tempfile
 import threading
-import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cassettes.models import Interaction
-from . import cacheowner, compactform, fileformat, parsecache
+from . import cachekey, cacheowner, compactform, fileformat, parsecache
 from .loaded import LoadedInteractions
 
 __all__ = ["MAX_BYTES", "flush", "loads"]
@@ -47,8 +49,8 @@ __all__ = ["MAX_BYTES", "flush", "loads"]
 MAX_BYTES = 8 << 20
 #: Memo files of other versions of promptvcr's code kept beside the current one.
 _KEPT_VERSIONS = 3
-_MAGIC = b"PVCRSM03"
-_CHECK = 4
+_MAGIC = b"PVCRSM04"
+_CHECK = cachekey.MAC_SIZE
 
 
 #: An entry: the interactions' compact form, the tokens each response reports (the pytest
@@ -89,7 +91,7 @@ def loads(data: bytes, text: str, path: Path) -> Sequence[Interaction]:
         with contextlib.suppress(ValueError, TypeError, EOFError, IndexError):  # damaged: parse it
             part, usages, keys = entry
             held = compactform.items_from(part)
-            if len(usages) != len(held):
+            if len(usages) != len(held) or not all(_is_usage(usage) for usage in usages):
                 raise ValueError("usages")
             _use(memo, name, entry, added=False)
             return LoadedInteractions(held, where, keys, _keeper(memo, name), usages)
@@ -158,15 +160,33 @@ def _current() -> _Memo | None:
         return _memo
 
 
+def _is_usage(value: object) -> bool:
+    return type(value) is tuple and len(value) == 2 and all(type(n) is int for n in value)
+
+
+def _signature(file: Path, body: bytes | memoryview) -> bytes | None:
+    """The MAC of a memo's ``body`` under the cache's key (``None``: no key to be trusted)."""
+    key = cachekey.key_for(file.parent, create=False)
+    if key is None:
+        return None
+    signed = cachekey.signer(key, file.name)
+    signed.update(body)
+    return signed.digest()
+
+
 def _read(file: Path) -> dict[str, _Entry]:
-    """A memo file's entries; none for a missing or damaged file."""
+    """A memo file's entries; none for a missing or damaged file, or one the cache did not sign."""
     try:
         data = file.read_bytes()
     except OSError:
         return {}
     head = len(_MAGIC) + _CHECK
-    check = zlib.crc32(data[head:]).to_bytes(_CHECK, "little")
-    if data[: len(_MAGIC)] != _MAGIC or check != data[len(_MAGIC) : head]:
+    check = _signature(file, memoryview(data)[head:])
+    if (
+        data[: len(_MAGIC)] != _MAGIC
+        or check is None
+        or not hmac.compare_digest(check, data[len(_MAGIC) : head])
+    ):
         return {}
     try:
         entries = marshal.loads(data[head:])
@@ -219,10 +239,14 @@ def flush() -> None:
 
 def _write(file: Path, entries: dict[str, _Entry]) -> None:
     body = marshal.dumps(entries)
+    cachekey.key_for(file.parent)  # made on the first write
+    signature = _signature(file, body)
+    if signature is None:
+        return  # no key this user may trust: no memo
     fd, temp = tempfile.mkstemp(dir=file.parent, prefix=".tmp-small-")
     try:
         with os.fdopen(fd, "wb") as out:
-            out.write(_MAGIC + zlib.crc32(body).to_bytes(_CHECK, "little") + body)
+            out.write(_MAGIC + signature + body)
         os.replace(temp, file)
     except OSError:
         with contextlib.suppress(OSError):

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import CassetteError
-from ..files import fileformat, storage
+from ..files import guarded
 from ..matching.key import request_key
 from .exchanges import drift_line, exchanges, miss
 from .model import Entry
@@ -70,10 +70,9 @@ def entries_of_files(paths: Iterable[Path], prices: Prices) -> tuple[list[Entry]
     problems: list[str] = []
     for path in _cassette_files(paths):
         try:
-            text = storage.read_text(path)
-            if text is None:
-                raise CassetteError(f"Cassette {path} does not exist.", path=path)
-            interactions = fileformat.loads(text, path)
+            interactions = guarded.read_interactions(path)
+            if interactions is None:
+                raise guarded.missing(path)
         except CassetteError as error:
             problems.append(str(error))
             continue

@@ -89,7 +89,7 @@ def write_source(path: Path, source: Source, text: str) -> None:
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)
-        os.chmod(temp, stat.S_IMODE(target.stat().st_mode))
+        os.chmod(temp, stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o644)  # a new conftest
         os.replace(temp, target)
     except BaseException:
         Path(temp).unlink(missing_ok=True)

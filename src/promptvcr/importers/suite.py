@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .sourcefile import Lines
 
-__all__ = ["SourceReport", "migrate_source"]
+__all__ = ["SourceReport", "default_matching_conftest", "migrate_source"]
 
 #: vcr_config keys with nothing to write: promptvcr removes credentials and stores only an
 #: allowlist of headers, stores bodies decoded, and loopback is always reachable.
@@ -224,3 +224,45 @@ def _keep_vcr_matching(mapping: ast.Dict, lines: Lines, kept: list[ast.expr]) ->
     else:
         entry = KEEP_VCR_MATCHING + (", " if kept else "")
     return [(brace + 1, brace + 1, entry), (0, 0, _IMPORT)]
+
+
+#: The fixture migrate adds where a suite had no ``vcr_config``: it matched by vcrpy's
+#: default, so the migrated suite does too (and passes as it did).
+DEFAULT_CONFIG_FIXTURE = (
+    "\n\n\n@pytest.fixture\n"
+    "def promptvcr_config():\n"
+    "    # Written by `promptvcr migrate`: this suite had no vcr_config, so it matched requests by\n"
+    "    # vcrpy's default, which never compares bodies. Remove this fixture to compare bodies.\n"
+    f"    return {{{KEEP_VCR_MATCHING}}}\n"
+)
+
+
+def default_matching_conftest(text: str, newline: str = "\n") -> str:
+    """A ``conftest.py``'s text (``""``: a new one) with :data:`DEFAULT_CONFIG_FIXTURE` added
+    at its end, and the imports it needs after the file's own (its docstring stays first)."""
+    needed = ("" if "import pytest\n" in text else "import pytest\n") + ("" if _IMPORT in text else _IMPORT)
+    body = text.rstrip("\r\n")
+    if not needed:
+        return body + DEFAULT_CONFIG_FIXTURE.replace("\n", newline)
+    try:
+        tree = ast.parse(body)
+    except SyntaxError:
+        tree = ast.Module(body=[], type_ignores=[])
+    imports = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+    lines = body.split("\n") if body else []
+    at = (imports[-1].end_lineno or 0) if imports else _after_docstring(tree)
+    lines[at:at] = needed.rstrip("\n").split("\n")
+    return "\n".join(lines).replace("\n", newline) + DEFAULT_CONFIG_FIXTURE.replace("\n", newline)
+
+
+def _after_docstring(tree: ast.Module) -> int:
+    """The line after a module's docstring and ``from __future__`` imports (0 if none)."""
+    at = 0
+    for node in tree.body:
+        if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)) or (
+            isinstance(node, ast.ImportFrom) and node.module == "__future__"
+        ):
+            at = node.end_lineno or at
+        else:
+            break
+    return at

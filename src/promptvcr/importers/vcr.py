@@ -42,9 +42,23 @@ class FileReport:
     total: int = 0
     skipped: list[str] = field(default_factory=list)
     removed_secrets: list[str] = field(default_factory=list)
+    #: Each credential removed or masked in what was written: "where: what" (the interaction
+    #: and field, never a value), so that nothing the source held changes without a word.
+    masked: list[str] = field(default_factory=list)
+    #: What was kept as recorded that a reader may not expect (a gzip label over a plain body).
+    notes: list[str] = field(default_factory=list)
+    #: Each converted interaction's position in the source file (``interactions[N]``).
+    indices: list[int] = field(default_factory=list)
+    #: How many interactions were written (``None`` until the file is written).
+    written: int | None = None
     error: str | None = None
     #: Already a promptvcr cassette: not converted, written (if elsewhere) byte for byte.
     kept: bool = False
+
+    @property
+    def written_count(self) -> int:
+        """Interactions written (or, before writing, converted)."""
+        return len(self.interactions) if self.written is None else self.written
 
     @property
     def ok(self) -> bool:
@@ -59,11 +73,13 @@ class FileReport:
             )
             return f"kept {self.source}: already a promptvcr cassette ({self.total} interactions), {where}"
         head = f"{'ok' if self.ok else 'PARTIAL'} {self.source} -> {self.output} ({self.layout}, "
-        head += f"{len(self.interactions)}/{self.total} interactions)"
+        head += f"{self.written_count}/{self.total} interactions)"
         lines = [head]
         lines.extend(f"    not converted: {reason}" for reason in self.skipped)
-        if self.removed_secrets:
-            lines.append(f"    credentials left out: {', '.join(sorted(set(self.removed_secrets)))}")
+        lines.extend(f"    note: {note}" for note in self.notes)
+        if self.masked:
+            lines.append(f"    {len(self.masked)} credential(s) removed or masked (each as <redacted:...>):")
+            lines.extend(f"      {line}" for line in self.masked)
         return "\n".join(lines)
 
 
@@ -84,8 +100,12 @@ class ImportReport:
         return [f for f in self.files if f.kept]
 
     @property
+    def masked_count(self) -> int:
+        return sum(len(f.masked) for f in self.files if f.output is not None)
+
+    @property
     def interaction_count(self) -> int:
-        return sum(len(f.interactions) for f in self.files if f.error is None)  # written ones only
+        return sum(f.written_count for f in self.files if f.error is None)  # written ones only
 
     def summary(self) -> str:
         converted = [f for f in self.files if not f.kept]
@@ -94,7 +114,9 @@ class ImportReport:
         return (
             f"{len(self.files)} files: {len(converted) - len(self.failed) - len(self.partial)} converted, "
             f"{len(self.partial)} partly, {len(self.failed)} failed{kept}; "
-            f"{self.interaction_count}/{total} interactions imported."
+            f"{self.interaction_count}/{total} interactions imported; "
+            f"{self.masked_count} credential(s) removed or masked in "
+            f"{sum(1 for f in self.files if f.masked and f.output is not None)} file(s)."
         )
 
 
@@ -134,11 +156,12 @@ def convert_vcr_file(source: Path) -> FileReport:
         return report
     for index, (request, response) in enumerate(raw.pairs):
         try:
-            interaction = to_interaction(request, response, index)
+            interaction = to_interaction(request, response, index, report.notes)
         except ConversionError as error:
             report.skipped.append(str(error))
             continue
         report.interactions.append(interaction)
+        report.indices.append(index)
         report.removed_secrets.extend(_secrets_in(interaction))
     return report
 
@@ -186,6 +209,7 @@ def _import_one(
         response_headers=response_headers,
         environ=os.environ,
         label="interactions",
+        indices=file_report.indices,  # the source's own positions, skipped ones counted
     )
     findings = [f for _, _, found in redacted.refused for f in found]
     if findings and not redacted.data:
@@ -206,6 +230,10 @@ def _import_one(
         )
         return file_report
     data = redacted.data
+    file_report.masked = [
+        f"{finding.field}: {finding.kind} {finding.preview}".rstrip()
+        for finding in (*redacted.removed, *redacted.masked)
+    ]
     if not _same_file(source, target) and (reason := holds_more(target, data)) is not None:
         file_report.error = reason
         return file_report
@@ -216,6 +244,7 @@ def _import_one(
         file_report.error = str(error)
         return file_report
     file_report.output = target
+    file_report.written = len(data)
     return file_report
 
 

@@ -118,7 +118,7 @@ def _looks_like_sse(content: bytes) -> bool:
     return b"\n\n" in content or b"\r\n\r\n" in content
 
 
-def _content(data: dict[str, Any], headers: dict[str, str], where: str) -> bytes:
+def _content(data: dict[str, Any], headers: dict[str, str], where: str, notes: list[str]) -> bytes:
     if "parsed_body" in data:
         content = _json_bytes(data["parsed_body"])
     elif "body" not in data and "content" in data:  # older vcrpy httpx stubs
@@ -127,8 +127,33 @@ def _content(data: dict[str, Any], headers: dict[str, str], where: str) -> bytes
         content = _body_bytes(data.get("body"), where)
     encoding = headers.get("content-encoding", "")
     if encoding and content:
+        if _plain_under_label(content, encoding):
+            # vcrpy stores what the client handed it: requests and httpx decode the body, then
+            # some serializers keep the label. The client saw these bytes: they replay as they are.
+            notes.append(
+                f"{where}: content-encoding {encoding!r} over a body that is not compressed: kept as recorded"
+            )
+            return content
         content = _decompress(content, encoding, where)
     return content
+
+
+#: The first bytes of each compression vcrpy cassettes hold: gzip's magic, zlib's header
+#: (any level), zstd's magic. Brotli has none.
+_COMPRESSED_STARTS = (b"\x1f\x8b", b"\x78\x01", b"\x78\x5e", b"\x78\x9c", b"\x78\xda", b"\x28\xb5\x2f\xfd")
+
+
+def _plain_under_label(content: bytes, encoding: str) -> bool:
+    """Whether a body labelled gzip or deflate is plainly not compressed: no compression's
+    first bytes, and text a decoder would reject (JSON, an event stream, UTF-8)."""
+    steps = {e.strip().lower() for e in encoding.split(",") if e.strip()} - {"identity"}
+    if not steps or not steps <= {"gzip", "x-gzip", "deflate"} or content.startswith(_COMPRESSED_STARTS):
+        return False
+    try:
+        content[:4096].decode("utf-8")
+    except UnicodeDecodeError as error:
+        return error.start > 4000  # a character cut at the end of the sample
+    return True
 
 
 def _status(value: Any, where: str) -> int:
@@ -140,8 +165,10 @@ def _status(value: Any, where: str) -> int:
     return code
 
 
-def to_interaction(request: Any, response: Any, index: int) -> Interaction:
-    """promptvcr's interaction for one vcrpy request/response pair (``ConversionError`` if not)."""
+def to_interaction(request: Any, response: Any, index: int, notes: list[str] | None = None) -> Interaction:
+    """promptvcr's interaction for one vcrpy request/response pair (``ConversionError`` if not);
+    what it kept that a reader may not expect is added to ``notes``."""
+    notes = [] if notes is None else notes
     where = f"interactions[{index}]"
     if not isinstance(request, dict):
         raise ConversionError(f"{where}.request is missing or not a mapping.")
@@ -156,8 +183,11 @@ def to_interaction(request: Any, response: Any, index: int) -> Interaction:
     _check_fields(response, f"{where}.response")
     request_headers = _headers(request.get("headers"), f"{where}.request")
     response_headers = _headers(response.get("headers"), f"{where}.response")
-    request_content = _content(request, request_headers, f"{where}.request")
-    response_content = _content(response, response_headers, f"{where}.response")
+    request_content = _content(request, request_headers, f"{where}.request", notes)
+    response_content = _content(response, response_headers, f"{where}.response", notes)
+    # A HEAD answer has no body: its content-length is the length of the one it did not send,
+    # which the client reads (as recorded; replay serves it as stored).
+    kept = {"content-length"} if method.upper() == "HEAD" and not response_content else set()
     if "content-type" not in response_headers and _looks_like_sse(response_content):
         response_headers["content-type"] = "text/event-stream"  # headers stripped: known by content
     return Interaction(
@@ -169,7 +199,7 @@ def to_interaction(request: Any, response: Any, index: int) -> Interaction:
         ),
         Response(
             status=_status(response.get("status"), f"{where}.response"),
-            headers={k: v for k, v in response_headers.items() if k not in WIRE_HEADERS},
+            headers={k: v for k, v in response_headers.items() if k not in WIRE_HEADERS or k in kept},
             chunks=[response_content] if response_content else [],
         ),
     )

@@ -48,6 +48,9 @@ class Recorder(Protocol):
 
     def started(self, abandon: Callable[[], None] | None = None) -> None: ...
 
+    # ``lost(error)``, when a recorder has it: the response could not be kept while it arrived
+    # (its spool could not be written, see :mod:`.recording`); the cassette's error, not a cut.
+
 
 class Replay(NamedTuple):
     """Serve ``response``; when its ``playback`` is set, pace and break it as it says.

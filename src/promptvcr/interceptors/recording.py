@@ -18,7 +18,11 @@ so that replay breaks where the recording broke.
 
 A large body is not held: past :data:`~promptvcr.cassettes.largebody.LARGE_BODY_BYTES` the
 chunks go to a private temporary file (:mod:`~promptvcr.cassettes.spool`), one length check
-per chunk until then.
+per chunk until then. A spool that cannot be written (the temporary folder full, a file size
+limit) loses the recording, never the answer: the application still gets every chunk, nothing
+is recorded as a provider's cut (``end: closed``/``disconnect``), and the recorder is told
+(:meth:`Recording.lose`), so the cassette raises :class:`~promptvcr.CassetteWriteError` at exit
+(``promptvcr serve``: an error in the report, and exit status 1).
 """
 
 from __future__ import annotations
@@ -49,7 +53,8 @@ class Recording:
     and :meth:`hand_over` to record it."""
 
     __slots__ = (
-        "_chunks", "_end", "_handed", "_headers", "_held", "_length", "_recorder", "_status", "_watch"
+        "_chunks", "_end", "_handed", "_headers", "_held", "_length", "_lost", "_recorder", "_status",
+        "_watch",
     )  # fmt: skip
 
     def __init__(self, recorder: Recorder) -> None:
@@ -62,6 +67,7 @@ class Recording:
         self._end: End | None = None
         self._handed = False
         self._length: int | None = None
+        self._lost = False
 
     def headers_arrived(
         self, status: int, headers: Iterable[tuple[str, str]], wire: Set[str] = WIRE_HEADERS
@@ -114,11 +120,27 @@ class Recording:
 
     def add(self, chunk: bytes) -> None:
         """A chunk of the decoded body, as it arrived."""
-        self._chunks.append(chunk)
-        self._held += len(chunk)
-        if self._held > LARGE_BODY_BYTES:
-            self._spool()
+        if self._lost:
+            return
+        try:
+            self._chunks.append(chunk)
+            self._held += len(chunk)
+            if self._held > LARGE_BODY_BYTES:
+                self._spool()
+        except OSError as error:  # the spool's file: ENOSPC, EFBIG (see the module)
+            self.lose(error)
+            return
         self._watch.chunk_arrived()
+
+    def lose(self, error: OSError) -> None:
+        """The body cannot be kept (see the module): nothing of it is recorded, the recorder is
+        told why, and the application's reading goes on untouched."""
+        self._lost = self._handed = True
+        self._end = self._end or "complete"  # ended for the interceptor: nothing more to record
+        self._chunks = []
+        lost = getattr(self._recorder, "lost", None)
+        if lost is not None:
+            lost(error)
 
     def _spool(self) -> None:
         """The body passed the size held in memory: its chunks move to a temporary file, and

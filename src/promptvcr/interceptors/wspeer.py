@@ -129,6 +129,10 @@ class ReplayPeer:
                 if delay > 0:
                     time.sleep(delay)
             try:
+                if frame.kind == "raw":  # an illegal frame, as it came: the client fails on it again
+                    self._socket.sendall(frame.data)
+                    self._sent += 1
+                    continue
                 if frame.kind == "close":  # the server closed first; code None: a close without one
                     connection.close(frame.code, frame.data.decode("utf-8", "replace"))
                     return False

@@ -4,12 +4,15 @@ Both websockets clients (asyncio and threads) run the same ``websockets.protocol
 every message the application sends goes through ``send_text``/``send_binary``/
 ``send_continuation``, every frame written through ``send_frame`` (a close frame: the
 application's, or the protocol's when it fails the connection) and every frame received
-comes out of ``events_received``. Wrapping
-these on the protocol object sees each frame as it passes, and passes it on at once: record
-mode buffers nothing on the way. When the session ends (a close frame received, or the end
-of the stream: an ``eof`` frame when no close frame came) its frames go to the recorder, once.
-A text message that is not UTF-8 is kept byte for byte: the client failed the connection
-for it (1007), and replayed it fails it again. With a recording budget set, each server
+comes out of ``events_received``. Wrapping these on the protocol object sees each frame as
+it passes, and passes it on at once: record mode buffers nothing on the way. When the session
+ends (a close frame received, or the end of the stream: an ``eof`` frame when no close frame
+came) its frames go to the recorder, once. A text message that is not UTF-8 is kept byte for
+byte: the client failed the connection for it (1007), and replayed it fails it again. So is a
+frame the client's parser refused (a reserved opcode, an RSV bit without the extension that
+sets it): the bytes of the frame it was reading are kept from the protocol's reader, as a
+``raw`` frame, and the peer writes them again on replay, so the session ends as it did live
+(1002) instead of waiting for a frame never sent. With a recording budget set, each server
 message's tokens (a realtime ``response.done``) are counted as it arrives
 (:func:`promptvcr.policies.budget.spend_frame`).
 """
@@ -50,6 +53,18 @@ class FrameTap:
         send_text, send_binary = protocol.send_text, protocol.send_binary
         send_continuation, send_frame = protocol.send_continuation, protocol.send_frame
         events_received, receive_eof = protocol.events_received, protocol.receive_eof
+        reading = bytearray()  # the bytes of the frame being parsed (see the module)
+        pending: list[tuple[bytes, Frame]] = []
+        read_exact, recv_frame = protocol.reader.read_exact, protocol.recv_frame
+
+        def read(n: int) -> Any:
+            data = yield from read_exact(n)
+            reading.extend(data)
+            return data
+
+        def parsed(incoming: Any) -> None:
+            reading.clear()  # a whole frame, legal: its payload is recorded as a message
+            recv_frame(incoming)
 
         def text(data: Any, fin: bool = True) -> None:
             send_text(data, fin)
@@ -69,7 +84,23 @@ class FrameTap:
             send_frame(sent)
             if sent.opcode.value == _CLOSE and protocol.close_rcvd is None:  # not the echo of the server's
                 code, reason = _close_of(sent.data)
-                self._add(Frame("client", "close", reason.encode(), self._now(), code))
+                close = Frame("client", "close", reason.encode(), self._now(), code)
+                if not reading:
+                    self._add(close)
+                    return
+                # Sent in the middle of a frame: the parser refused it (its error is set once this
+                # returns, and the frames before it are yet to be handed over): decided in received().
+                pending.append((bytes(reading), close))
+                reading.clear()
+
+        def settle() -> None:
+            """A close sent while a frame was being read: the refused frame, then the close."""
+            while pending:
+                raw, close = pending.pop(0)
+                refused = getattr(protocol, "parser_exc", None)
+                if refused is not None:
+                    self._add(Frame("server", "raw", raw, close.at, note=str(refused)))
+                self._add(close)
 
         def received() -> list[Any]:
             events: list[Any] = events_received()
@@ -83,14 +114,17 @@ class FrameTap:
                     self.finish()
                 elif opcode.value in _OPCODES or opcode.value == _CONTINUATION:
                     self._message("server", _OPCODES.get(opcode.value), bytes(event.data), event.fin)
+            settle()
             return events
 
         def eof() -> None:
+            settle()
             receive_eof()
             if protocol.close_rcvd is None:  # the server dropped the connection: no close frame
                 self._add(Frame("server", "eof", b"", self._now()))
             self.finish()
 
+        protocol.reader.read_exact, protocol.recv_frame = read, parsed
         protocol.send_text, protocol.send_binary = text, binary
         protocol.send_continuation, protocol.send_frame = continuation, frame
         protocol.events_received, protocol.receive_eof = received, eof

@@ -20,7 +20,7 @@ from ..cassettes.models import Interaction, Response
 from ..cassettes.providers import provider_label
 from ..cassettes.tokens import Tokens, tokens_of
 from ..errors import CassetteError
-from ..files import fileformat, storage
+from ..files import guarded
 
 __all__ = ["CASSETTE_SUFFIXES", "CassetteSummary", "InteractionSummary", "find_cassettes", "summarize"]
 
@@ -104,10 +104,9 @@ def summarize_interaction(interaction: Interaction) -> InteractionSummary:
 
 def summarize(path: Path) -> CassetteSummary:
     """Read one cassette; raises :class:`~promptvcr.errors.CassetteError` when it is not one."""
-    text = storage.read_text(path)
-    if text is None:
-        raise CassetteError(f"Cassette {path} does not exist.", path=path)
-    interactions = fileformat.loads(text, path)
+    interactions = guarded.read_interactions(path)
+    if interactions is None:
+        raise guarded.missing(path)
     stat = path.stat()
     return CassetteSummary(
         path=path,

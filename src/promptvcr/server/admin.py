@@ -20,7 +20,9 @@ when anything missed or failed, so that the test that stops it fails.
 Only programs on this machine may call them: the ``Host`` must be a loopback name (a web page
 reached through DNS rebinding has another) and a request with an ``Origin`` header (sent by
 browsers, never by SDKs or test runners) is refused, so no web page can start, stop or shut
-down the server.
+down the server. The same holds for a request naming its cassette by the
+``x-promptvcr-cassette`` header (see :mod:`.app`): a name is a path, whatever folder it names.
+A cassette path outside the served folder, or not a regular file, is a ``400`` (see :mod:`.shelf`).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from ..errors import CassetteError
 from .fault_flags import parse_faults
 from .shelf import CASSETTE_HEADER, Shelf
 
-__all__ = ["ADMIN_PREFIX", "add_admin_routes", "loopback_only"]
+__all__ = ["ADMIN_PREFIX", "add_admin_routes", "foreign", "loopback_only"]
 
 ADMIN_PREFIX = "/_promptvcr/"
 _LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
@@ -60,15 +62,24 @@ def _host_name(host: str) -> str:
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
+def foreign(incoming: web.Request) -> str | None:
+    """Why ``incoming`` may come from a web page (a foreign ``Host``, an ``Origin``); ``None``
+    for a program on this machine."""
+    host = _host_name(incoming.headers.get("Host", ""))
+    if host not in _LOOPBACK_HOSTS:
+        return f"Host {incoming.headers.get('Host', '')!r} is not a loopback name"
+    if "Origin" in incoming.headers:
+        return f"a request from a web page (Origin: {incoming.headers['Origin']})"
+    return None
+
+
 def loopback_only(handler: Handler) -> Handler:
     """``handler``, refusing a request that could come from a web page (see the module)."""
 
     async def guarded(incoming: web.Request) -> web.StreamResponse:
-        host = _host_name(incoming.headers.get("Host", ""))
-        if host not in _LOOPBACK_HOSTS:
-            return _refused(f"Host {incoming.headers.get('Host', '')!r} is not a loopback name")
-        if "Origin" in incoming.headers:
-            return _refused(f"a request from a web page (Origin: {incoming.headers['Origin']})")
+        why = foreign(incoming)
+        if why is not None:
+            return _refused(why)
         return await handler(incoming)
 
     return guarded

@@ -28,13 +28,13 @@ from aiohttp import web
 from ..cassettes.models import Request
 from ..errors import CassetteError, CassetteMiss
 from ..interceptors.decision import Record, Replay
-from .admin import ADMIN_PREFIX, add_admin_routes
+from .admin import ADMIN_PREFIX, add_admin_routes, foreign
 from .inbound import is_websocket, read_body, to_request
 from .miss_reply import error_response
 from .playout import play_out
 from .relay import UPSTREAM_FAILED, relay
 from .served import ServedCassette
-from .shelf import CASSETTE_HEADER, Shelf
+from .shelf import CASSETTE_HEADER, BadPath, Shelf
 from .upstreams import BUILTIN_UPSTREAMS
 
 __all__ = ["SESSION", "SHELF", "STOP", "Limits", "build_app"]
@@ -133,8 +133,20 @@ async def _serve(incoming: web.Request) -> web.StreamResponse:
 
 async def _decide(incoming: web.Request) -> web.StreamResponse:
     shelf = incoming.app[SHELF]
+    why = foreign(incoming) if CASSETTE_HEADER in incoming.headers else None
+    if why is not None:  # a path to open, from what may be a web page (DNS rebinding)
+        message = (
+            f"promptvcr serve: the {CASSETTE_HEADER} header is taken from programs on this machine only; "
+            f"refused {why}."
+        )
+        return await play_out(incoming, error_response(_bare(incoming), message, 403, "promptvcr_forbidden"))
     try:
         cassette, upstream_name, rest = _cassette(incoming)
+    except BadPath as error:
+        message = f"promptvcr serve: {error}."
+        return await play_out(
+            incoming, error_response(_bare(incoming), message, 400, "promptvcr_bad_cassette_path")
+        )
     except ValueError as error:
         message = f"{_usage(shelf)}: {error}"
         return await play_out(

@@ -117,16 +117,24 @@ def serve(
     port: int = 0,
     set_environment: bool = True,
     options: Iterable[str] = (),
+    cwd: str | os.PathLike[str] | None = None,
 ) -> Iterator[Served]:
     """Run ``promptvcr serve cassette`` for the block (``options``: more command-line flags;
-    ``cassette`` ``None``: only the cassettes started with :meth:`Served.admin`)."""
+    ``cassette`` ``None``: only the cassettes started with :meth:`Served.admin`, which must lie
+    in the server's working directory ``cwd``, by default this process's)."""
     with tempfile.TemporaryDirectory(prefix="promptvcr-serve-") as scratch:
         report_path = Path(scratch) / "report.json"
         path = Path(cassette) if cassette is not None else None
         command = _command(path, record_mode, upstreams or {}, port, report_path, options)
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, encoding="utf-8"
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            encoding="utf-8",
+            cwd=cwd,
         )
         assert process.stdout is not None and process.stderr is not None
         served = Served("", path, {}, process)

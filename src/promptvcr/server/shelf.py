@@ -11,6 +11,14 @@ Three ways a request finds its cassette, the most specific first:
    file given on the command line. Two started cassettes and no header: the request fails
    closed, as two active cassettes do in-process.
 
+Every path a client names (the header, the admin start and stop, a folder's name) must lie in
+the cassette folder once symlinks are resolved (:attr:`Shelf.roots`: the served folder; else
+the server's working directory, and the folder of the file served) and be a regular file or
+absent; anything else (``../``, an absolute path elsewhere, ``~``, a symlink out, a FIFO or a
+device) is a :class:`BadPath`, answered ``400``, and nothing is opened or created. A client
+is a program that may have been reached from a web page (DNS rebinding): it must not read or
+write files beyond the folder.
+
 A started cassette is a fresh :class:`.served.ServedCassette` each time (its answers are not
 used up by an earlier test), and stopping it writes it and gives its report. Keys, modes,
 redaction, secret refusal, faults and timing are the in-process ones.
@@ -21,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import stat
 import threading
 import time
 from collections.abc import Mapping
@@ -33,7 +42,15 @@ from ..credentials.byname import redact_query_values
 from ..errors import CassetteError, CassetteMiss
 from .served import ServedCassette
 
-__all__ = ["CASSETTE_HEADER", "NAME_PATTERN", "Shelf", "is_folder", "report_entry", "shown_request"]
+__all__ = [
+    "CASSETTE_HEADER",
+    "NAME_PATTERN",
+    "BadPath",
+    "Shelf",
+    "is_folder",
+    "report_entry",
+    "shown_request",
+]
 
 #: A folder cassette's name: one path segment of letters, digits, ``-``, ``_`` and ``.``.
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}$")
@@ -42,6 +59,10 @@ CASSETTE_HEADER = "x-promptvcr-cassette"
 _SUFFIXES = (".yaml", ".yml", ".json")
 #: Longest a stop waits for the recordings under way in its cassette (the default ``--grace``).
 SETTLE_SECONDS = 5.0
+
+
+class BadPath(ValueError):
+    """A cassette path a client named that the server will not open (see the module)."""
 
 
 def is_folder(path: str | Path) -> bool:
@@ -88,7 +109,12 @@ class Shelf:
         self.path = Path(path) if path is not None else None
         self.folder = path is not None and is_folder(path)
         #: Relative cassette paths (header, admin start) are found here.
-        self.root = self.path if self.path is not None and self.folder else Path.cwd()
+        self.root = (self.path if self.path is not None and self.folder else Path.cwd()).resolve()
+        #: The folders a named cassette may lie in: the served folder; serving one file, the
+        #: working directory and that file's folder.
+        self.roots = (
+            (self.root,) if self.folder or self.path is None else (self.root, self.path.resolve().parent)
+        )
         self.options = dict(options)
         self._open: dict[str, ServedCassette] = {}  # folder names, and "" for the command line's file
         self._started: dict[Path, ServedCassette] = {}  # by resolved path: admin start and the header
@@ -107,20 +133,49 @@ class Shelf:
         if not self.folder:
             return self.path
         json_file = self.path / f"{name}.json"
-        return json_file if json_file.exists() else self.path / f"{name}.yaml"
+        return self._confined(json_file if json_file.exists() else self.path / f"{name}.yaml", name)
 
     def resolve(self, given: str) -> Path:
         """A cassette path as a header or the admin start gives it: relative to :attr:`root`,
-        ``.yaml`` added when it has no cassette suffix (``.json`` when that file exists)."""
+        ``.yaml`` added when it has no cassette suffix (``.json`` when that file exists);
+        :class:`BadPath` when it leaves the folder or is not a regular file (see the module)."""
         if not given or "\x00" in given:
-            raise ValueError(f"{given!r} is not a cassette path")
-        path = Path(given).expanduser()
+            raise BadPath(f"{given!r} is not a cassette path")
+        if given.startswith("~"):
+            raise BadPath(f"{given!r}: a cassette path is relative to {self.root}, never to a home folder")
+        path = Path(given)
         if not path.is_absolute():
             path = self.root / path
+        if not path.name or path.name in (".", ".."):
+            raise BadPath(f"{given!r} names a folder, not a cassette file")
         if path.suffix not in _SUFFIXES:
             json_file = path.with_name(path.name + ".json")
             path = json_file if json_file.exists() else path.with_name(path.name + ".yaml")
-        return path.resolve()
+        return self._confined(path, given)
+
+    def _confined(self, path: Path, given: str) -> Path:
+        """``path`` with its symlinks resolved, when that lies in :attr:`root` and is a regular
+        file or nothing yet; :class:`BadPath` otherwise. ``stat``, never ``open``: a FIFO
+        opened for reading would block the server until someone writes to it."""
+        try:
+            resolved = path.resolve()
+        except (OSError, RuntimeError) as error:  # a symlink loop
+            raise BadPath(f"{given!r} cannot be resolved ({error})") from None
+        if not any(resolved.is_relative_to(root) for root in self.roots):
+            folders = " or ".join(str(root) for root in self.roots)
+            raise BadPath(
+                f"{given!r} is {resolved}, outside the cassette folder {folders}; "
+                f"name a cassette inside it (serve another folder with: promptvcr serve FOLDER/)"
+            )
+        try:
+            mode = os.stat(resolved).st_mode
+        except FileNotFoundError:
+            return resolved
+        except OSError as error:
+            raise BadPath(f"{given!r} cannot be read ({error.strerror})") from None
+        if not stat.S_ISREG(mode):
+            raise BadPath(f"{given!r} is {resolved}, which is not a regular file")
+        return resolved
 
     # Finding the cassette of a request -------------------------------------------------------
 

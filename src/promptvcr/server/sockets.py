@@ -83,6 +83,26 @@ async def _send(ws: web.WebSocketResponse | aiohttp.ClientWebSocketResponse, fra
         await ws.close(code=frame.code or 1000, message=frame.data)
 
 
+def _illegal(frame: Frame) -> bytes | None:
+    """The bytes of a recorded frame that the client refused live, to be written as they came:
+    a ``raw`` frame, or a text message that is not UTF-8 (aiohttp would send it repaired)."""
+    if frame.kind == "raw":
+        return frame.data
+    if frame.kind != "text":
+        return None
+    try:
+        frame.data.decode("utf-8")
+    except UnicodeDecodeError:
+        size = len(frame.data)
+        length = (
+            bytes([size])
+            if size < 126
+            else (b"\x7e" + size.to_bytes(2, "big") if size < 65536 else b"\x7f" + size.to_bytes(8, "big"))
+        )
+        return b"\x81" + length + frame.data
+    return None
+
+
 async def replay_session(incoming: web.Request, request: Request, decision: Replay) -> web.StreamResponse:
     """Play the recorded session of ``decision`` to the client (see the module)."""
     response = decision.response
@@ -95,6 +115,10 @@ async def replay_session(incoming: web.Request, request: Request, decision: Repl
         if ws.closed:
             break
         if frame.sender == "server":
+            raw = _illegal(frame)
+            if raw is not None and incoming.transport is not None:  # as it came: the client fails again
+                incoming.transport.write(raw)
+                continue
             await _send(ws, frame)
             continue
         if frame.kind == "close":
@@ -167,7 +191,9 @@ async def record_session(
         while True:
             message = await source.receive()
             frame = _frame(sender, message, time.perf_counter() - began)
-            if frame is None:  # the connection ended without a closing handshake
+            if frame is None:  # the connection ended without a closing handshake, or broke the protocol
+                # kept as the end it was, so that the replay closes the other side here too
+                frames.append(Frame(sender, "eof", b"", time.perf_counter() - began))
                 if not target.closed:
                     await target.close()
                 return

@@ -52,6 +52,13 @@ class CassetteUsage:
         return CassetteUsage(self.interactions, sorted(set(self.unplayed) & set(other.unplayed)), users)
 
 
+#: The one reason a shard may give for not running every test that the shards' records together
+#: can answer: tests it collected and deselected (a split's ``--group``, ``--deselect``), which
+#: are in its ``collected`` and so must be in some shard's ``ran``. A selection by path is not:
+#: the tests outside the path were never collected, so no record shows whether any shard ran them.
+DESELECTED = "tests were deselected (-k, -m, --deselect or --lf)"
+
+
 @dataclass
 class UsageRecord:
     finished: float = 0.0

@@ -4,10 +4,13 @@ Each shard runs part of the suite and writes its record with its identity
 (``.promptvcr/usage-<shard>.json``; ``--promptvcr-shard``, ``$PROMPTVCR_SHARD`` or
 pytest-split's ``--group``/``--splits``). Alone, a shard's record cannot show what is unused:
 its split deselected tests. Together, the records show it when every test any shard collected
-ran in some shard; :func:`union` then merges them as pytest-xdist workers' records merge (an
-interaction is unused only when no shard played it), and the split's deselection is no longer
-a reason to refuse. Anything else a shard could not vouch for (a failed test, an interruption)
-still is.
+ran in some shard, and every shard of the split is there (``2/3`` given, ``1/3`` and ``3/3`` must
+be too); :func:`union` then merges them as pytest-xdist workers' records merge (an interaction
+is unused only when no shard played it), and the split's deselection is no longer a reason to
+refuse. Anything else a shard could not vouch for still is: a selection by path (``pytest
+tests/a``, ``pytest tests/b/test_x.py``: the tests outside it were never collected, so no
+record can show that another shard ran them, nor that its record is here), a failed test, an
+interruption.
 
 Shards run on other machines, in other folders: each record's paths are moved from the root
 it was written under onto the folder prune runs in, and a cassette is known to be the one a
@@ -21,7 +24,7 @@ import re
 from pathlib import Path
 
 from ..errors import CassetteError
-from .run_record import RECORD_PATH, UsageRecord, read_record
+from .run_record import DESELECTED, RECORD_PATH, UsageRecord, read_record
 
 __all__ = ["digest", "read_records", "record_path", "union"]
 
@@ -112,14 +115,32 @@ def _gaps(records: list[UsageRecord], merged: UsageRecord) -> list[str]:
     twice = sorted({shard for shard in shards if shards.count(shard) > 1})
     if twice:
         return [f"shard {', '.join(twice)} was given twice (an old record beside a new one?)"]
+    gaps = [reason for reason in merged.selection if reason != DESELECTED]  # a path: never answered
+    gaps.extend(_absent_shards(shards))
     missing = sorted(set(merged.collected) - set(merged.ran))
     if not missing:
-        merged.selection = []
-        return []
+        if not gaps:
+            merged.selection = []
+        return gaps
     shown = ", ".join(missing[:_SHOWN]) + (
         f" and {len(missing) - _SHOWN} more" if len(missing) > _SHOWN else ""
     )
     return [
+        *gaps,
         f"{len(missing)} test(s) collected ran in none of the shards given ({', '.join(sorted(shards))}): "
-        f"{shown}; give every shard's record"
+        f"{shown}; give every shard's record",
     ]
+
+
+def _absent_shards(shards: list[str]) -> list[str]:
+    """The shards of a split named ``GROUP/SPLITS`` (pytest-split's) whose records are not given."""
+    split = [re.fullmatch(r"(\d+)/(\d+)", shard) for shard in shards]
+    totals = {int(match.group(2)) for match in split if match is not None}
+    if len(totals) != 1 or any(match is None for match in split):
+        return []
+    (total,) = totals
+    given = {int(match.group(1)) for match in split if match is not None}
+    absent = [f"{group}/{total}" for group in range(1, total + 1) if group not in given]
+    if not absent:
+        return []
+    return [f"the record of shard {', '.join(absent)} is missing; give every shard's record"]

@@ -3,10 +3,13 @@
 Record the suite (or one test) twice, keeping the first recording aside, and give both: each
 request of FIRST is paired with the same request of SECOND (same cassette path, same method
 and URL path, the same turn among them), and the fields whose values differ are written as
-proposed rules, each with its evidence, to a JSON file the user reviews and commits (default
-``promptvcr-rules.json``). Nothing applies until ``conftest.py`` loads the file with
-:func:`promptvcr.load_rules`: a learned rule is never applied silently. An existing file is
-kept and added to; fields its rules already leave out are not proposed again.
+proposed rules (for the exact field that changed, ``messages[1].content``), each with its
+evidence and its effect (the recorded requests it makes equal), to a JSON file the user
+reviews and commits (default ``promptvcr-rules.json``). Nothing applies until ``conftest.py``
+loads the file with :func:`promptvcr.load_rules`: a learned rule is never applied silently.
+An existing file is kept and added to; fields its rules already leave out are not proposed
+again. A rule that would make two recorded requests with different prompts equal is refused,
+and said.
 """
 
 from __future__ import annotations
@@ -17,9 +20,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ...cassettes.models import Interaction
+from ...cassettes.models import Interaction, Request
 from ...errors import CassetteError
-from ...files import fileformat
+from ...files import guarded
 from ...matching.rules import default_rules
 from ...matching.rules.learned import LEARNED_VERSION, load_rules
 from ...matching.volatile import propose
@@ -28,6 +31,8 @@ from ...readouts.inventory import CASSETTE_SUFFIXES
 __all__ = ["DEFAULT_OUTPUT", "add_arguments", "pairs_of", "run"]
 
 DEFAULT_OUTPUT = Path("promptvcr-rules.json")
+#: Groups of requests a proposal makes equal, printed (the file keeps every one).
+_SHOWN = 5
 
 _USE = """Nothing is applied until the suite loads the file; in conftest.py:
 
@@ -40,11 +45,14 @@ _USE = """Nothing is applied until the suite loads the file; in conftest.py:
 
 
 def _interactions(path: Path) -> list[Interaction]:
-    return fileformat.loads(path.read_text(encoding="utf-8"), path)
+    interactions = guarded.read_interactions(path)
+    if interactions is None:
+        raise guarded.missing(path)
+    return interactions
 
 
 def _files(first: Path, second: Path) -> Iterator[tuple[str, Path, Path]]:
-    if first.is_file() and second.is_file():
+    if not first.is_dir() and not second.is_dir():  # two files (a FIFO is refused by the reader)
         yield str(second), first, second
         return
     for path in sorted(p for p in first.rglob("*") if p.is_file() and p.suffix in CASSETTE_SUFFIXES):
@@ -72,6 +80,18 @@ def pairs_of(first: Path, second: Path) -> Iterator[tuple[str, Interaction, Inte
                 yield f"{shown} interactions[{position}] {endpoint[0]} {endpoint[1]}", interaction, other
 
 
+def recorded_of(first: Path, second: Path) -> list[tuple[str, Request]]:
+    """Every request of both recordings, each with where it is: what a rule's effect is
+    measured on (see :func:`promptvcr.matching.volatile.propose`)."""
+    recorded: list[tuple[str, Request]] = []
+    for _, left, right in _files(first, second):
+        for path in (left, right):
+            recorded.extend(
+                (f"{path} interactions[{n}]", i.request) for n, i in enumerate(_interactions(path))
+            )
+    return recorded
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("first", type=Path, help="the first recording: a cassette, or a folder of them")
     parser.add_argument("second", type=Path, help="the second recording of the same tests (same layout)")
@@ -89,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         if not given.exists():
             print(f"promptvcr learn: {given} does not exist; give two recordings of the same tests.")
             return 1
-    if args.first.is_file() != args.second.is_file():
+    if args.first.is_dir() != args.second.is_dir():
         print("promptvcr learn: give two cassette files, or two folders of cassettes, not one of each.")
         return 1
     existing: list[dict[str, object]] = []
@@ -102,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"promptvcr learn: {error}")
             return 1
     try:
-        learned = propose(pairs_of(args.first, args.second), rules)
+        learned = propose(pairs_of(args.first, args.second), rules, recorded_of(args.first, args.second))
     except (CassetteError, OSError) as error:
         print(f"promptvcr learn: {error}")
         return 1
@@ -117,6 +137,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {proposal.rule} {proposal.field} ({proposal.looks_like}), in {proposal.where}")
         print(f"    first:  {proposal.first}")
         print(f"    second: {proposal.second}")
+        for line in proposal.makes_equal[:_SHOWN]:
+            print(f"    makes equal: {line}")
+        if len(proposal.makes_equal) > _SHOWN:
+            print(f"    and {len(proposal.makes_equal) - _SHOWN} more (all in the file)")
+    for line in learned.refused:
+        print(f"  refused (leaving it out would make two questions one): {line}")
     for line in learned.unexplained:
         print(f"  not proposed (no rule explains it; check the test is deterministic): {line}")
     if args.dry_run or not learned.proposals:

@@ -9,13 +9,26 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ...credentials.scanner import scan_paths
+from ...credentials.keyshapes import Finding
+from ...credentials.scanner import cassette_files, scan_file
+from ...errors import CassetteFormatError
+from ...files import guarded
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "paths", nargs="*", type=Path, default=[Path(".")], help="cassette files or folders (default: .)"
     )
+
+
+def scan_paths(paths: list[Path]) -> list[Finding]:
+    """Findings in every cassette file under ``paths``, each file opened by the commands'
+    guarded reader (a FIFO, an alias bomb or nesting too deep is a ``CassetteFormatError``)."""
+    findings: list[Finding] = []
+    for path in cassette_files(paths):
+        text, data = guarded.read_for_scan(path)
+        findings.extend(scan_file(path, text, data))
+    return findings
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,6 +40,9 @@ def run(args: argparse.Namespace) -> int:
         findings = scan_paths(args.paths)
     except OSError as error:
         print(f"promptvcr scan: cannot read {error.filename}: {error.strerror}.")
+        return 2
+    except CassetteFormatError as error:
+        print(f"promptvcr scan: {error}")
         return 2
     for finding in findings:
         print(finding)

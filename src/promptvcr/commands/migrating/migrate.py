@@ -90,6 +90,7 @@ def _plan(root: Path, files: list[Path]) -> _Plan:
         else:
             plan.cassettes.append(path)
     supported = _supported()
+    configured = False  # a vcr_config or promptvcr_config somewhere: its matching is carried over
     for path in files:
         if path.suffix != ".py":
             continue
@@ -101,6 +102,7 @@ def _plan(root: Path, files: list[Path]) -> _Plan:
             continue
         if "vcr" not in source.text:
             continue
+        configured = configured or "def vcr_config" in source.text or "def promptvcr_config" in source.text
         text, report = migrate_source(path, supported=supported, text=source.text, newline=source.newline)
         if text != source.text:
             if (refused := refusal(path, tree)) is not None:
@@ -109,7 +111,37 @@ def _plan(root: Path, files: list[Path]) -> _Plan:
             plan.sources.append((path, source, text))
         plan.changes.extend(report.changes)
         plan.todo.extend(report.todo)
+    if not configured and (plan.cassettes or any(".mark.vcr ->" in line for line in plan.changes)):
+        _default_matching(plan, tree)
     return plan
+
+
+def _default_matching(plan: _Plan, tree: Path) -> None:
+    """A suite without ``vcr_config`` matched by vcrpy's default (never bodies): write it out
+    in the ``conftest.py`` at the top of the tree, so the migrated suite passes as it did."""
+    from ..importers.suite import default_matching_conftest
+
+    path = tree / "conftest.py"
+    planned = next((i for i, (p, _, _) in enumerate(plan.sources) if p == path), None)
+    if planned is not None:
+        _, source, text = plan.sources[planned]
+        plan.sources[planned] = (path, source, default_matching_conftest(text, source.newline))
+    else:
+        if path.exists() and (refused := refusal(path, tree)) is not None:
+            plan.refused.append(refused)
+            return
+        try:
+            source = read_source(path) if path.exists() else Source("", "utf-8", "\n")
+        except (OSError, SyntaxError, ValueError) as error:
+            plan.todo.append(
+                f"{path}: cannot be read ({error}); write vcrpy's matching by hand (docs/migrating.md)"
+            )
+            return
+        plan.sources.append((path, source, default_matching_conftest(source.text, source.newline)))
+    plan.changes.append(
+        f"{path}: the suite had no vcr_config: vcrpy's default matching (never bodies) written out as "
+        "promptvcr_config, so it passes as it did; remove that fixture to compare bodies"
+    )
 
 
 def _diff(path: Path, before: str, after: str) -> str:
@@ -128,6 +160,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     plan = _plan(root, list(_files(root)))
     failed: list[str] = []
+    said: list[str] = []  # each credential removed or masked, per file: nothing changes unsaid
+    masked = 0
     converted = 0
     if args.dry_run:
         converted = len(plan.cassettes)
@@ -140,17 +174,24 @@ def run(args: argparse.Namespace) -> int:
                 failed.append(f"{path}: cassette not converted: {report.error}")
             else:
                 converted += 1
+                masked += len(report.masked)
+                if report.masked or report.notes:
+                    said.append(f"{path}: {len(report.masked)} credential(s) removed or masked")
+                    said.extend(f"  {line}" for line in report.masked)
+                    said.extend(f"  note: {note}" for note in report.notes)
         for path, source, text in plan.sources:
             try:
                 write_source(path, source, text)
             except OSError as error:
                 failed.append(f"{path}: not rewritten ({error.strerror or error})")
-    for line in plan.changes:
+    for line in (*said, *plan.changes):
         print(line)
     for line in (*plan.refused, *failed):
         print(f"skipped {line}")
     verb = "would convert" if args.dry_run else "converted"
     print(f"cassettes: {verb} {converted}, {plan.kept} already promptvcr (left as they are)")
+    if not args.dry_run:
+        print(f"credentials: {masked} removed or masked (each as <redacted:...>, listed above)")
     print(f"source: {len(plan.changes)} change(s){' (dry run: none written)' if args.dry_run else ''}")
     todo = [*plan.todo, *plan.refused, *failed]
     if todo:

@@ -8,7 +8,7 @@ from os import PathLike
 from pathlib import Path
 
 from ...errors import CassetteError
-from ...files import fileformat, storage
+from ...files import guarded
 from ...matching.diagnose import explain_interactions
 from ...matching.parts import Rule
 from ...matching.rules import default_rules
@@ -18,10 +18,9 @@ def explain(path: str | PathLike[str], rules: Sequence[Rule] | None = None, *, f
     """The key input of every interaction in a cassette, one block per interaction, after
     ``rules`` (the current default rules when omitted)."""
     path = Path(path)
-    text = storage.read_text(path)
-    if text is None:
-        raise CassetteError(f"Cassette {path} does not exist. Check the path, or record it first.", path=path)
-    interactions = fileformat.loads(text, path)
+    interactions = guarded.read_interactions(path)
+    if interactions is None:
+        raise guarded.missing(path)
     if not interactions:
         return f"{path} holds no interactions."
     return explain_interactions(interactions, default_rules() if rules is None else rules, full=full)

@@ -21,7 +21,7 @@ from ...cassettes.sse import parse_events
 from ...cassettes.tokens import tokens_of
 from ...cassettes.wsframes import session_to_data
 from ...errors import CassetteError
-from ...files import fileformat, storage
+from ...files import guarded
 from ...readouts.inventory import summarize_interaction
 from ...readouts.transcript import Turn, answer_turns, request_turns
 from .. import _output
@@ -122,10 +122,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     out = _output.console()
     try:
-        text = storage.read_text(args.path)
-        if text is None:
-            raise CassetteError(f"Cassette {args.path} does not exist.", path=args.path)
-        interactions = fileformat.loads(text, args.path)
+        interactions = guarded.read_interactions(args.path)
+        if interactions is None:
+            raise guarded.missing(args.path)
     except CassetteError as error:
         out.print(str(error), markup=False)
         return 1

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from ..parts import Rule
 from ..select import family_of, for_families, rule_name, rules_for
 from .binary import base64_digests
+from .defaults import empty_defaults
 from .fields import drop_body_fields, drop_query_params
 from .google import google_empty_config, google_field_names, google_repeated_tools, google_schema_types
 from .ids import tool_call_ids
@@ -33,6 +34,7 @@ __all__ = [
     "drop_query_params",
     "drop_seed",
     "edit_rules",
+    "empty_defaults",
     "family_of",
     "for_families",
     "google_empty_config",
@@ -62,6 +64,7 @@ VOLATILE_BODY_FIELDS = frozenset({"user", "metadata", "safety_identifier", "prom
 DEFAULT_RULES: tuple[Rule, ...] = (
     drop_credential_params(name="drop_credential_query_params"),
     drop_credentials(also=VOLATILE_BODY_FIELDS, name="drop_credential_and_caller_fields"),
+    empty_defaults,
     anthropic_beta_query,
     vertex_project_location,
     google_field_names,

@@ -31,6 +31,7 @@ __all__ = [
     "load_rules",
     "mask_in_field",
     "rules_of",
+    "values_at",
 ]
 
 LEARNED_VERSION = 1
@@ -44,15 +45,13 @@ PATTERNS: dict[str, str] = {
 }
 
 
+_STEP = re.compile(r"\[(\d*)\]|([^.\[\]]+)")
+
+
 def _steps(path: str) -> list[str]:
-    """``context.items[].id`` -> ``["context", "items", "[]", "id"]``."""
-    steps: list[str] = []
-    for piece in path.split("."):
-        name, brackets = piece.split("[]", 1)[0], piece.count("[]")
-        if name:
-            steps.append(name)
-        steps.extend(["[]"] * brackets)
-    return steps
+    """``context.items[].id`` -> ``["context", "items", "[]", "id"]``; ``messages[1].content``
+    -> ``["messages", "[1]", "content"]`` (``[]``: every element, ``[1]``: that one only)."""
+    return [match.group(0) if match.group(2) is None else match.group(2) for match in _STEP.finditer(path)]
 
 
 def _edit(value: Any, steps: list[str], change: Any) -> Any:
@@ -60,11 +59,17 @@ def _edit(value: Any, steps: list[str], change: Any) -> Any:
     if not steps:
         return value
     head, rest = steps[0], steps[1:]
-    if head == "[]":
+    if head.startswith("["):
         if not isinstance(value, list):
             return value
-        items = [_edit(item, rest, change) for item in value]
-        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+        if head == "[]":
+            items = [_edit(item, rest, change) for item in value]
+            return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+        index = int(head[1:-1])
+        if index >= len(value) or not rest:
+            return value
+        inner = _edit(value[index], rest, change)
+        return value if inner is value[index] else [*value[:index], inner, *value[index + 1 :]]
     if not isinstance(value, dict) or head not in value:
         return value
     if not rest:
@@ -73,9 +78,23 @@ def _edit(value: Any, steps: list[str], change: Any) -> Any:
     return value if inner is value[head] else {**value, head: inner}
 
 
+def values_at(value: Any, path: str) -> list[Any]:
+    """The values at ``path`` in ``value`` (several for a ``[]`` step; none when absent)."""
+    found = [value]
+    for step in _steps(path):
+        if step == "[]":
+            found = [item for value in found if isinstance(value, list) for item in value]
+        elif step.startswith("["):
+            index = int(step[1:-1])
+            found = [value[index] for value in found if isinstance(value, list) and index < len(value)]
+        else:
+            found = [value[step] for value in found if isinstance(value, dict) and step in value]
+    return found
+
+
 def drop_body_paths(paths: Iterable[str], *, name: str | None = None) -> Rule:
     """A rule that leaves nested JSON body fields out of the key: ``context.sent_at``,
-    ``messages[].metadata.id`` (``[]``: every element of a list)."""
+    ``messages[1].metadata.id`` (``[1]``: that element of a list; ``[]``: every element)."""
     wanted = [(path, _steps(path)) for path in paths]
 
     def without(parent: dict[str, Any], key: str) -> dict[str, Any]:
@@ -128,7 +147,7 @@ def rules_of(entries: Iterable[dict[str, Any]]) -> list[Rule]:
         if not isinstance(field, str) or not field:
             raise ValueError(f"entry {number} has no 'field'")
         if kind == "drop_body_field":
-            if "." in field or "[]" in field:
+            if "." in field or "[" in field:
                 rules.append(drop_body_paths([field], name=f"learned:drop_body_paths({field})"))
             else:
                 top.append(field)

@@ -18,7 +18,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from ...credentials.names import NAME_ENDINGS, is_secret_field, is_secret_param, words_pattern
+from ...credentials.bodyfields import DROP, walk_fields
+from ...credentials.names import NAME_ENDINGS, is_secret_param, words_pattern
 from ...credentials.placeholder import PREFIX, is_placeholder
 from ..parts import KeyParts, Rule
 
@@ -34,26 +35,27 @@ def may_hold_credential(raw: bytes) -> bool:
     return _MAY_HOLD.search(raw.lower()) is not None
 
 
-def without_credentials(value: Any, top: bool = True) -> Any:
-    """A parsed document without its credential fields (at any depth) and placeholders;
-    ``value`` itself when it holds none."""
+def without_credentials(value: Any, *, named: bool = True) -> Any:
+    """A parsed request body without its credential fields (where recording reads names: see
+    :mod:`promptvcr.credentials.bodyfields`) and placeholders; ``value`` itself when it holds none.
+    ``named=False``: placeholders only."""
+    if named:
+        value = walk_fields(value, _dropped, request=True)
+    return _without_placeholders(value)
+
+
+def _dropped(name: str, value: Any) -> Any:
+    return DROP
+
+
+def _without_placeholders(value: Any) -> Any:
     if isinstance(value, dict):
-        out: dict[Any, Any] = {}
-        changed = False
-        for key, item in value.items():
-            if is_placeholder(item) or (
-                is_secret_field(key, top) and item is not None and not isinstance(item, (dict, list, bool))
-            ):
-                changed = True
-                continue
-            new = out[key] = without_credentials(item, top=False)
-            changed = changed or new is not item
-        return out if changed else value
+        out = {k: _without_placeholders(v) for k, v in value.items() if not is_placeholder(v)}
+        return value if len(out) == len(value) and all(out[k] is value[k] for k in out) else out
     if isinstance(value, list):
-        items = [without_credentials(item, top=False) for item in value if not is_placeholder(item)]
-        if len(items) == len(value) and all(new is old for new, old in zip(items, value, strict=True)):
-            return value
-        return items
+        items = [_without_placeholders(item) for item in value if not is_placeholder(item)]
+        same = len(items) == len(value) and all(new is old for new, old in zip(items, value, strict=True))
+        return value if same else items
     return value
 
 
@@ -89,7 +91,7 @@ def drop_credentials(*, also: Iterable[str] = (), name: str | None = None) -> Ru
         if isinstance(body, (dict, list)) and (not parts.raw or may_hold_credential(parts.raw)):
             if isinstance(body, dict) and isinstance(body.get("multipart"), list):
                 entries = [e for e in body["multipart"] if not is_secret_param(str(e.get("name", "")))]
-                body = {**body, "multipart": without_credentials(entries, top=False)}
+                body = {**body, "multipart": without_credentials(entries, named=False)}
             elif not (isinstance(body, list) and body and isinstance(body[0], tuple)):
                 body = without_credentials(body)
         return parts if body is parts.body else replace(parts, body=body)

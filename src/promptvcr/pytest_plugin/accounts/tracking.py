@@ -21,7 +21,7 @@ import pytest
 
 from ... import usage
 from ...activation import watch_exits
-from ...usage.run_record import CassetteUsage, UsageRecord
+from ...usage.run_record import DESELECTED, CassetteUsage, UsageRecord
 from ...usage.shards import digest, record_path
 from ..naming import default_cassette_path, resolved
 from ..settings import export_env
@@ -91,10 +91,14 @@ class Tracker:
         Files given one by one are judged at the end, by what was collected (:meth:`_check_files`)."""
         for arg in self.config.args:
             path, names_tests = _parts(arg)
+            folder = self.config.invocation_params.dir / path
             if names_tests:
                 self._incomplete(f"it ran only {arg}", selection=True)
-            elif not (self.config.invocation_params.dir / path).is_dir():
+            elif not folder.is_dir():
                 self._file_args.append(arg)
+            elif self.shard and folder.resolve() != self.config.rootpath.resolve():
+                # a shard of a split by folder: the other folders' tests are in no record of it
+                self._incomplete(f"it ran only {arg}", selection=True)
         if self.config.getoption("ignore", None) or self.config.getoption("ignore_glob", None):
             self._incomplete("test files were left out (--ignore)")
 
@@ -136,7 +140,7 @@ class Tracker:
                         return
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
-        self._incomplete("tests were deselected (-k, -m, --deselect or --lf)", selection=True)
+        self._incomplete(DESELECTED, selection=True)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
