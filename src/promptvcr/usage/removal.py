@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import CassetteError
-from ..files import fileformat, storage
+from ..files import fileformat, guarded, storage
 
 RUN_AGAIN = "Run the whole test suite (pytest, no -k, -m or single files), then prune."
 
@@ -20,10 +20,9 @@ RUN_AGAIN = "Run the whole test suite (pytest, no -k, -m or single files), then 
 def remove_interactions(path: Path, positions: list[int], expected: int) -> None:
     """Remove the interactions at ``positions`` from ``path``, which must still hold ``expected``."""
     with storage.cassette_lock(path):
-        text = storage.read_text(path)
-        if text is None:
+        stored = guarded.read_stored_items(path)
+        if stored is None:
             return
-        stored = fileformat.load_document(text, path)
         if len(stored) != expected:  # recorded into meanwhile: positions no longer mean the same
             raise CassetteError(
                 f"{path} changed while pruning; nothing was removed from it. {RUN_AGAIN}", path=path
