@@ -119,7 +119,7 @@ def _plan(root: Path, files: list[Path]) -> _Plan:
 def _default_matching(plan: _Plan, tree: Path) -> None:
     """A suite without ``vcr_config`` matched by vcrpy's default (never bodies): write it out
     in the ``conftest.py`` at the top of the tree, so the migrated suite passes as it did."""
-    from ..importers.suite import default_matching_conftest
+    from ...importers.suite import default_matching_conftest
 
     path = tree / "conftest.py"
     planned = next((i for i, (p, _, _) in enumerate(plan.sources) if p == path), None)
