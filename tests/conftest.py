@@ -47,3 +47,22 @@ def converted_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _no_env_record_mode(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests choose their mode explicitly; a developer's PROMPTVCR_RECORD_MODE must not leak in."""
     monkeypatch.delenv("PROMPTVCR_RECORD_MODE", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _own_sent_credentials() -> Iterator[None]:
+    """Each test starts with the credentials sent so far that it found, and leaves none behind.
+
+    A process remembers every credential its recorded requests sent, so that a key one call
+    sent is masked wherever it shows up after (``credentials.masking.remember_sent``). A user's
+    run sends a handful; this suite sends thousands of random keys, and every later save in the
+    same worker searched for all of them: two redaction tests took 33 s each in the suite and
+    under a second alone. Tests of that memory make it inside themselves.
+    """
+    loaded = sys.modules.get("promptvcr.credentials.masking")  # never imported here: tests of
+    before = dict(loaded._SENT) if loaded is not None else {}  # what a run loads must see it unloaded
+    yield
+    masking = sys.modules.get("promptvcr.credentials.masking")
+    if masking is not None:
+        masking._SENT.clear()
+        masking._SENT.update(before)
