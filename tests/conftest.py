@@ -51,18 +51,21 @@ def _no_env_record_mode(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(autouse=True)
 def _own_sent_credentials() -> Iterator[None]:
-    """Each test starts with the credentials sent so far that it found, and leaves none behind.
+    """Each test starts with no credential remembered as sent, and leaves none behind.
 
     A process remembers every credential its recorded requests sent, so that a key one call
     sent is masked wherever it shows up after (``credentials.masking.remember_sent``). A user's
-    run sends a handful; this suite sends thousands of random keys, and every later save in the
-    same worker searched for all of them: two redaction tests took 33 s each in the suite and
-    under a second alone. Tests of that memory make it inside themselves.
+    run sends a handful; this suite sends thousands of random keys (a module fixture importing
+    the shared corpus alone remembers hundreds), and every later save in the same worker
+    searched for all of them: redaction tests took 10-33 s in the suite and under a second
+    alone. Tests of that memory make it inside themselves.
     """
-    loaded = sys.modules.get("promptvcr.credentials.masking")  # never imported here: tests of
-    before = dict(loaded._SENT) if loaded is not None else {}  # what a run loads must see it unloaded
+    _forget_sent()
     yield
-    masking = sys.modules.get("promptvcr.credentials.masking")
-    if masking is not None:
+    _forget_sent()
+
+
+def _forget_sent() -> None:
+    masking = sys.modules.get("promptvcr.credentials.masking")  # never imported here: tests of
+    if masking is not None:  # what a run loads must see it unloaded
         masking._SENT.clear()
-        masking._SENT.update(before)
