@@ -66,6 +66,7 @@ def _own_sent_credentials() -> Iterator[None]:
 
 
 def _forget_sent() -> None:
-    masking = sys.modules.get("promptvcr.credentials.masking")  # never imported here: tests of
-    if masking is not None:  # what a run loads must see it unloaded
+    # Looked up, never imported: the tests of what a run loads must find the package unloaded.
+    masking = sys.modules.get("promptvcr.credentials.masking")
+    if masking is not None:
         masking._SENT.clear()

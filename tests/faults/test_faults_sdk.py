@@ -11,6 +11,7 @@ import itertools
 import logging
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -202,17 +203,43 @@ def test_async_connect_timeout_reaches_async_openai(cassette: Path) -> None:
 # Streams cut or garbled mid-body --------------------------------------------------------------
 
 
+def _causes(error: BaseException | None) -> list[type[BaseException]]:
+    """The classes of an exception and of every cause behind it, outermost first, down to the
+    HTTP client's own: below httpx2 (httpcore2, h11) is the transport the interceptor stands in
+    for, which no SDK code sees."""
+    chain: list[type[BaseException]] = []
+    while error is not None and type(error).__module__.partition(".")[0] in ("anthropic", "openai", "httpx2"):
+        chain.append(type(error))
+        error = error.__cause__ or error.__context__
+    return chain
+
+
+def _broken(stream: Callable[[], object]) -> BaseException:
+    """What broke ``stream`` (the test fails if nothing did): the class is what is compared."""
+    with pytest.raises(Exception) as raised:
+        stream()
+    return raised.value
+
+
+def _openai_break(base_url: str, pieces: list[str], **options: Any) -> BaseException:
+    """Stream the story into ``pieces`` and return what broke it."""
+    return _broken(lambda: stream_pieces(openai_client(base_url, max_retries=0, **options), pieces))
+
+
+def _stream_poem(claude: anthropic.Anthropic, texts: list[str]) -> BaseException:
+    """Stream the poem into ``texts`` and return what broke it."""
+
+    def stream() -> None:
+        with claude.messages.stream(model="claude-x", max_tokens=50, messages=POEM) as poem:
+            texts.extend(poem.text_stream)
+
+    return _broken(stream)
+
+
 def _story_events(cassette: Path) -> list[bytes]:
     """The streamed story's events (openai's stream, the second interaction) as sent on the wire."""
     (_, story_stream, *_) = fileformat.loads(cassette.read_text(encoding="utf-8"), cassette)
     return [encode_event(event) for chunk in story_stream.response.chunks for event in decode_events(chunk)]
-
-
-def _openai_break(base_url: str, pieces: list[str], **options: Any) -> BaseException:
-    """Stream the story into ``pieces`` and return what broke it (the test fails if nothing did)."""
-    with pytest.raises(Exception) as raised:
-        stream_pieces(openai_client(base_url, max_retries=0, **options), pieces)
-    return raised.value
 
 
 def test_cut_stream_delivers_the_events_before_the_cut_then_openai_raises_what_a_live_cut_raises(
@@ -251,27 +278,6 @@ def test_the_retry_after_a_cut_stream_gets_the_whole_recorded_stream(
 
     assert attempts == [story[:2], story]
     assert [play.outcome for play in used.played] == ["fault", "replayed"]
-
-
-def _stream_poem(claude: anthropic.Anthropic, texts: list[str]) -> BaseException:
-    """Stream the poem into ``texts`` and return what broke it (the test fails if nothing did)."""
-    with (
-        pytest.raises(Exception) as raised,
-        claude.messages.stream(model="claude-x", max_tokens=50, messages=POEM) as stream,
-    ):
-        texts.extend(stream.text_stream)
-    return raised.value
-
-
-def _causes(error: BaseException | None) -> list[type[BaseException]]:
-    """The classes of an exception and of every cause behind it, outermost first, down to the
-    HTTP client's own: below httpx2 (httpcore2, h11) is the transport the interceptor stands in
-    for, which no SDK code sees."""
-    chain: list[type[BaseException]] = []
-    while error is not None and type(error).__module__.partition(".")[0] in ("anthropic", "openai", "httpx2"):
-        chain.append(type(error))
-        error = error.__cause__ or error.__context__
-    return chain
 
 
 def test_cut_anthropic_stream_raises_at_the_recorded_point_what_a_live_cut_raises(cassette: Path) -> None:
