@@ -513,9 +513,7 @@ def test_a_key_in_base64_between_any_bytes_is_masked_keeping_the_length(
     # Either alphabet: bytes after a run that holds neither ``+/`` nor ``-_`` (``after=b"-_"``)
     # make the whole stretch one base64url run, and the masked key is written in that alphabet.
     either = masked_run.rstrip("=").translate(str.maketrans("-_", "+/"))
-    assert _unb64(either).decode() == payload.replace(
-        KEY, MASKED.ljust(len(KEY))
-    )
+    assert _unb64(either).decode() == payload.replace(KEY, MASKED.ljust(len(KEY)))
 
 
 def test_an_ordinary_answer_stays_on_the_fast_path() -> None:
