@@ -1,0 +1,257 @@
+"""Long jobs recorded with the real SDKs against a jobs server on 127.0.0.1, replayed with the
+server stopped: the polls in order, the end state again, the waits gone (docs/long-jobs.md).
+
+Each flow is recorded once per module with 30 s or more of waits: the user loop sleeps 10 s
+between polls, and the server declares 10 s waits (``openai-poll-after-ms``, ``retry-after``).
+The recording makes those sleeps instant itself (``time.sleep`` replaced by a clock that only
+adds them up, while recording only: the server does not care how long a client waits), so the
+recorded pace is "recording time plus the waits asked for". Replay then runs on the real clock:
+a replay that honoured the waits would take 30 s or more, so each replay asserts it took less
+than half the waits asked for (it takes milliseconds; the figure is printed for the note).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import openai
+import pytest
+from fake_jobs import DECLARED_WAIT_MS, FakeJobs
+
+from promptvcr import use_cassette
+from promptvcr.longjobs import clock
+
+SLEEP = time.sleep  # the real one, as this module found it
+USER_WAIT = 10.0
+OPENAI_TERMINAL = ("completed", "failed", "expired", "cancelled")
+REQUESTS_JSONL = b"".join(
+    b'{"custom_id":"r%d","method":"POST","url":"/v1/chat/completions","body":{"model":"gpt-4o-mini",'
+    b'"messages":[{"role":"user","content":"hi %d"}]}}\n' % (n, n)
+    for n in range(2)
+)
+
+
+@dataclass
+class Run:
+    """What one run of a flow gave: the downloaded bytes (or parsed results), the waits the code
+    and the SDK asked for, how many polls it sent, and its wall time."""
+
+    result: Any
+    asked: float
+    polls: int
+    seconds: float
+
+
+class VirtualClock:
+    """``time.sleep`` while recording: adds the wait up, returns at once."""
+
+    def __init__(self) -> None:
+        self.slept = 0.0
+
+    def __call__(self, seconds: float) -> None:
+        self.slept += seconds
+
+
+def openai_batch_flow(
+    client: openai.OpenAI, out: Path, *, stop_after: int | None = None, extra: int = 0
+) -> Run:
+    """Upload -> create -> retrieve polled by the user's loop (sleeping 10 s) -> stream the output
+    file to disk; ``stop_after`` polls gives up early, ``extra`` polls again after the end."""
+    started, asked, polls = time.perf_counter(), 0.0, 0
+    upload = client.files.create(file=("requests.jsonl", REQUESTS_JSONL), purpose="batch")
+    batch = client.batches.create(
+        input_file_id=upload.id, endpoint="/v1/chat/completions", completion_window="24h"
+    )
+    while batch.status not in OPENAI_TERMINAL and polls != stop_after:
+        time.sleep(USER_WAIT)
+        asked += USER_WAIT
+        batch = client.batches.retrieve(batch.id)
+        polls += 1
+    if stop_after is not None:
+        return Run(None, asked, polls, time.perf_counter() - started)
+    for _ in range(extra):
+        batch = client.batches.retrieve(batch.id)
+        assert batch.status == "completed"
+    assert batch.output_file_id is not None
+    with client.files.with_streaming_response.content(batch.output_file_id) as response:
+        response.stream_to_file(out)
+    return Run(out.read_bytes(), asked, polls, time.perf_counter() - started)
+
+
+def anthropic_batch_flow(client: anthropic.Anthropic, *, stop_after: int | None = None) -> Run:
+    """create -> retrieve polled by the user's loop -> results() (the JSONL results file)."""
+    started, asked, polls = time.perf_counter(), 0.0, 0
+    requests: Any = [
+        {"custom_id": f"q{n}", "params": {"model": "claude-x", "max_tokens": 10,
+                                          "messages": [{"role": "user", "content": f"hi {n}"}]}}
+        for n in range(2)
+    ]  # fmt: skip
+    batch = client.messages.batches.create(requests=requests)
+    while batch.processing_status != "ended" and polls != stop_after:
+        time.sleep(USER_WAIT)
+        asked += USER_WAIT
+        batch = client.messages.batches.retrieve(batch.id)
+        polls += 1
+    if stop_after is not None:
+        return Run(None, asked, polls, time.perf_counter() - started)
+    results = [entry.model_dump() for entry in client.messages.batches.results(batch.id)]
+    return Run(results, asked, polls, time.perf_counter() - started)
+
+
+def vector_store_flow(client: openai.OpenAI) -> Run:
+    """``vector_stores.files.upload_and_poll``: the SDK polls, sleeping what the server declares."""
+    started = time.perf_counter()
+    done = client.vector_stores.files.upload_and_poll(
+        vector_store_id="vs_1", file=("notes.txt", b"a note\n" * 50)
+    )
+    return Run(done.status, 0.0, 0, time.perf_counter() - started)
+
+
+@dataclass
+class Recorded:
+    cassette: Path
+    base_url: str
+    live: Run
+    declared: float  # the waits the SDK slept for on the server's word
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Recorded]]:
+    """Each flow recorded live once (its sleeps instant, added up), then the server stopped."""
+    folder = tmp_path_factory.mktemp("longjobs")
+    flows: dict[str, Recorded] = {}
+    with FakeJobs(polls=4) as jobs:
+        for name, flow in FLOWS.items():
+            virtual, path = VirtualClock(), folder / f"{name}.yaml"
+            with pytest.MonkeyPatch.context() as patch, use_cassette(path, record_mode="all"):
+                patch.setattr(time, "sleep", virtual)
+                live = flow(jobs.base_url, folder / f"{name}-live.out")
+            flows[name] = Recorded(path, jobs.base_url, live, virtual.slept - live.asked)
+    yield flows
+
+
+def _openai(base_url: str, out: Path, **kwargs: Any) -> Run:
+    client = openai.OpenAI(api_key="test-key", base_url=base_url + "/v1", max_retries=0)
+    return openai_batch_flow(client, out, **kwargs)
+
+
+def _anthropic(base_url: str, out: Path, **kwargs: Any) -> Run:
+    return anthropic_batch_flow(
+        anthropic.Anthropic(api_key="test-key", base_url=base_url, max_retries=0), **kwargs
+    )
+
+
+def _vector_store(base_url: str, out: Path, **kwargs: Any) -> Run:
+    return vector_store_flow(openai.OpenAI(api_key="test-key", base_url=base_url + "/v1", max_retries=0))
+
+
+FLOWS = {"openai": _openai, "anthropic": _anthropic, "vector_store": _vector_store}
+
+
+@pytest.mark.parametrize("name", ["openai", "anthropic"])
+def test_a_user_polling_loop_replays_fast_with_identical_results(
+    recorded: dict[str, Recorded], name: str, tmp_path: Path
+) -> None:
+    flow = recorded[name]
+    assert flow.live.asked + flow.declared >= 30  # recorded with 30 s or more of waits
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with use_cassette(flow.cassette, timing="fast") as cassette:
+            replay = FLOWS[name](flow.base_url, tmp_path / "replayed.out")
+    assert replay.result == flow.live.result  # the download, byte for byte (OpenAI: through stream_to_file)
+    assert replay.polls == flow.live.polls == 4
+    assert not cassette.missed and cassette.all_played
+    # The loop slept 40 s on the real clock's word; fast-forwarded, replay takes milliseconds.
+    assert replay.seconds < replay.asked / 2, replay
+    waits = flow.live.asked + flow.declared
+    recorded_s, replayed_ms = flow.live.seconds + waits, replay.seconds * 1000
+    print(f"{name}: recorded {recorded_s:.1f} s (waits {waits:.0f} s), replayed {replayed_ms:.1f} ms")
+
+
+def test_the_declared_waits_of_a_poll_helper_are_served_as_none(recorded: dict[str, Recorded]) -> None:
+    """``upload_and_poll`` sleeps what ``openai-poll-after-ms`` says: 10 s per poll when recorded,
+    none on replay (timing="none", the default: no fast-forward needed)."""
+    flow = recorded["vector_store"]
+    assert flow.declared >= 30 and flow.live.result == "completed"
+    with use_cassette(flow.cassette) as cassette:
+        replay = _vector_store(flow.base_url, Path())
+    assert replay.result == "completed" and cassette.all_played and not cassette.missed
+    assert replay.seconds < flow.declared / 2, replay
+    print(f"vector_store: declared waits {flow.declared:.0f} s, replayed {replay.seconds * 1000:.1f} ms")
+
+
+def test_recorded_timing_keeps_the_declared_waits(recorded: dict[str, Recorded]) -> None:
+    flow = recorded["vector_store"]
+    client = openai.OpenAI(api_key="test-key", base_url=flow.base_url + "/v1", max_retries=0)
+    for timing, expected in (("none", "0"), ("recorded", str(DECLARED_WAIT_MS))):
+        with use_cassette(flow.cassette, timing=timing):
+            upload = client.files.create(file=("notes.txt", b"a note\n" * 50), purpose="assistants")
+            client.vector_stores.files.create(vector_store_id="vs_1", file_id=upload.id)
+            raw = client.vector_stores.files.with_raw_response.retrieve(
+                file_id=upload.id, vector_store_id="vs_1"
+            )
+        assert raw.headers["openai-poll-after-ms"] == expected, timing
+
+
+@pytest.mark.parametrize("name", ["openai", "anthropic"])
+def test_polling_past_the_end_replays_the_end_state_and_stopping_early_leaves_no_unused_poll(
+    recorded: dict[str, Recorded], name: str, tmp_path: Path
+) -> None:
+    flow = recorded[name]
+    if name == "openai":  # three more polls after the end: the end state again, no miss
+        with use_cassette(flow.cassette, timing="fast") as cassette:
+            replay = _openai(flow.base_url, tmp_path / "out", extra=3)
+        assert replay.result == flow.live.result and not cassette.missed and cassette.all_played
+    with use_cassette(flow.cassette, timing="fast") as cassette:  # gives up after one poll
+        early = FLOWS[name](flow.base_url, tmp_path / "early", stop_after=1)
+    assert early.polls == 1 and not cassette.missed
+    unused = [(i.request.method, i.request.url) for i in cassette.unplayed]
+    assert [url for method, url in unused if method == "GET" and url.rsplit("/", 2)[-2] == "batches"] == []
+    assert cassette.unplayed  # what it never asked for (the results) stays unused: that is real
+
+
+def test_sleeps_are_skipped_only_while_a_replayed_job_is_open(recorded: dict[str, Recorded]) -> None:
+    """The fast-forward's scope: inside the cassette, in its context, between the create answer
+    and the end state; not before, not after, not in a thread that did not copy the context."""
+    import threading
+
+    flow = recorded["anthropic"]
+    client = anthropic.Anthropic(api_key="test-key", base_url=flow.base_url, max_retries=0)
+    seen: dict[str, bool] = {}
+    with use_cassette(flow.cassette, timing="fast"):
+        seen["before create"] = clock.skipping()
+        batch = client.messages.batches.create(requests=[
+            {"custom_id": f"q{n}", "params": {"model": "claude-x", "max_tokens": 10,
+                                              "messages": [{"role": "user", "content": f"hi {n}"}]}}
+            for n in range(2)
+        ])  # fmt: skip
+        seen["open"] = clock.skipping()
+        other = threading.Thread(target=lambda: seen.setdefault("plain thread", clock.skipping()))
+        other.start()
+        other.join()
+        while batch.processing_status != "ended":
+            batch = client.messages.batches.retrieve(batch.id)
+        seen["ended"] = clock.skipping()
+    seen["outside"] = clock.skipping()
+    assert seen == {
+        "before create": False,
+        "open": True,
+        "plain thread": False,
+        "ended": False,
+        "outside": False,
+    }
+    assert time.sleep is SLEEP  # put back
+
+
+def test_fast_forward_never_applies_when_recording(tmp_path: Path) -> None:
+    with FakeJobs(polls=2) as jobs, use_cassette(tmp_path / "rec.yaml", record_mode="all", timing="fast"):
+        client = anthropic.Anthropic(api_key="test-key", base_url=jobs.base_url, max_retries=0)
+        client.messages.batches.create(requests=[])
+        assert not clock.skipping()
+        assert time.sleep is SLEEP
