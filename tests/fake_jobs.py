@@ -19,6 +19,7 @@ Usage::
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import threading
@@ -204,25 +205,16 @@ class FakeJobs:
             and parts[4] == "results"
         ):
             return _Reply(body=self.files[parts[3]][1], content_type="application/binary")
-        # google-genai long-running operations (generate_videos)
+        # google-genai long-running operations (generate_videos, Vertex AI: polled by POST)
         if method == "POST" and path.endswith(":predictLongRunning"):
-            model = parts[2].split(":")[0]
             prompt = json.loads(body)["instances"][0]["prompt"]
-            name = f"models/{model}/operations/{self._new_id('op')}"
-            video = self._new_id("video")
-            self.files[video] = ("video.mp4", video_bytes(prompt))
-            uri = f"{self.base_url}/v1beta/files/{video}:download?alt=media"
-            self.jobs[name] = _Job([False] * self.polls + [True], lambda done: _operation(name, done, uri))
+            name = f"{path.split(':')[0].strip('/')}/operations/{self._new_id('op').replace('_', '')}"
+            name = name.split("/", 1)[1] if name.startswith("v1") else name  # no API version in a name
+            video = video_bytes(prompt)
+            self.jobs[name] = _Job([False] * self.polls + [True], lambda done: _operation(name, done, video))
             return _json(self.jobs[name].state())
-        if method == "GET" and "/operations/" in path:
-            return _json(self.jobs[path.removeprefix("/v1beta/")].poll())
-        if (
-            method == "GET"
-            and len(parts) == 3
-            and parts[:2] == ["v1beta", "files"]
-            and parts[2].endswith(":download")
-        ):
-            return _Reply(body=self.files[parts[2].split(":")[0]][1], content_type="video/mp4")
+        if method == "POST" and path.endswith(":fetchPredictOperation"):
+            return _json(self.jobs[json.loads(body)["operationName"]].poll())
         return _json({"error": {"message": f"no route {method} {path}"}}, status=404)
 
 
@@ -274,11 +266,12 @@ def _anthropic_batch(batch_id: str, status: str, base: str) -> dict[str, Any]:
             "results_url": f"{base}/v1/messages/batches/{batch_id}/results" if ended else None}  # fmt: skip
 
 
-def _operation(name: str, done: bool, uri: str) -> dict[str, Any]:
+def _operation(name: str, done: bool, video: bytes) -> dict[str, Any]:
     if not done:
         return {"name": name}
-    video = {"video": {"uri": uri}}
-    return {"name": name, "done": True, "response": {"generateVideoResponse": {"generatedSamples": [video]}}}
+    sample = {"bytesBase64Encoded": base64.b64encode(video).decode(), "mimeType": "video/mp4"}
+    kind = "type.googleapis.com/cloud.ai.large_models.vision.GenerateVideoResponse"
+    return {"name": name, "done": True, "response": {"@type": kind, "videos": [sample]}}
 
 
 class _Handler(BaseHTTPRequestHandler):

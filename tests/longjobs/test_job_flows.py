@@ -23,6 +23,8 @@ import anthropic
 import openai
 import pytest
 from fake_jobs import DECLARED_WAIT_MS, FakeJobs
+from google import genai
+from google.genai import types
 
 from promptvcr import use_cassette
 from promptvcr.longjobs import clock
@@ -104,6 +106,26 @@ def anthropic_batch_flow(client: anthropic.Anthropic, *, stop_after: int | None 
     return Run(results, asked, polls, time.perf_counter() - started)
 
 
+def genai_operation_flow(client: genai.Client, out: Path) -> Run:
+    """``generate_videos`` -> ``operations.get`` polled by the user's loop -> the video saved to disk
+    (Vertex AI: the operation's answer holds the video's bytes; google-genai 3 generates videos
+    only there)."""
+    started, asked, polls = time.perf_counter(), 0.0, 0
+    operation = client.models.generate_videos(
+        model="veo-2.0-generate-001", source=types.GenerateVideosSource(prompt="a cat on a long job")
+    )
+    while not operation.done:
+        time.sleep(USER_WAIT)
+        asked += USER_WAIT
+        operation = client.operations.get(operation)
+        polls += 1
+    assert operation.response is not None and operation.response.generated_videos
+    video = operation.response.generated_videos[0].video
+    assert video is not None
+    video.save(str(out))
+    return Run(out.read_bytes(), asked, polls, time.perf_counter() - started)
+
+
 def vector_store_flow(client: openai.OpenAI) -> Run:
     """``vector_stores.files.upload_and_poll``: the SDK polls, sleeping what the server declares."""
     started = time.perf_counter()
@@ -147,14 +169,19 @@ def _anthropic(base_url: str, out: Path, **kwargs: Any) -> Run:
     )
 
 
+def _genai(base_url: str, out: Path, **kwargs: Any) -> Run:
+    options = types.HttpOptions(base_url=base_url)
+    return genai_operation_flow(genai.Client(vertexai=True, api_key="test-key", http_options=options), out)
+
+
 def _vector_store(base_url: str, out: Path, **kwargs: Any) -> Run:
     return vector_store_flow(openai.OpenAI(api_key="test-key", base_url=base_url + "/v1", max_retries=0))
 
 
-FLOWS = {"openai": _openai, "anthropic": _anthropic, "vector_store": _vector_store}
+FLOWS = {"openai": _openai, "anthropic": _anthropic, "genai": _genai, "vector_store": _vector_store}
 
 
-@pytest.mark.parametrize("name", ["openai", "anthropic"])
+@pytest.mark.parametrize("name", ["openai", "anthropic", "genai"])
 def test_a_user_polling_loop_replays_fast_with_identical_results(
     recorded: dict[str, Recorded], name: str, tmp_path: Path
 ) -> None:
@@ -165,6 +192,7 @@ def test_a_user_polling_loop_replays_fast_with_identical_results(
         with use_cassette(flow.cassette, timing="fast") as cassette:
             replay = FLOWS[name](flow.base_url, tmp_path / "replayed.out")
     assert replay.result == flow.live.result  # the download, byte for byte (OpenAI: through stream_to_file)
+    assert replay.result  # something was downloaded
     assert replay.polls == flow.live.polls == 4
     assert not cassette.missed and cassette.all_played
     # The loop slept 40 s on the real clock's word; fast-forwarded, replay takes milliseconds.
