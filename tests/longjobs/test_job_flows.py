@@ -12,6 +12,7 @@ than half the waits asked for (it takes milliseconds; the figure is printed for 
 
 from __future__ import annotations
 
+import hashlib
 import time
 import warnings
 from collections.abc import Iterator
@@ -26,7 +27,7 @@ from fake_jobs import DECLARED_WAIT_MS, FakeJobs
 from google import genai
 from google.genai import types
 
-from promptvcr import use_cassette
+from promptvcr import CassetteMiss, use_cassette
 from promptvcr.longjobs import clock
 
 SLEEP = time.sleep  # the real one, as this module found it
@@ -283,3 +284,22 @@ def test_fast_forward_never_applies_when_recording(tmp_path: Path) -> None:
         client.messages.batches.create(requests=[])
         assert not clock.skipping()
         assert time.sleep is SLEEP
+
+
+def test_a_changed_upload_misses_naming_the_file_its_size_and_hash(recorded: dict[str, Recorded]) -> None:
+    """An upload is matched by its parts' meaning and the file's SHA-256 (the boundary is random):
+    the same file replays, a changed one misses with a diff that names it."""
+    flow = recorded["openai"]
+    client = openai.OpenAI(api_key="test-key", base_url=flow.base_url + "/v1", max_retries=0)
+    with use_cassette(flow.cassette) as cassette:
+        same = client.files.create(file=("requests.jsonl", REQUESTS_JSONL), purpose="batch")
+    assert same.filename == "requests.jsonl" and not cassette.missed
+    changed = REQUESTS_JSONL.replace(b"hi 1", b"hi 2")  # same size, other content
+    with pytest.raises(CassetteMiss) as caught, use_cassette(flow.cassette):
+        client.files.create(file=("requests.jsonl", changed), purpose="batch")
+    message = str(caught.value)
+    assert f"file 'requests.jsonl', {len(REQUESTS_JSONL):,} bytes, sha256" in message
+    assert (
+        hashlib.sha256(REQUESTS_JSONL).hexdigest() in message
+        and hashlib.sha256(changed).hexdigest() in message
+    )
