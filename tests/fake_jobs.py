@@ -215,6 +215,14 @@ class FakeJobs:
             return _json(self.jobs[name].state())
         if method == "POST" and path.endswith(":fetchPredictOperation"):
             return _json(self.jobs[json.loads(body)["operationName"]].poll())
+        # A provider no table lists (docs/long-jobs.md: add_job_endpoint)
+        if method == "POST" and path == "/acme/renders":
+            render_id = self._new_id("render")
+            states = ["queued"] + ["running"] * (self.polls - 1) + ["done"]
+            self.jobs[render_id] = _Job(states, lambda s: {"id": render_id, "job": {"state": s}})
+            return _json(self.jobs[render_id].state())
+        if method == "GET" and len(parts) == 3 and parts[:2] == ["acme", "renders"]:
+            return _json(self.jobs[parts[2]].poll())
         return _json({"error": {"message": f"no route {method} {path}"}}, status=404)
 
 

@@ -12,6 +12,7 @@ than half the waits asked for (it takes milliseconds; the figure is printed for 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import time
 import warnings
@@ -30,7 +31,7 @@ from google.genai import types
 from promptvcr import CassetteMiss, use_cassette
 from promptvcr.longjobs import clock
 
-SLEEP = time.sleep  # the real one, as this module found it
+SLEEP, ASYNC_SLEEP = time.sleep, asyncio.sleep  # the real ones, as this module found them
 USER_WAIT = 10.0
 OPENAI_TERMINAL = ("completed", "failed", "expired", "cancelled")
 REQUESTS_JSONL = b"".join(
@@ -303,3 +304,28 @@ def test_a_changed_upload_misses_naming_the_file_its_size_and_hash(recorded: dic
         hashlib.sha256(REQUESTS_JSONL).hexdigest() in message
         and hashlib.sha256(changed).hexdigest() in message
     )
+
+
+async def test_an_async_polling_loop_replays_fast(recorded: dict[str, Recorded]) -> None:
+    """``asyncio.sleep`` between polls, and ``time.sleep`` run by ``asyncio.to_thread`` (the
+    context copied), skipped while the replayed batch is open; the results as recorded."""
+    flow = recorded["anthropic"]
+    client = anthropic.AsyncAnthropic(api_key="test-key", base_url=flow.base_url, max_retries=0)
+    requests: Any = [
+        {"custom_id": f"q{n}", "params": {"model": "claude-x", "max_tokens": 10,
+                                          "messages": [{"role": "user", "content": f"hi {n}"}]}}
+        for n in range(2)
+    ]  # fmt: skip
+    started, asked = time.perf_counter(), 0.0
+    with use_cassette(flow.cassette, timing="fast") as cassette:
+        batch = await client.messages.batches.create(requests=requests)
+        while batch.processing_status != "ended":
+            await asyncio.sleep(USER_WAIT)
+            await asyncio.to_thread(time.sleep, USER_WAIT)
+            asked += 2 * USER_WAIT
+            batch = await client.messages.batches.retrieve(batch.id)
+        results = [entry.model_dump() async for entry in await client.messages.batches.results(batch.id)]
+    seconds = time.perf_counter() - started
+    assert results == flow.live.result and cassette.all_played and not cassette.missed
+    assert seconds < asked / 2, (seconds, asked)
+    assert asyncio.sleep is ASYNC_SLEEP and time.sleep is SLEEP  # put back
