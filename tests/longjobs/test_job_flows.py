@@ -17,7 +17,6 @@ import hashlib
 import time
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,162 +24,20 @@ import anthropic
 import openai
 import pytest
 from fake_jobs import DECLARED_WAIT_MS, FakeJobs
-from google import genai
-from google.genai import types
+from longjob_flows import FLOWS, REQUESTS_JSONL, USER_WAIT, Recorded, record_flows
 
 from promptvcr import CassetteMiss, use_cassette
 from promptvcr.longjobs import clock
 
 SLEEP, ASYNC_SLEEP = time.sleep, asyncio.sleep  # the real ones, as this module found them
-USER_WAIT = 10.0
-OPENAI_TERMINAL = ("completed", "failed", "expired", "cancelled")
-REQUESTS_JSONL = b"".join(
-    b'{"custom_id":"r%d","method":"POST","url":"/v1/chat/completions","body":{"model":"gpt-4o-mini",'
-    b'"messages":[{"role":"user","content":"hi %d"}]}}\n' % (n, n)
-    for n in range(2)
-)
-
-
-@dataclass
-class Run:
-    """What one run of a flow gave: the downloaded bytes (or parsed results), the waits the code
-    and the SDK asked for, how many polls it sent, and its wall time."""
-
-    result: Any
-    asked: float
-    polls: int
-    seconds: float
-
-
-class VirtualClock:
-    """``time.sleep`` while recording: adds the wait up, returns at once."""
-
-    def __init__(self) -> None:
-        self.slept = 0.0
-
-    def __call__(self, seconds: float) -> None:
-        self.slept += seconds
-
-
-def openai_batch_flow(
-    client: openai.OpenAI, out: Path, *, stop_after: int | None = None, extra: int = 0
-) -> Run:
-    """Upload -> create -> retrieve polled by the user's loop (sleeping 10 s) -> stream the output
-    file to disk; ``stop_after`` polls gives up early, ``extra`` polls again after the end."""
-    started, asked, polls = time.perf_counter(), 0.0, 0
-    upload = client.files.create(file=("requests.jsonl", REQUESTS_JSONL), purpose="batch")
-    batch = client.batches.create(
-        input_file_id=upload.id, endpoint="/v1/chat/completions", completion_window="24h"
-    )
-    while batch.status not in OPENAI_TERMINAL and polls != stop_after:
-        time.sleep(USER_WAIT)
-        asked += USER_WAIT
-        batch = client.batches.retrieve(batch.id)
-        polls += 1
-    if stop_after is not None:
-        return Run(None, asked, polls, time.perf_counter() - started)
-    for _ in range(extra):
-        batch = client.batches.retrieve(batch.id)
-        assert batch.status == "completed"
-    assert batch.output_file_id is not None
-    with client.files.with_streaming_response.content(batch.output_file_id) as response:
-        response.stream_to_file(out)
-    return Run(out.read_bytes(), asked, polls, time.perf_counter() - started)
-
-
-def anthropic_batch_flow(client: anthropic.Anthropic, *, stop_after: int | None = None) -> Run:
-    """create -> retrieve polled by the user's loop -> results() (the JSONL results file)."""
-    started, asked, polls = time.perf_counter(), 0.0, 0
-    requests: Any = [
-        {"custom_id": f"q{n}", "params": {"model": "claude-x", "max_tokens": 10,
-                                          "messages": [{"role": "user", "content": f"hi {n}"}]}}
-        for n in range(2)
-    ]  # fmt: skip
-    batch = client.messages.batches.create(requests=requests)
-    while batch.processing_status != "ended" and polls != stop_after:
-        time.sleep(USER_WAIT)
-        asked += USER_WAIT
-        batch = client.messages.batches.retrieve(batch.id)
-        polls += 1
-    if stop_after is not None:
-        return Run(None, asked, polls, time.perf_counter() - started)
-    results = [entry.model_dump() for entry in client.messages.batches.results(batch.id)]
-    return Run(results, asked, polls, time.perf_counter() - started)
-
-
-def genai_operation_flow(client: genai.Client, out: Path) -> Run:
-    """``generate_videos`` -> ``operations.get`` polled by the user's loop -> the video saved to disk
-    (Vertex AI: the operation's answer holds the video's bytes; google-genai 3 generates videos
-    only there)."""
-    started, asked, polls = time.perf_counter(), 0.0, 0
-    operation = client.models.generate_videos(
-        model="veo-2.0-generate-001", source=types.GenerateVideosSource(prompt="a cat on a long job")
-    )
-    while not operation.done:
-        time.sleep(USER_WAIT)
-        asked += USER_WAIT
-        operation = client.operations.get(operation)
-        polls += 1
-    assert operation.response is not None and operation.response.generated_videos
-    video = operation.response.generated_videos[0].video
-    assert video is not None
-    video.save(str(out))
-    return Run(out.read_bytes(), asked, polls, time.perf_counter() - started)
-
-
-def vector_store_flow(client: openai.OpenAI) -> Run:
-    """``vector_stores.files.upload_and_poll``: the SDK polls, sleeping what the server declares."""
-    started = time.perf_counter()
-    done = client.vector_stores.files.upload_and_poll(
-        vector_store_id="vs_1", file=("notes.txt", b"a note\n" * 50)
-    )
-    return Run(done.status, 0.0, 0, time.perf_counter() - started)
-
-
-@dataclass
-class Recorded:
-    cassette: Path
-    base_url: str
-    live: Run
-    declared: float  # the waits the SDK slept for on the server's word
 
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Recorded]]:
-    """Each flow recorded live once (its sleeps instant, added up), then the server stopped."""
-    folder = tmp_path_factory.mktemp("longjobs")
-    flows: dict[str, Recorded] = {}
+    """Each flow recorded live once, then the server stopped."""
     with FakeJobs(polls=4) as jobs:
-        for name, flow in FLOWS.items():
-            virtual, path = VirtualClock(), folder / f"{name}.yaml"
-            with pytest.MonkeyPatch.context() as patch, use_cassette(path, record_mode="all"):
-                patch.setattr(time, "sleep", virtual)
-                live = flow(jobs.base_url, folder / f"{name}-live.out")
-            flows[name] = Recorded(path, jobs.base_url, live, virtual.slept - live.asked)
+        flows = record_flows(tmp_path_factory.mktemp("longjobs"), jobs)
     yield flows
-
-
-def _openai(base_url: str, out: Path, **kwargs: Any) -> Run:
-    client = openai.OpenAI(api_key="test-key", base_url=base_url + "/v1", max_retries=0)
-    return openai_batch_flow(client, out, **kwargs)
-
-
-def _anthropic(base_url: str, out: Path, **kwargs: Any) -> Run:
-    return anthropic_batch_flow(
-        anthropic.Anthropic(api_key="test-key", base_url=base_url, max_retries=0), **kwargs
-    )
-
-
-def _genai(base_url: str, out: Path, **kwargs: Any) -> Run:
-    options = types.HttpOptions(base_url=base_url)
-    return genai_operation_flow(genai.Client(vertexai=True, api_key="test-key", http_options=options), out)
-
-
-def _vector_store(base_url: str, out: Path, **kwargs: Any) -> Run:
-    return vector_store_flow(openai.OpenAI(api_key="test-key", base_url=base_url + "/v1", max_retries=0))
-
-
-FLOWS = {"openai": _openai, "anthropic": _anthropic, "genai": _genai, "vector_store": _vector_store}
 
 
 @pytest.mark.parametrize("name", ["openai", "anthropic", "genai"])
@@ -210,7 +67,7 @@ def test_the_declared_waits_of_a_poll_helper_are_served_as_none(recorded: dict[s
     flow = recorded["vector_store"]
     assert flow.declared >= 30 and flow.live.result == "completed"
     with use_cassette(flow.cassette) as cassette:
-        replay = _vector_store(flow.base_url, Path())
+        replay = FLOWS["vector_store"](flow.base_url, Path())
     assert replay.result == "completed" and cassette.all_played and not cassette.missed
     assert replay.seconds < flow.declared / 2, replay
     print(f"vector_store: declared waits {flow.declared:.0f} s, replayed {replay.seconds * 1000:.1f} ms")
@@ -236,7 +93,7 @@ def test_polling_past_the_end_replays_the_end_state_and_stopping_early_leaves_no
     flow = recorded[name]
     if name == "openai":  # three more polls after the end: the end state again, no miss
         with use_cassette(flow.cassette, timing="fast") as cassette:
-            replay = _openai(flow.base_url, tmp_path / "out", extra=3)
+            replay = FLOWS["openai"](flow.base_url, tmp_path / "out", extra=3)
         assert replay.result == flow.live.result and not cassette.missed and cassette.all_played
     with use_cassette(flow.cassette, timing="fast") as cassette:  # gives up after one poll
         early = FLOWS[name](flow.base_url, tmp_path / "early", stop_after=1)
