@@ -107,8 +107,9 @@ def _multipart(content: bytes, content_type: str) -> Any:
     The boundary is chosen at random per request (``httpx`` and ``requests`` both do), so
     it never takes part in the key; file contents are keyed by digest: an uploaded file (a
     part with a filename) by one line that names it, its size and its SHA-256, so that a
-    changed file misses with a diff that says which file changed and how (issue 57). The parser (with
-    its email policy) is imported by the first multipart body: most suites send none.
+    changed file misses with a diff that says which file changed and how (issue 57). The
+    parser (with its email policy) is imported by the first multipart body: most suites send
+    none.
     """
     from ..cassettes.multipart import parse_multipart
 

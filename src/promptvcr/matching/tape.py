@@ -169,9 +169,10 @@ class Tape:
         if turn < count:
             self._turns[key] = turn + 1
             self._played[position] = 1
-            if turn == 0 and _polls(self.interactions[position]):
+            interaction = self.interactions[position]
+            if turn == 0 and _polls(interaction):
                 self._poll_begun(key)
-            return self.interactions[position]
+            return interaction
         if len(self._keys) == len(self.interactions) and (
             allow_repeats
             or reads_again(self.interactions[position].request.content)
