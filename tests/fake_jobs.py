@@ -31,11 +31,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["DECLARED_WAIT_MS", "FakeJobs", "batch_output", "video_bytes"]
+__all__ = ["DECLARED_WAIT_MS", "SPEECH_BYTES", "FakeJobs", "batch_output", "video_bytes"]
 
 #: The wait each poll answer declares: 10 s, so that three polls declare 30 s.
 DECLARED_WAIT_MS = 10_000
 CREATED = 1_700_000_000
+#: The size of a speech answer: past the 4 MiB at which a body is stored from its chunks.
+SPEECH_BYTES = 5 * 1024 * 1024 + 123
 
 
 def _dumps(payload: Any) -> bytes:
@@ -63,13 +65,8 @@ def batch_output(lines: bytes, provider: str) -> bytes:
 
 
 def video_bytes(prompt: str, size: int = 300_000) -> bytes:
-    """A 'video': bytes derived from the prompt, not compressible into nothing."""
-    seed = hashlib.sha256(prompt.encode()).digest()
-    blocks, block = [], seed
-    while sum(map(len, blocks)) < size:
-        block = hashlib.sha256(block).digest()
-        blocks.append(block)
-    return b"".join(blocks)[:size]
+    """A 'video' (or audio): bytes derived from the prompt, not compressible into nothing."""
+    return hashlib.shake_256(prompt.encode()).digest(size)
 
 
 @dataclass
@@ -215,6 +212,10 @@ class FakeJobs:
             return _json(self.jobs[name].state())
         if method == "POST" and path.endswith(":fetchPredictOperation"):
             return _json(self.jobs[json.loads(body)["operationName"]].poll())
+        # OpenAI speech: audio bytes, large enough to be stored from its chunks (past 4 MiB)
+        if method == "POST" and path == "/v1/audio/speech":
+            audio = video_bytes(json.loads(body)["input"], SPEECH_BYTES)
+            return _Reply(body=audio, content_type="audio/mpeg")
         # A provider no table lists (docs/long-jobs.md: add_job_endpoint)
         if method == "POST" and path == "/acme/renders":
             render_id = self._new_id("render")

@@ -23,7 +23,7 @@ from typing import Any
 import anthropic
 import openai
 import pytest
-from fake_jobs import DECLARED_WAIT_MS, FakeJobs
+from fake_jobs import DECLARED_WAIT_MS, SPEECH_BYTES, FakeJobs
 from longjob_flows import FLOWS, REQUESTS_JSONL, USER_WAIT, Recorded, record_flows
 
 from promptvcr import CassetteMiss, use_cassette
@@ -186,3 +186,22 @@ async def test_an_async_polling_loop_replays_fast(recorded: dict[str, Recorded])
     assert results == flow.live.result and cassette.all_played and not cassette.missed
     assert seconds < asked / 2, (seconds, asked)
     assert asyncio.sleep is ASYNC_SLEEP and time.sleep is SLEEP  # put back
+
+
+def test_speech_audio_streamed_to_a_file_replays_byte_for_byte(tmp_path: Path) -> None:
+    """A binary answer past 4 MiB (stored from its chunks) through the SDK's stream-to-file helper."""
+    cassette_path = tmp_path / "speech.yaml"
+
+    def speak(base_url: str, out: Path) -> bytes:
+        client = openai.OpenAI(api_key="test-key", base_url=base_url + "/v1", max_retries=0)
+        with client.audio.speech.with_streaming_response.create(
+            model="gpt-4o-mini-tts", voice="alloy", input="a long job is done"
+        ) as response:
+            response.stream_to_file(out)
+        return out.read_bytes()
+
+    with FakeJobs() as jobs, use_cassette(cassette_path, record_mode="all"):
+        live = speak(jobs.base_url, tmp_path / "live.mp3")
+    with use_cassette(cassette_path) as cassette:
+        replayed = speak(jobs.base_url, tmp_path / "replayed.mp3")
+    assert len(live) == SPEECH_BYTES and replayed == live and cassette.all_played
