@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from functools import partial
 from os import PathLike
@@ -23,12 +23,14 @@ from . import activation
 from .cassettes.models import Interaction, Play, Request, Response
 from .cassettes.playback import Pace, pace_factor, untimed_message
 from .credentials.headers import REQUEST_HEADERS, RESPONSE_HEADERS
+from .identity import IdentityOptions, identity_options
 from .errors import CassetteMiss, CassetteWriteError
 from .files import persister, saving
 from .interceptors.decision import PASS_THROUGH, Decision, Record, Replay
 from .matching import protocols
 from .matching.background import DEFAULT_IGNORE_HOSTS, DEFAULT_PASSTHROUGH_HOSTS, BackgroundHosts, Treatment
 from .matching.key import request_key
+from .matching.machine import Machine
 from .matching.parts import Rule
 from .matching.rules import default_rules
 from .matching.tape import Tape, fuzzy_threshold
@@ -76,6 +78,8 @@ class Cassette(activation.Block):
     ``max_age`` (``"30d"``, a timedelta) and ``on_stale`` (``warn``, ``fail``, ``rewrite``) act
     on old recordings; ``on_record_error="keep"`` writes a 429, 5xx or timeout received while
     recording, which the default ``"skip"`` leaves out. On CI, see :func:`.policies.modes.check_ci`.
+    ``identity`` (on): the recording machine's paths, user and host names are written as ``<home>``,
+    ``<user>``... and replayed as this machine's (:mod:`.identity`; docs/portability.md).
     """
 
     def __init__(
@@ -99,6 +103,7 @@ class Cassette(activation.Block):
         on_record_error: Literal["skip", "keep"] = "skip",
         before_record_request: Callable[[Request], Request | None] | None = None,
         before_record_response: Callable[[Response], Response | None] | None = None,
+        identity: bool | Mapping[str, str] | IdentityOptions = True,
     ) -> None:
         # The arguments as given (before any other local): each decorated call gets a fresh copy.
         self._options = {name: value for name, value in locals().items() if name not in ("self", "path")}
@@ -115,7 +120,8 @@ class Cassette(activation.Block):
         self.fuzzy = fuzzy_threshold(fuzzy)
         headers = persister.header_names(request_headers), persister.header_names(response_headers)
         hooks = before_record_request, before_record_response
-        self.writing = persister.Writing(*headers, frozenset(allowed_secrets), *hooks)  # what is written
+        mine = identity_options(identity)  # the machine's values, as placeholders: see promptvcr.identity
+        self.writing = persister.Writing(*headers, frozenset(allowed_secrets), *hooks, mine)  # what is written
         self.script = script  # answers what the file does not hold: see promptvcr.scripted.scripts
         self.max_age = staleness.parse_max_age(max_age)
         self.on_stale = on_stale if on_stale is None else staleness.resolve_on_stale(on_stale)
@@ -126,6 +132,7 @@ class Cassette(activation.Block):
         self._lane = False  # see __enter__: a request found on the tape is then simply replayed
         self._lock = threading.Lock()
         self._active = False
+        self._machine = Machine(None)
 
     def _clear_run(self) -> None:
         """What one use of the cassette gathers, none yet: when it is made and each time it is entered."""
@@ -173,9 +180,10 @@ class Cassette(activation.Block):
         may fire; then key the request, find it on the tape, apply the run's policies (verify,
         the budget) and answer, or, found nowhere, record or miss (see ``RecordMode``)."""
         background = self.background.treatment(request.url)
+        seen = self._machine.seen(request)  # this machine's paths and names as the recording holds them
         if self._lane and background is None:  # the usual request of a test: sent as recorded (issue 22)
             with self._lock:
-                found = self._tape.play_sent(request, allow_repeats=self.allow_playback_repeats)
+                found = self._tape.play_sent(seen, allow_repeats=self.allow_playback_repeats)
                 if found is not None:
                     return self._replayed(request, found)
         if background is not None:
@@ -191,8 +199,8 @@ class Cassette(activation.Block):
                 self.played.append(Play(request, "passthrough"))
             return PASS_THROUGH
         with self._lock:
-            key = "" if self._keyless else request_key(request, self.rules)
-            on_tape = self._find(request, key, fired)
+            key = "" if self._keyless else request_key(seen, self.rules)
+            on_tape = self._find(seen, key, fired)
             if on_tape is None:
                 return self._not_found(request, key, fired)
             if isinstance(on_tape, Replay):  # a fault broke the recorded answer
@@ -242,7 +250,7 @@ class Cassette(activation.Block):
         """Under the lock: ``interaction`` answers ``request`` (kept in ``played`` with the recorded
         bytes when it sent the same). A protocol that ties the answer to the live request (JSON-RPC
         ids) makes it anew (:mod:`.matching.protocols`)."""
-        response, was = interaction.response, None
+        response, was = self._machine.answer(interaction, interaction.response), None
         if request.content == (recorded := interaction.request.content):
             request.content = recorded
         elif (answer := protocols.answer_for(request, interaction)) is not None:
@@ -292,6 +300,7 @@ class Cassette(activation.Block):
         self.record_mode = resolve_record_mode(self._requested_mode, self.path)
         check_ci(self.record_mode, self.path)
         self._clear_run()
+        self._machine = Machine(self.writing.identity)  # this machine's values, read now
         self._fault_plan = None
         if self.faults:  # made with promptvcr.faults: imported by the user, not by every cassette
             from .faults.plan import FaultPlan

@@ -1,0 +1,170 @@
+"""The machine's values found in text, with boundaries, and their placeholders; and back.
+
+A path is found as a prefix (``/home/alice`` in ``/home/alice/x`` and ``"/home/alice"``, never
+in ``/home/alicea`` or ``/x/home/alice``), a specific user or host name as a whole token
+(``alice`` in ``alice@example.com``, not in ``malice``), a short or common one (``root``,
+``ci``, ``runner``) only as a part of a path (``/opt/ci/x``): as a word it is too likely to be
+someone else's. A value is also found as JSON text writes it (``\\/home\\/alice``,
+``\\u00e9``) and percent-encoded (``%2Fhome%2Falice``, written ``%3Chome%3E`` so that the URL
+stays one). One alternation, longest first, so the most specific value wins: the project
+inside the home folder is ``<project>``, not ``<home>/src/app``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from urllib.parse import quote
+
+from .values import MachineValue
+
+__all__ = ["COMMON_NAMES", "Identity", "Restorer", "restorer"]
+
+#: User and host names every second machine has: replaced only as a part of a path.
+COMMON_NAMES = frozenset(
+    "root admin administrator user users runner runneradmin ci build builder buildkite jenkins "
+    "ubuntu debian fedora centos alpine vagrant docker node app test tester dev developer guest "
+    "home default vscode codespace codespaces gitpod circleci travis worker nobody pi ec2-user "
+    "www-data runner-1 host server machine local".split()
+)
+#: A shorter name occurs by chance (``bob`` in a prompt about Bob): replaced only in paths.
+MIN_NAME = 4
+
+_W = {str: r"\w", bytes: r"\w\x80-\xff"}  # a word character; in UTF-8 bytes, any non-ASCII byte too
+
+
+def is_specific(name: str) -> bool:
+    """Whether a user or host name is specific enough to be replaced as a word of its own."""
+    return len(name) >= MIN_NAME and name.lower() not in COMMON_NAMES and not name.isdigit()
+
+
+def _forms(value: MachineValue) -> list[tuple[str, str]]:
+    """(how the value may be written, what replaces it written that way)."""
+    placeholder = value.placeholder
+    forms = {value.text: placeholder}
+    if "/" in value.text:
+        forms.setdefault(value.text.replace("/", "\\/"), placeholder)
+    if not value.text.isascii():
+        forms.setdefault(json.dumps(value.text)[1:-1], placeholder)
+    if (encoded := quote(value.text, safe="")) != value.text:
+        forms.setdefault(encoded, quote(placeholder, safe=""))
+    if value.kind == "path" and (quoted := quote(value.text)) != value.text:
+        forms.setdefault(quoted, placeholder)
+    return list(forms.items())
+
+
+def _bounded(form: str, kind: str, specific: bool, word: str) -> str:
+    """The regular expression of ``form`` with its boundaries (see the module's text)."""
+    escaped = re.escape(form)
+    after = rf"(?![{word}~-]|\.[{word}])"
+    if kind == "path":
+        before = rf"(?:(?<![{word}.~-])|(?<=%2F)|(?<=%2f))" if form.startswith("%") else rf"(?<![{word}.~-])"
+        return before + escaped + after
+    if kind == "name" and not specific:
+        return rf"(?<=[/\\])" + escaped + rf"(?=[/\\]|{after})"
+    before = rf"(?<![{word}.-])" if re.match(r"\w", form) else ""
+    return before + escaped + (rf"(?![{word}-]|\.[{word}])" if re.search(r"\w$", form) else "")
+
+
+class Identity:
+    """The machine's ``values`` found in text and bytes and replaced by their placeholders.
+
+    :attr:`used` counts the placeholders written since it was last cleared: the names an
+    interaction's marker lists (only those are restored at replay) and what the recording
+    reports."""
+
+    def __init__(self, values: Sequence[MachineValue]) -> None:
+        self.values = tuple(values)
+        self.used: Counter[str] = Counter()
+        forms: dict[str, tuple[str, str, MachineValue]] = {}
+        for value in self.values:
+            for form, replacement in _forms(value):
+                forms.setdefault(form, (replacement, value.name, value))
+        self._by_text = {form: (replacement, name) for form, (replacement, name, _) in forms.items()}
+        ordered = sorted(forms, key=len, reverse=True)
+        specific = {form: forms[form][2].kind != "name" or is_specific(forms[form][2].text) for form in ordered}
+        self.text_pattern = (
+            re.compile("|".join(_bounded(f, forms[f][2].kind, specific[f], _W[str]) for f in ordered))
+            if ordered
+            else None
+        )
+        self.bytes_pattern = (
+            re.compile(
+                "|".join(_bounded(f, forms[f][2].kind, specific[f], _W[bytes]) for f in ordered).encode()
+            )
+            if ordered
+            else None
+        )
+        #: Each form as JSON text writes it: one substring search each says "nothing here".
+        self.needles = tuple(sorted({json.dumps(form, ensure_ascii=False)[1:-1] for form in ordered}))
+        self._byte_needles = tuple(sorted({form.encode() for form in ordered}))
+        self.longest = max((len(form.encode()) for form in ordered), default=1)
+
+    def text_sub(self, match: re.Match[str]) -> str:
+        replacement, name = self._by_text[match.group()]
+        self.used[name] += 1
+        return replacement
+
+    def bytes_sub(self, match: re.Match[bytes]) -> bytes:
+        return self.text_sub(_Decoded(match)).encode()  # type: ignore[arg-type]
+
+    def text(self, value: str) -> str:
+        """``value`` with each of the machine's values replaced."""
+        if self.text_pattern is None or not any(needle in value for needle in self.needles):
+            return value
+        return self.text_pattern.sub(self.text_sub, value)
+
+    def content(self, value: bytes) -> bytes:
+        """Bytes (a body) with each of the machine's values replaced."""
+        if self.bytes_pattern is None or not any(needle in value for needle in self._byte_needles):
+            return value
+        return self.bytes_pattern.sub(self.bytes_sub, value)
+
+
+class _Decoded:
+    """A bytes match read as the text match :meth:`Identity.text_sub` takes."""
+
+    def __init__(self, match: re.Match[bytes]) -> None:
+        self._text = match.group().decode("utf-8")
+
+    def group(self) -> str:
+        return self._text
+
+
+class Restorer:
+    """The placeholders an interaction's marker lists, replaced by this machine's values."""
+
+    def __init__(self, values: dict[str, str]) -> None:
+        self._values = values
+        forms: dict[str, str] = {}
+        for name, value in values.items():
+            forms[f"<{name}>"] = value
+            forms[quote(f"<{name}>", safe="")] = quote(value, safe="")
+        self._forms = forms
+        self._text = re.compile("|".join(map(re.escape, sorted(forms, key=len, reverse=True))))
+        self._bytes = re.compile(self._text.pattern.encode())
+        json_safe = {form: json.dumps(value, ensure_ascii=False)[1:-1] for form, value in forms.items()}
+        self._json = json_safe
+
+    def text(self, value: str) -> str:
+        return self._text.sub(lambda match: self._forms[match.group()], value)
+
+    def content(self, value: bytes, *, json_text: bool) -> bytes:
+        """Bytes with the placeholders restored; ``json_text``: the body is JSON (or events of it),
+        so a value is written escaped as a JSON string holds it."""
+        table = self._json if json_text else self._forms
+        return self._bytes.sub(lambda match: table[match.group().decode()].encode(), value)
+
+
+def restorer(values: Sequence[MachineValue], names: Iterable[str]) -> Restorer | None:
+    """What restores the placeholders ``names`` (an interaction's marker) to this machine's
+    ``values``; ``None`` when there is nothing to restore. A name this machine has no value for
+    (no second address) stays a placeholder."""
+    wanted = set(names)
+    chosen: dict[str, str] = {}
+    for value in values:
+        if value.name in wanted and value.name not in chosen:
+            chosen[value.name] = value.text
+    return Restorer(chosen) if chosen else None

@@ -1,0 +1,58 @@
+"""The replaying machine: a live request seen as its recording holds it, an answer given back
+with this machine's own values.
+
+A cassette recorded on one machine holds ``<home>``, ``<project>``, ``<user>``... where that
+machine's values were (:mod:`promptvcr.identity`, applied by :mod:`promptvcr.files.redaction`).
+Replaying elsewhere, the code under test sends *this* machine's paths and names: the request
+is keyed with them replaced the same way, so the recording matches on any machine; and the
+answer's placeholders become this machine's values, so the code reads paths that exist where
+it runs. Only the placeholders an interaction's marker lists (``identity: [home, user]``) are
+restored: an answer that says ``<home>`` itself is left as the provider wrote it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..cassettes.models import Interaction, Request, Response
+from ..identity import Identity, IdentityOptions, Restorer, restorer
+
+__all__ = ["Machine"]
+
+
+class Machine:
+    """This machine's values for one use of a cassette (read when it is entered)."""
+
+    def __init__(self, options: IdentityOptions | None) -> None:
+        self._values = () if options is None else options.values()
+        self._identity = Identity(self._values) if self._values else None
+        self._restorers: dict[tuple[str, ...], Restorer | None] = {}
+
+    def seen(self, request: Request) -> Request:
+        """``request`` with this machine's values replaced in its URL and body, as its recording
+        holds them; ``request`` itself when it holds none (the usual case: one search in C).
+        Headers are left: no default rule keys on a header that holds a path or a name."""
+        identity = self._identity
+        if identity is None:
+            return request
+        url, content = identity.text(request.url), identity.content(request.content)
+        if url == request.url and content == request.content:
+            return request
+        return Request(request.method, url, request.headers, content)
+
+    def answer(self, interaction: Interaction, response: Response) -> Response:
+        """``response`` (of ``interaction``) with the placeholders its marker lists restored to
+        this machine's values, in its headers and body; ``response`` itself when it has none."""
+        if not interaction.identity or not self._values:
+            return response
+        if (back := self._restorers.get(interaction.identity, False)) is False:
+            back = self._restorers[interaction.identity] = restorer(self._values, interaction.identity)
+        if back is None or response.websocket is not None:
+            return response
+        kind = response.content_type
+        json_text = kind.endswith(("json", "event-stream", "ndjson"))
+        return dataclasses.replace(
+            response,
+            headers={name: back.text(value) for name, value in response.headers.items()},
+            chunks=[back.content(chunk, json_text=json_text) for chunk in response.chunks],
+        )
