@@ -21,6 +21,7 @@ if _TYPE_CHECKING:
         RecordInCIError,
         StaleCassetteError,
     )
+    from .identity import IdentityOptions, MachineIdentityWarning
     from .importers import import_vcr
     from .interceptors.unavailable import InterceptorUnavailableWarning
     from .matching import DEFAULT_RULES, KeyParts, Rule, drop_body_fields, drop_query_params
@@ -54,6 +55,8 @@ _EXPORTS = {
     "CassetteWriteError": ".errors",
     "RecordInCIError": ".errors",
     "StaleCassetteError": ".errors",
+    "IdentityOptions": ".identity",
+    "MachineIdentityWarning": ".identity",
     "import_vcr": ".importers",
     "InterceptorUnavailableWarning": ".interceptors.unavailable",
     "DEFAULT_RULES": ".matching",
@@ -85,9 +88,11 @@ __all__ = [
     "Drift",
     "DriftWarning",
     "FuzzyMatchWarning",
+    "IdentityOptions",
     "Interaction",
     "InterceptorUnavailableWarning",
     "KeyParts",
+    "MachineIdentityWarning",
     "Play",
     "RecordErrorWarning",
     "RecordInCIError",

@@ -45,6 +45,7 @@ from ..credentials.keyshapes import (
     may_hold_secret,
     secret_values,
 )
+from ..credentials.machinevalues import machine_replaced
 from ..credentials.masking import (
     Masker,
     json_credentials,
@@ -265,12 +266,9 @@ def redact(
         if masker.active and (masked := masker.data(data, dump)) is not data:
             data, dump = masked, plain_dump(masked)
         where = f"{label}[{index if indices is None else indices[index]}]"
-        if identity is not None:  # the machine's values, in every view the credentials are looked for in
-            identity.used.clear()
-            if (mine := Masker(substitution=identity).data(data, dump)) is not data and identity.used:
-                mine["identity"] = sorted({*mine.get("identity", ()), *identity.used})  # what replay restores
-                data, dump = mine, plain_dump(mine)
-                result.identity.append((where, dict(identity.used)))
+        if identity is not None and (mine := machine_replaced(data, dump, identity)) is not None:
+            data, dump = mine[0], plain_dump(mine[0])  # the machine's values, where credentials are looked for
+            result.identity.append((where, mine[1]))
         result.removed.extend(_removed_from_request(interaction, data, where, dump))
         if dump is not None and _clean(dump, known):  # nothing to refuse or mask
             if "<redacted:" in dump or "%3Credacted%3A" in dump:  # a form body writes it escaped

@@ -102,6 +102,11 @@ class Identity:
         self._byte_needles = tuple(sorted({form.encode() for form in ordered}))
         self.longest = max((len(form.encode()) for form in ordered), default=1)
 
+    def without(self, names: Iterable[str]) -> Identity:
+        """The same values but those named ``names``."""
+        left = set(names)
+        return Identity([value for value in self.values if value.name not in left])
+
     def text_sub(self, match: re.Match[str]) -> str:
         replacement, name = self._by_text[match.group()]
         self.used[name] += 1

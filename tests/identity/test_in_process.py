@@ -1,0 +1,99 @@
+"""Identity in one process: what the marker restores, values a user adds, and turning it off.
+
+The machine is the environment (HOME, USER, PROMPTVCR_HOSTNAME, PROMPTVCR_PROJECT_ROOT), read
+when a cassette is entered; the real openai client talks to FakeProvider on 127.0.0.1, which
+echoes the last user message.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+import openai
+import pytest
+from fake_provider import FakeProvider
+
+import promptvcr
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeProvider]:
+    with FakeProvider() as provider:
+        yield provider
+
+
+def be(monkeypatch: pytest.MonkeyPatch, root: Path, user: str, host: str) -> Path:
+    """Make this process the machine of ``user``: its home, project and names."""
+    home = root / "home" / user
+    (home / "app").mkdir(parents=True, exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("USER", user)
+    monkeypatch.setenv("PROMPTVCR_HOSTNAME", host)
+    monkeypatch.setenv("PROMPTVCR_PROJECT_ROOT", str(home / "app"))
+    return home
+
+
+def ask(fake: FakeProvider, text: str, *, stream: bool = False) -> str:
+    client = openai.OpenAI(api_key="sk-test-identity", base_url=fake.openai_base_url, max_retries=0)
+    messages = [{"role": "user", "content": text}]
+    if not stream:
+        return client.chat.completions.create(model="gpt-4o-mini", messages=messages).choices[0].message.content or ""  # type: ignore[arg-type]
+    chunks = client.chat.completions.create(model="gpt-4o-mini", messages=messages, stream=True)  # type: ignore[arg-type]
+    return "".join(chunk.choices[0].delta.content or "" for chunk in chunks if chunk.choices)
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
+def test_only_the_placeholders_promptvcr_wrote_are_restored(
+    fake: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stream: bool
+) -> None:
+    cassette = tmp_path / "c.yaml"
+    home = be(monkeypatch, tmp_path / "a", "alicewonder", "alice-laptop")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with promptvcr.use_cassette(cassette, record_mode="record"):
+            ask(fake, f"read {home}/notes", stream=stream)  # written <home>: Bob's home at replay
+            ask(fake, "is <home> a word? ask alicewonder", stream=stream)  # the prompt's own <home>
+        with promptvcr.use_cassette(tmp_path / "both.yaml", record_mode="record"):
+            ask(fake, f"is <home> in {home}/notes?", stream=stream)  # both: the home is kept here
+    assert [w for w in caught if issubclass(w.category, promptvcr.MachineIdentityWarning)]
+    text = cassette.read_text()
+    assert "alicewonder" not in text and "<home>/notes" in text and "is <home> a word" in text
+    assert f"is <home> in {home}/notes" in (tmp_path / "both.yaml").read_text()  # kept: never replayed wrong
+
+    bob = be(monkeypatch, tmp_path / "b", "bobbuilder", "bob-desktop")
+    with promptvcr.use_cassette(cassette, record_mode="replay"):
+        assert ask(fake, f"read {bob}/notes", stream=stream).endswith(f"read {bob}/notes")
+        assert ask(fake, "is <home> a word? ask bobbuilder", stream=stream).endswith("is <home> a word? ask bobbuilder")
+    with pytest.raises(promptvcr.CassetteMiss), promptvcr.use_cassette(tmp_path / "both.yaml", record_mode="replay"):
+        ask(fake, f"is <home> in {bob}/notes?", stream=stream)  # recorded with Alice's home as it was
+
+
+def test_values_a_user_adds_replay_as_the_replaying_run_gives_them(
+    fake: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cassette = tmp_path / "c.yaml"
+    be(monkeypatch, tmp_path / "a", "alicewonder", "alice-laptop")
+    with promptvcr.use_cassette(cassette, record_mode="record", identity={"email": "alice@example.com"}):
+        ask(fake, "mail alice@example.com the report")
+    assert "alice@example.com" not in cassette.read_text() and "<email>" in cassette.read_text()
+    be(monkeypatch, tmp_path / "b", "bobbuilder", "bob-desktop")
+    with promptvcr.use_cassette(cassette, identity={"email": "bob@example.org"}):
+        assert ask(fake, "mail bob@example.org the report").endswith("mail bob@example.org the report")
+
+
+def test_identity_off_keeps_the_values(fake: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cassette = tmp_path / "c.yaml"
+    home = be(monkeypatch, tmp_path / "a", "alicewonder", "alice-laptop")
+    with promptvcr.use_cassette(cassette, record_mode="record", identity=False):
+        ask(fake, f"{home}/notes for alicewonder")
+    text = cassette.read_text()
+    assert f"{home}/notes for alicewonder" in text and "identity:" not in text
+
+
+def test_a_bad_extra_name_says_what_to_use() -> None:
+    with pytest.raises(ValueError, match="cannot name a value to replace"):
+        promptvcr.use_cassette("x.yaml", identity={"home": "/somewhere"})
+    with pytest.raises(TypeError, match="expected True"):
+        promptvcr.use_cassette("x.yaml", identity=3)  # type: ignore[arg-type]
