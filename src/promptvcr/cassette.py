@@ -23,9 +23,9 @@ from . import activation
 from .cassettes.models import Interaction, Play, Request, Response
 from .cassettes.playback import Pace, pace_factor, untimed_message
 from .credentials.headers import REQUEST_HEADERS, RESPONSE_HEADERS
-from .identity import IdentityOptions, identity_options
 from .errors import CassetteMiss, CassetteWriteError
 from .files import persister, saving
+from .identity import IdentityOptions, identity_options
 from .interceptors.decision import PASS_THROUGH, Decision, Record, Replay
 from .matching import protocols
 from .matching.background import DEFAULT_IGNORE_HOSTS, DEFAULT_PASSTHROUGH_HOSTS, BackgroundHosts, Treatment
@@ -120,8 +120,8 @@ class Cassette(activation.Block):
         self.fuzzy = fuzzy_threshold(fuzzy)
         headers = persister.header_names(request_headers), persister.header_names(response_headers)
         hooks = before_record_request, before_record_response
-        mine = identity_options(identity)  # the machine's values, as placeholders: see promptvcr.identity
-        self.writing = persister.Writing(*headers, frozenset(allowed_secrets), *hooks, mine)  # what is written
+        mine = identity_options(identity)  # the machine's values as placeholders (promptvcr.identity)
+        self.writing = persister.Writing(*headers, frozenset(allowed_secrets), *hooks, mine)  # written
         self.script = script  # answers what the file does not hold: see promptvcr.scripted.scripts
         self.max_age = staleness.parse_max_age(max_age)
         self.on_stale = on_stale if on_stale is None else staleness.resolve_on_stale(on_stale)

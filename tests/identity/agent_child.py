@@ -39,7 +39,11 @@ TOOLS = [
         "function": {
             "name": "read_file",
             "description": "Read a file of the project.",
-            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}},
+                "required": ["path"],
+            },
         },
     }
 ]
@@ -60,7 +64,10 @@ def loop(client: openai.OpenAI) -> dict[str, object]:
         f"for {me['user']} on {me['host']}."
     )
     notes = str(Path(me["cwd"]) / "notes.txt")
-    messages: list[dict[str, object]] = [{"role": "system", "content": system}, {"role": "user", "content": notes}]
+    messages: list[dict[str, object]] = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": notes},
+    ]
     seen: list[object] = []
     for _ in range(3):
         reply = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=TOOLS)  # type: ignore[arg-type]

@@ -39,7 +39,10 @@ def ask(fake: FakeProvider, text: str, *, stream: bool = False) -> str:
     client = openai.OpenAI(api_key="sk-test-identity", base_url=fake.openai_base_url, max_retries=0)
     messages = [{"role": "user", "content": text}]
     if not stream:
-        return client.chat.completions.create(model="gpt-4o-mini", messages=messages).choices[0].message.content or ""  # type: ignore[arg-type]
+        return (
+            client.chat.completions.create(model="gpt-4o-mini", messages=messages).choices[0].message.content
+            or ""
+        )  # type: ignore[arg-type]
     chunks = client.chat.completions.create(model="gpt-4o-mini", messages=messages, stream=True)  # type: ignore[arg-type]
     return "".join(chunk.choices[0].delta.content or "" for chunk in chunks if chunk.choices)
 
@@ -65,8 +68,13 @@ def test_only_the_placeholders_promptvcr_wrote_are_restored(
     bob = be(monkeypatch, tmp_path / "b", "bobbuilder", "bob-desktop")
     with promptvcr.use_cassette(cassette, record_mode="replay"):
         assert ask(fake, f"read {bob}/notes", stream=stream).endswith(f"read {bob}/notes")
-        assert ask(fake, "is <home> a word? ask bobbuilder", stream=stream).endswith("is <home> a word? ask bobbuilder")
-    with pytest.raises(promptvcr.CassetteMiss), promptvcr.use_cassette(tmp_path / "both.yaml", record_mode="replay"):
+        assert ask(fake, "is <home> a word? ask bobbuilder", stream=stream).endswith(
+            "is <home> a word? ask bobbuilder"
+        )
+    with (
+        pytest.raises(promptvcr.CassetteMiss),
+        promptvcr.use_cassette(tmp_path / "both.yaml", record_mode="replay"),
+    ):
         ask(fake, f"is <home> in {bob}/notes?", stream=stream)  # recorded with Alice's home as it was
 
 
@@ -83,7 +91,9 @@ def test_values_a_user_adds_replay_as_the_replaying_run_gives_them(
         assert ask(fake, "mail bob@example.org the report").endswith("mail bob@example.org the report")
 
 
-def test_identity_off_keeps_the_values(fake: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_identity_off_keeps_the_values(
+    fake: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cassette = tmp_path / "c.yaml"
     home = be(monkeypatch, tmp_path / "a", "alicewonder", "alice-laptop")
     with promptvcr.use_cassette(cassette, record_mode="record", identity=False):

@@ -43,7 +43,10 @@ def replaced(text: str, values: tuple[MachineValue, ...] = ALICE) -> str:
 def test_a_path_is_replaced_as_a_prefix_and_the_most_specific_wins() -> None:
     assert replaced("open /home/alice/src/app/main.py") == "open <project>/main.py"
     assert replaced("see /home/alice/.bashrc and /home/alice.") == "see <home>/.bashrc and <home>."
-    assert replaced("/home/alicea/x /home/alice-old /x/home/alice/y") == "/home/alicea/x /home/alice-old /x/home/<user>/y"
+    assert (
+        replaced("/home/alicea/x /home/alice-old /x/home/alice/y")
+        == "/home/alicea/x /home/alice-old /x/home/<user>/y"
+    )
     assert replaced("file:///home/alice/x") == "file://<home>/x"
 
 
@@ -53,7 +56,10 @@ def test_json_escaped_and_url_encoded_forms_are_found() -> None:
 
 
 def test_a_specific_name_is_replaced_as_a_whole_token_only() -> None:
-    assert replaced("alice@alice-laptop: malice alice2 alice_x alice") == "<user>@<host>: malice alice2 alice_x <user>"
+    assert (
+        replaced("alice@alice-laptop: malice alice2 alice_x alice")
+        == "<user>@<host>: malice alice2 alice_x <user>"
+    )
     assert replaced("10.20.30.40:80 10.20.30.401 110.20.30.40") == "<address>:80 10.20.30.401 110.20.30.40"
 
 
@@ -74,7 +80,10 @@ def test_the_replaying_machine_gets_its_own_values_back_and_only_the_marked_ones
     assert only_user.text("<home> and <user>") == "<home> and bob"  # <home> was the provider's own
     quoted = restorer(BOB, ["home"])
     assert quoted is not None
-    assert quoted.content(b'{"p": "<home>", "q": "%3Chome%3E"}', json_text=True) == b'{"p": "/Users/bob", "q": "%2FUsers%2Fbob"}'
+    assert (
+        quoted.content(b'{"p": "<home>", "q": "%3Chome%3E"}', json_text=True)
+        == b'{"p": "/Users/bob", "q": "%2FUsers%2Fbob"}'
+    )
 
 
 def test_a_value_json_needs_escaped_is_restored_escaped_in_json() -> None:
@@ -85,7 +94,9 @@ def test_a_value_json_needs_escaped_is_restored_escaped_in_json() -> None:
 
 
 # Text that holds none of the machine's values: any text, the values' pieces glued on its sides.
-_PIECES = st.sampled_from(["/home/", "alic", "lice", "/src/app", "10.20.30.", "-laptop", "/tmp/", "%2F", "\\/"])
+_PIECES = st.sampled_from(
+    ["/home/", "alic", "lice", "/src/app", "10.20.30.", "-laptop", "/tmp/", "%2F", "\\/"]
+)
 _FREE = st.lists(st.one_of(st.text(max_size=12), _PIECES), max_size=12).map("".join)
 
 
@@ -102,14 +113,22 @@ def test_text_without_a_machine_value_stays_byte_for_byte(text: str) -> None:
 
 
 @property_settings(100)
-@given(st.sampled_from(sorted(COMMON_NAMES)), st.lists(st.sampled_from([" ", ".", ",", "-", "@", ":", "x"]), max_size=6))
+@given(
+    st.sampled_from(sorted(COMMON_NAMES)),
+    st.lists(st.sampled_from([" ", ".", ",", "-", "@", ":", "x"]), max_size=6),
+)
 def test_a_common_user_name_is_left_as_a_word(name: str, around: list[str]) -> None:
     text = name.join(["", *around, ""])  # the name beside punctuation, never after a slash
     assert identity_of((MachineValue("user", name, "name"),)).text(text) == text
 
 
 @property_settings(100)
-@given(st.lists(st.sampled_from(["/home/alice/src/app/", "/home/alice/", "alice", " ", "x.py", "\n", "alice-laptop"]), max_size=10).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(["/home/alice/src/app/", "/home/alice/", "alice", " ", "x.py", "\n", "alice-laptop"]),
+        max_size=10,
+    ).map("".join)
+)
 def test_replaced_then_restored_on_the_same_machine_is_the_text_again(text: str) -> None:
     identity = identity_of(ALICE)
     identity.used.clear()

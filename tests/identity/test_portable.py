@@ -27,7 +27,9 @@ CASSETTE = "cassettes/agent_loop.yaml"
 def _can_set_hostname() -> bool:
     if not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("unshare") is None:
         return False
-    done = subprocess.run(["unshare", "--uts", "hostname", "promptvcr-probe"], capture_output=True, check=False)
+    done = subprocess.run(
+        ["unshare", "--uts", "hostname", "promptvcr-probe"], capture_output=True, check=False
+    )
     return done.returncode == 0
 
 

@@ -208,7 +208,11 @@ class Masker:
     (the machine's values) by what it says: one walk over every byte that is written."""
 
     def __init__(
-        self, values: Iterable[str] = (), what: str = "sent-credential", *, substitution: Substitution | None = None
+        self,
+        values: Iterable[str] = (),
+        what: str = "sent-credential",
+        *,
+        substitution: Substitution | None = None,
     ) -> None:
         self._placeholder = placeholder(what)
         self.count = 0

@@ -151,7 +151,9 @@ def _to_data(
     response: dict[str, Any] = {"status": resp.status}
     if headers := keep_headers(resp.headers, response_headers):
         response["headers"] = headers
-    dated: dict[str, Any] = {} if interaction.recorded is None else {"recorded": date_text(interaction.recorded)}
+    dated: dict[str, Any] = {}
+    if interaction.recorded is not None:
+        dated["recorded"] = date_text(interaction.recorded)
     if interaction.identity:  # the recording machine's placeholders it holds (see promptvcr.identity)
         dated["identity"] = list(interaction.identity)
     if resp.websocket is not None:  # its frames, each with its own time (see .wsframes)

@@ -178,7 +178,8 @@ def _checked(data: Any, path: Path, index: int) -> Compact | Interaction:
 def _identity(names: Any, path: Path, index: int) -> tuple[str, ...]:
     """The placeholders of the recording machine an interaction holds (see :mod:`promptvcr.identity`)."""
     if not isinstance(names, (list, tuple)) or not all(isinstance(name, str) for name in names):
-        raise fail(path, f"interactions[{index}].identity is {names!r}, expected a list of placeholder names.")
+        expected = "expected a list of placeholder names"
+        raise fail(path, f"interactions[{index}].identity is {names!r}, {expected}.")
     return tuple(names)
 
 

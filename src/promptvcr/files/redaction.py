@@ -267,7 +267,7 @@ def redact(
             data, dump = masked, plain_dump(masked)
         where = f"{label}[{index if indices is None else indices[index]}]"
         if identity is not None and (mine := machine_replaced(data, dump, identity)) is not None:
-            data, dump = mine[0], plain_dump(mine[0])  # the machine's values, where credentials are looked for
+            data, dump = mine[0], plain_dump(mine[0])  # the machine's values: where credentials are looked
             result.identity.append((where, mine[1]))
         result.removed.extend(_removed_from_request(interaction, data, where, dump))
         if dump is not None and _clean(dump, known):  # nothing to refuse or mask

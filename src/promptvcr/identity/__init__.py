@@ -9,9 +9,9 @@ Nothing here reads or writes a cassette: ``files/`` applies it to what is writte
 ``matching/`` to a live request and a replayed answer.
 """
 
+from .listing import MachineIdentityWarning, replaced_message
 from .options import IdentityOptions, identity_options
 from .patterns import Identity, Restorer, restorer
-from .listing import MachineIdentityWarning, replaced_message
 from .values import PLACEHOLDERS, MachineValue, machine_values, set_project_root
 
 __all__ = [

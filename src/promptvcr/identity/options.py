@@ -37,7 +37,6 @@ class IdentityOptions:
         return Identity(self.values())
 
 
-
 def identity_options(option: bool | Mapping[str, str] | IdentityOptions | None) -> IdentityOptions | None:
     """``use_cassette(identity=...)`` read: ``True`` (the default) the machine's values, ``False``
     or ``None`` nothing, a mapping the machine's values and those, or :class:`IdentityOptions`."""

@@ -24,10 +24,52 @@ __all__ = ["COMMON_NAMES", "Identity", "Restorer", "restorer"]
 
 #: User and host names every second machine has: replaced only as a part of a path.
 COMMON_NAMES = frozenset(
-    "root admin administrator user users runner runneradmin ci build builder buildkite jenkins "
-    "ubuntu debian fedora centos alpine vagrant docker node app test tester dev developer guest "
-    "home default vscode codespace codespaces gitpod circleci travis worker nobody pi ec2-user "
-    "www-data runner-1 host server machine local".split()
+    [
+        "root",
+        "admin",
+        "administrator",
+        "user",
+        "users",
+        "runner",
+        "runneradmin",
+        "ci",
+        "build",
+        "builder",
+        "buildkite",
+        "jenkins",
+        "ubuntu",
+        "debian",
+        "fedora",
+        "centos",
+        "alpine",
+        "vagrant",
+        "docker",
+        "node",
+        "app",
+        "test",
+        "tester",
+        "dev",
+        "developer",
+        "guest",
+        "home",
+        "default",
+        "vscode",
+        "codespace",
+        "codespaces",
+        "gitpod",
+        "circleci",
+        "travis",
+        "worker",
+        "nobody",
+        "pi",
+        "ec2-user",
+        "www-data",
+        "runner-1",
+        "host",
+        "server",
+        "machine",
+        "local",
+    ]
 )
 #: A shorter name occurs by chance (``bob`` in a prompt about Bob): replaced only in paths.
 MIN_NAME = 4
@@ -63,7 +105,7 @@ def _bounded(form: str, kind: str, specific: bool, word: str) -> str:
         before = rf"(?:(?<![{word}.~-])|(?<=%2F)|(?<=%2f))" if form.startswith("%") else rf"(?<![{word}.~-])"
         return before + escaped + after
     if kind == "name" and not specific:
-        return rf"(?<=[/\\])" + escaped + rf"(?=[/\\]|{after})"
+        return r"(?<=[/\\])" + escaped + rf"(?=[/\\]|{after})"
     before = rf"(?<![{word}.-])" if re.match(r"\w", form) else ""
     return before + escaped + (rf"(?![{word}-]|\.[{word}])" if re.search(r"\w$", form) else "")
 
@@ -84,7 +126,9 @@ class Identity:
                 forms.setdefault(form, (replacement, value.name, value))
         self._by_text = {form: (replacement, name) for form, (replacement, name, _) in forms.items()}
         ordered = sorted(forms, key=len, reverse=True)
-        specific = {form: forms[form][2].kind != "name" or is_specific(forms[form][2].text) for form in ordered}
+        specific = {
+            form: forms[form][2].kind != "name" or is_specific(forms[form][2].text) for form in ordered
+        }
         self.text_pattern = (
             re.compile("|".join(_bounded(f, forms[f][2].kind, specific[f], _W[str]) for f in ordered))
             if ordered

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import getpass
 import ipaddress
+import itertools
 import os
 import re
 import socket
@@ -158,7 +159,7 @@ def _addresses() -> Iterator[str]:
         lines = Path("/proc/net/fib_trie").read_text().splitlines()
     except OSError:
         lines = []
-    for previous, line in zip(lines, lines[1:]):
+    for previous, line in itertools.pairwise(lines):
         if line.strip() == "/32 host LOCAL":
             texts.append(previous.strip().lstrip("|-+ "))
     try:

@@ -45,7 +45,9 @@ class Machine:
         this machine's values, in its headers and body; ``response`` itself when it has none."""
         if not interaction.identity or not self._values:
             return response
-        if (back := self._restorers.get(interaction.identity, False)) is False:
+        if interaction.identity in self._restorers:
+            back = self._restorers[interaction.identity]
+        else:
             back = self._restorers[interaction.identity] = restorer(self._values, interaction.identity)
         if back is None or response.websocket is not None:
             return response
