@@ -80,7 +80,10 @@ def test_apply_without_fix_identity_is_refused(tmp_path: Path, capsys: pytest.Ca
 
 def test_a_file_the_writer_does_not_give_back_is_left_with_a_word(tmp_path: Path) -> None:
     path = tmp_path / "hand.yaml"
-    text = "interactions:\n- request: {method: GET, url: 'http://127.0.0.1/x?p=/home/alice/src'}\n  response: {status: 200}\nversion: 1\n"
+    text = (
+        "interactions:\n- request: {method: GET, url: 'http://127.0.0.1/x?p=/home/alice/src'}\n"
+        "  response: {status: 200}\nversion: 1\n"
+    )
     path.write_text(text)
     identity = Identity([MachineValue("home", "/home/alice", "path")])
     plan = plan_file(path, text, parse_document(text, path), identity, rewrite=True)
