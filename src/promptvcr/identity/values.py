@@ -50,11 +50,12 @@ class MachineValue:
 _project_root: str | None = None
 
 
-def set_project_root(path: str | os.PathLike[str] | None) -> None:
+def set_project_root(path: str | os.PathLike[str] | None) -> str | None:
     """The folder a run's project lives in (the pytest plugin gives its rootdir); ``None``: the
-    working directory, read each time."""
+    working directory, read each time. Returns the one it replaces."""
     global _project_root
-    _project_root = None if path is None else os.fspath(path)
+    outer, _project_root = _project_root, None if path is None else os.fspath(path)
+    return outer
 
 
 _NAME = re.compile(r"[a-z][a-z0-9_-]{0,30}")
