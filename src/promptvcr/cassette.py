@@ -201,6 +201,8 @@ class Cassette(activation.Block):
         with self._lock:
             key = "" if self._keyless else request_key(seen, self.rules)
             on_tape = self._find(seen, key, fired)
+            if on_tape is None and seen is not request:  # recorded with the values as they were
+                on_tape = self._find(request, request_key(request, self.rules), fired)
             if on_tape is None:
                 return self._not_found(request, key, fired)
             if isinstance(on_tape, Replay):  # a fault broke the recorded answer
@@ -300,7 +302,6 @@ class Cassette(activation.Block):
         self.record_mode = resolve_record_mode(self._requested_mode, self.path)
         check_ci(self.record_mode, self.path)
         self._clear_run()
-        self._machine = Machine(self.writing.identity)  # this machine's values, read now
         self._fault_plan = None
         if self.faults:  # made with promptvcr.faults: imported by the user, not by every cassette
             from .faults.plan import FaultPlan
@@ -314,6 +315,7 @@ class Cassette(activation.Block):
         )
         interactions = self._loaded.interactions if self.record_mode.reads_cassette else []
         self._tape = Tape(interactions, rules=self.rules)
+        self._machine = Machine(self.writing.identity, interactions)  # this machine's values, read now
         # Recording onto nothing, without repeats: no lookup can find anything, so no key (issue 22).
         self._keyless = not (interactions or self.allow_playback_repeats) and self.record_mode.writes_cassette
         # Nothing to weigh for a request the tape holds: no fault, no pacing, not verify (issue 22).

@@ -91,15 +91,22 @@ def test_values_a_user_adds_replay_as_the_replaying_run_gives_them(
         assert ask(fake, "mail bob@example.org the report").endswith("mail bob@example.org the report")
 
 
-def test_identity_off_keeps_the_values(
+def test_identity_off_keeps_the_values_and_such_a_cassette_still_replays_here(
     fake: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cassette = tmp_path / "c.yaml"
     home = be(monkeypatch, tmp_path / "a", "alicewonder", "alice-laptop")
-    with promptvcr.use_cassette(cassette, record_mode="record", identity=False):
+    with promptvcr.use_cassette(cassette, record_mode="record", identity=False):  # or recorded before
         ask(fake, f"{home}/notes for alicewonder")
     text = cassette.read_text()
     assert f"{home}/notes for alicewonder" in text and "identity:" not in text
+    with promptvcr.use_cassette(cassette, record_mode="record"):  # one more, with placeholders
+        ask(fake, f"{home}/todo for alicewonder")
+    assert "<home>/todo for <user>" in cassette.read_text()
+    with promptvcr.use_cassette(cassette) as replayed:  # both, on the machine that recorded them
+        assert ask(fake, f"{home}/notes for alicewonder").endswith(f"{home}/notes for alicewonder")
+        assert ask(fake, f"{home}/todo for alicewonder").endswith(f"{home}/todo for alicewonder")
+    assert [play.outcome for play in replayed.played] == ["replayed", "replayed"]
 
 
 def test_a_bad_extra_name_says_what_to_use() -> None:

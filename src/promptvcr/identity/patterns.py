@@ -12,6 +12,7 @@ inside the home folder is ``<project>``, not ``<home>/src/app``.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter
@@ -120,31 +121,10 @@ class Identity:
     def __init__(self, values: Sequence[MachineValue]) -> None:
         self.values = tuple(values)
         self.used: Counter[str] = Counter()
-        forms: dict[str, tuple[str, str, MachineValue]] = {}
-        for value in self.values:
-            for form, replacement in _forms(value):
-                forms.setdefault(form, (replacement, value.name, value))
-        self._by_text = {form: (replacement, name) for form, (replacement, name, _) in forms.items()}
-        ordered = sorted(forms, key=len, reverse=True)
-        specific = {
-            form: forms[form][2].kind != "name" or is_specific(forms[form][2].text) for form in ordered
-        }
-        self.text_pattern = (
-            re.compile("|".join(_bounded(f, forms[f][2].kind, specific[f], _W[str]) for f in ordered))
-            if ordered
-            else None
-        )
-        self.bytes_pattern = (
-            re.compile(
-                "|".join(_bounded(f, forms[f][2].kind, specific[f], _W[bytes]) for f in ordered).encode()
-            )
-            if ordered
-            else None
-        )
+        compiled = _compiled(self.values)
+        self._by_text, self.text_pattern, self.bytes_pattern = compiled[:3]
         #: Each form as JSON text writes it: one substring search each says "nothing here".
-        self.needles = tuple(sorted({json.dumps(form, ensure_ascii=False)[1:-1] for form in ordered}))
-        self._byte_needles = tuple(sorted({form.encode() for form in ordered}))
-        self.longest = max((len(form.encode()) for form in ordered), default=1)
+        self.needles, self._byte_needles, self.longest = compiled[3:]
 
     def without(self, names: Iterable[str]) -> Identity:
         """The same values but those named ``names``."""
@@ -170,6 +150,41 @@ class Identity:
         if self.bytes_pattern is None or not any(needle in value for needle in self._byte_needles):
             return value
         return self.bytes_pattern.sub(self.bytes_sub, value)
+
+
+_Compiled = tuple[
+    dict[str, tuple[str, str]],
+    "re.Pattern[str] | None",
+    "re.Pattern[bytes] | None",
+    tuple[str, ...],
+    tuple[bytes, ...],
+    int,
+]
+
+
+@functools.lru_cache(maxsize=32)
+def _compiled(values: tuple[MachineValue, ...]) -> _Compiled:
+    """What an :class:`Identity` of ``values`` searches with, built once a process per set of
+    values (a cassette entered a thousand times reads the same machine)."""
+    forms: dict[str, tuple[str, str, MachineValue]] = {}
+    for value in values:
+        for form, replacement in _forms(value):
+            forms.setdefault(form, (replacement, value.name, value))
+    by_text = {form: (replacement, name) for form, (replacement, name, _) in forms.items()}
+    ordered = sorted(forms, key=len, reverse=True)
+    if not ordered:
+        return by_text, None, None, (), (), 1
+    specific = {form: forms[form][2].kind != "name" or is_specific(forms[form][2].text) for form in ordered}
+    text = "|".join(_bounded(f, forms[f][2].kind, specific[f], _W[str]) for f in ordered)
+    binary = "|".join(_bounded(f, forms[f][2].kind, specific[f], _W[bytes]) for f in ordered)
+    return (
+        by_text,
+        re.compile(text),
+        re.compile(binary.encode()),
+        tuple(sorted({json.dumps(form, ensure_ascii=False)[1:-1] for form in ordered})),
+        tuple(sorted({form.encode() for form in ordered})),
+        max(len(form.encode()) for form in ordered),
+    )
 
 
 class _Decoded:

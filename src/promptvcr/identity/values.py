@@ -10,6 +10,7 @@ directory is the project.
 
 from __future__ import annotations
 
+import functools
 import getpass
 import ipaddress
 import itertools
@@ -66,8 +67,23 @@ def machine_values(
 ) -> tuple[MachineValue, ...]:
     """The values of this machine (see the module's text), then ``extra``: a name for each value
     a user adds (``{"email": "alice@example.com"}`` is written ``<email>``). ``ValueError`` for
-    a name that is no placeholder name or one promptvcr's own."""
+    a name that is no placeholder name or one promptvcr's own. Read at each call (a few
+    variables and the working directory), resolved once for the same readings."""
     env = os.environ if environ is None else environ
+    given = (
+        env.get("PROMPTVCR_PROJECT_ROOT") or _project_root,
+        _cwd(),
+        env.get("HOME") or env.get("USERPROFILE"),
+        env.get("TMPDIR") or env.get("TEMP") or env.get("TMP"),
+        env.get("USER") or env.get("LOGNAME") or env.get("USERNAME"),
+        env.get("PROMPTVCR_HOSTNAME") or socket.gethostname(),
+    )
+    return _resolved(given, tuple(check_extra(extra or {}).items()))
+
+
+@functools.lru_cache(maxsize=64)
+def _resolved(given: tuple[str | None, ...], extra: tuple[tuple[str, str], ...]) -> tuple[MachineValue, ...]:
+    project, cwd, home, tmp, user, host = given
     found: list[MachineValue] = []
     seen: set[str] = set()
 
@@ -76,24 +92,21 @@ def machine_values(
             seen.add(text)
             found.append(MachineValue(name, text, kind))
 
-    project = env.get("PROMPTVCR_PROJECT_ROOT") or _project_root
-    cwd = _cwd()
     for name, path in (
         ("project", project or cwd),
         ("cwd", cwd),
-        ("home", env.get("HOME") or env.get("USERPROFILE") or _home()),
-        ("tmp", env.get("TMPDIR") or env.get("TEMP") or env.get("TMP") or tempfile.gettempdir()),
+        ("home", home or _home()),
+        ("tmp", tmp or tempfile.gettempdir()),
     ):
         for form in _path_forms(path):
             add(name, form, "path")
-    add("user", env.get("USER") or env.get("LOGNAME") or env.get("USERNAME") or _user(), "name")
-    host = env.get("PROMPTVCR_HOSTNAME") or socket.gethostname()
-    if host.lower() not in ("localhost", "localhost.localdomain"):
+    add("user", user or _user(), "name")
+    if host and host.lower() not in ("localhost", "localhost.localdomain"):
         add("host", host, "name")
         add("host", host.partition(".")[0], "name")
     for number, address in enumerate(_addresses(), start=1):
         add("address" if number == 1 else f"address:{number}", address, "token")
-    for name, value in check_extra(extra or {}).items():
+    for name, value in extra:
         add(name, value, "token")
     return tuple(found)
 
@@ -152,9 +165,15 @@ def _path_forms(path: str | None) -> Iterator[str]:
             yield form
 
 
-def _addresses() -> Iterator[str]:
+@functools.lru_cache(maxsize=1)
+def _addresses() -> tuple[str, ...]:
     """The machine's own addresses, loopback and link-local left out, read from the kernel's
-    tables (Linux) without asking a resolver: a lookup of the host name may go to the network."""
+    tables (Linux) without asking a resolver: a lookup of the host name may go to the network.
+    Read once a process: they outlive any test, and reading them costs more than the rest."""
+    return tuple(_read_addresses())
+
+
+def _read_addresses() -> Iterator[str]:
     texts: list[str] = []
     try:
         lines = Path("/proc/net/fib_trie").read_text().splitlines()

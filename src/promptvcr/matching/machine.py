@@ -13,6 +13,7 @@ restored: an answer that says ``<home>`` itself is left as the provider wrote it
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 from ..cassettes.models import Interaction, Request, Response
 from ..identity import Identity, IdentityOptions, Restorer, restorer
@@ -21,24 +22,36 @@ __all__ = ["Machine"]
 
 
 class Machine:
-    """This machine's values for one use of a cassette (read when it is entered)."""
+    """This machine's values for one use of a cassette (read when it is entered), and the
+    cassette's ``interactions`` (loaded)."""
 
-    def __init__(self, options: IdentityOptions | None) -> None:
+    def __init__(self, options: IdentityOptions | None, interactions: Sequence[Interaction] = ()) -> None:
         self._values = () if options is None else options.values()
         self._identity = Identity(self._values) if self._values else None
         self._restorers: dict[tuple[str, ...], Restorer | None] = {}
+        self._interactions = interactions
+        self._marked: bool | None = None
 
     def seen(self, request: Request) -> Request:
         """``request`` with this machine's values replaced in its URL and body, as its recording
-        holds them; ``request`` itself when it holds none (the usual case: one search in C).
-        Headers are left: no default rule keys on a header that holds a path or a name."""
+        holds them; ``request`` itself when it holds none (the usual case: a few searches in C),
+        or when the cassette holds no placeholder of ours (one recorded with ``identity=False``,
+        or before: its requests hold the values as they were, and match as they are). Headers
+        are left: no default rule keys on a header that holds a path or a name."""
         identity = self._identity
         if identity is None:
             return request
         url, content = identity.text(request.url), identity.content(request.content)
-        if url == request.url and content == request.content:
+        if (url == request.url and content == request.content) or not self._holds_placeholders():
             return request
         return Request(request.method, url, request.headers, content)
+
+    def _holds_placeholders(self) -> bool:
+        if self._marked is None:  # looked at once, and only for a request that holds a value
+            loaded = self._interactions
+            marked = getattr(loaded, "identity_marked", None)
+            self._marked = marked() if marked is not None else any(i.identity for i in loaded)
+        return self._marked
 
     def answer(self, interaction: Interaction, response: Response) -> Response:
         """``response`` (of ``interaction``) with the placeholders its marker lists restored to
