@@ -7,6 +7,7 @@ echoes the last user message.
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -114,3 +115,30 @@ def test_a_bad_extra_name_says_what_to_use() -> None:
         promptvcr.use_cassette("x.yaml", identity={"home": "/somewhere"})
     with pytest.raises(TypeError, match="expected True"):
         promptvcr.use_cassette("x.yaml", identity=3)  # type: ignore[arg-type]
+
+
+def test_a_websocket_session_replays_with_this_machines_values_on_both_sides(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from realtime_server import RealtimeServer
+    from websockets.sync.client import connect
+
+    def session(url: str, home: Path) -> str:
+        with connect(f"{url}/echo?room=58") as ws:  # the server sends back what the client sent
+            ws.send(
+                json.dumps({"type": "session.update", "session": {"instructions": f"work in {home}/app"}})
+            )
+            echoed = str(ws.recv())
+            ws.send("bye")
+        return str(json.loads(echoed)["session"]["instructions"])
+
+    cassette = tmp_path / "ws.yaml"
+    alice = be(monkeypatch, tmp_path / "a", "alicewonder", "alice-laptop")
+    with RealtimeServer() as server:
+        url = server.url
+        with promptvcr.use_cassette(cassette, record_mode="record"):
+            assert session(url, alice) == f"work in {alice}/app"
+    assert str(alice) not in cassette.read_text() and "work in <project>" in cassette.read_text()
+    bob = be(monkeypatch, tmp_path / "b", "bobbuilder", "bob-desktop")
+    with promptvcr.use_cassette(cassette):  # the server is gone: Bob's frames match, his path comes back
+        assert session(url, bob) == f"work in {bob}/app"

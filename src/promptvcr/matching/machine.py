@@ -6,8 +6,10 @@ machine's values were (:mod:`promptvcr.identity`, applied by :mod:`promptvcr.fil
 Replaying elsewhere, the code under test sends *this* machine's paths and names: the request
 is keyed with them replaced the same way, so the recording matches on any machine; and the
 answer's placeholders become this machine's values, so the code reads paths that exist where
-it runs. Only the placeholders an interaction's marker lists (``identity: [home, user]``) are
-restored: an answer that says ``<home>`` itself is left as the provider wrote it.
+it runs (a websocket's or an MCP server's frames too, on both sides: the code's own frames are
+compared as it sends them here). Only the placeholders an interaction's marker lists
+(``identity: [home, user]``) are restored: an answer that says ``<home>`` itself is left as
+the provider wrote it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from ..cassettes.models import Interaction, Request, Response
+from ..cassettes.wsframes import Frame, WebSocketSession, with_session
 from ..identity import Identity, IdentityOptions, Restorer, restorer
 
 __all__ = ["Machine"]
@@ -62,8 +65,11 @@ class Machine:
             back = self._restorers[interaction.identity]
         else:
             back = self._restorers[interaction.identity] = restorer(self._values, interaction.identity)
-        if back is None or response.websocket is not None:
+        if back is None:
             return response
+        if (session := response.websocket) is not None:  # both sides: the code's frames are compared
+            frames = [_restored_frame(frame, back) for frame in session.frames]
+            return with_session(response, WebSocketSession(frames, session.transport))
         kind = response.content_type
         json_text = kind.endswith(("json", "event-stream", "ndjson"))
         return dataclasses.replace(
@@ -71,3 +77,12 @@ class Machine:
             headers={name: back.text(value) for name, value in response.headers.items()},
             chunks=[back.content(chunk, json_text=json_text) for chunk in response.chunks],
         )
+
+
+def _restored_frame(frame: Frame, back: Restorer) -> Frame:
+    """A websocket or MCP frame with this machine's values: the server's, as the code reads them;
+    the code's own, as it sends them on this machine (so that they match)."""
+    if frame.kind not in ("text", "binary") or (b"<" not in frame.data and b"%3C" not in frame.data):
+        return frame
+    json_text = frame.data.lstrip()[:1] in (b"{", b"[")
+    return dataclasses.replace(frame, data=back.content(frame.data, json_text=json_text))
