@@ -142,3 +142,17 @@ def test_a_websocket_session_replays_with_this_machines_values_on_both_sides(
     bob = be(monkeypatch, tmp_path / "b", "bobbuilder", "bob-desktop")
     with promptvcr.use_cassette(cassette):  # the server is gone: Bob's frames match, his path comes back
         assert session(url, bob) == f"work in {bob}/app"
+
+
+def test_the_per_value_report_says_what_each_placeholder_stood_for(
+    fake: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = be(monkeypatch, tmp_path / "a", "alicewonder", "alice-laptop")
+    options = promptvcr.IdentityOptions(extra={"org": "org-4f2a9c"}, report=True)
+    cassette = promptvcr.use_cassette(tmp_path / "c.yaml", record_mode="record", identity=options)
+    with pytest.warns(promptvcr.MachineIdentityWarning) as caught, cassette:
+        ask(fake, f"{home}/notes of org-4f2a9c")
+    said = str(caught[0].message)
+    assert "<org> x2" in said and "<org> stands for 'org-4f2a9c'" in said
+    assert f"<project> stands for '{home / 'app'}'" not in said  # only the ones it used
+    assert f"<home> stands for '{home}'" in said
