@@ -89,6 +89,8 @@ def _forms(value: MachineValue) -> list[tuple[str, str]]:
     forms = {value.text: placeholder}
     if "/" in value.text:
         forms.setdefault(value.text.replace("/", "\\/"), placeholder)
+    if "\\" in value.text:  # a Windows path inside a JSON string
+        forms.setdefault(value.text.replace("\\", "\\\\"), placeholder)
     if not value.text.isascii():
         forms.setdefault(json.dumps(value.text)[1:-1], placeholder)
     if (encoded := quote(value.text, safe="")) != value.text:
