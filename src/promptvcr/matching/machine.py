@@ -37,20 +37,21 @@ class Machine:
 
     def seen(self, request: Request) -> Request:
         """``request`` with this machine's values replaced in its URL and body, as its recording
-        holds them; ``request`` itself when it holds none (the usual case: a few searches in C),
-        or when the cassette holds no placeholder of ours (one recorded with ``identity=False``,
-        or before: its requests hold the values as they were, and match as they are). Headers
-        are left: no default rule keys on a header that holds a path or a name."""
+        holds them; ``request`` itself when it holds none (one search in C), or, not even
+        searched, when the cassette holds no placeholder of ours (most: nothing recorded held
+        the machine's values, or it was recorded with ``identity=False`` or before, and its
+        requests match as they are). Headers are left: no default rule keys on a header that
+        holds a path or a name."""
         identity = self._identity
-        if identity is None:
+        if identity is None or not self._holds_placeholders():  # looked at once a use
             return request
         url, content = identity.text(request.url), identity.content(request.content)
-        if (url == request.url and content == request.content) or not self._holds_placeholders():
+        if url == request.url and content == request.content:
             return request
         return Request(request.method, url, request.headers, content)
 
     def _holds_placeholders(self) -> bool:
-        if self._marked is None:  # looked at once, and only for a request that holds a value
+        if self._marked is None:  # at the first request: most uses send none
             loaded = self._interactions
             marked = getattr(loaded, "identity_marked", None)
             self._marked = marked() if marked is not None else any(i.identity for i in loaded)
