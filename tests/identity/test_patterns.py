@@ -70,6 +70,11 @@ def test_a_short_or_common_name_is_replaced_only_inside_a_path() -> None:
         assert replaced(text, values) == f"{name} says hi to {name}; /opt/<user>/x /data/<user>"
 
 
+def test_a_common_name_that_is_also_a_folder_is_told_apart_by_its_boundary() -> None:
+    values = (MachineValue("home", "/root", "path"), MachineValue("user", "root", "name"))
+    assert replaced("/root/x x/root/y root", values) == "<home>/x x/<user>/y root"
+
+
 def test_the_replaying_machine_gets_its_own_values_back_and_only_the_marked_ones() -> None:
     recorded = replaced("alice works in /home/alice/src/app/x on alice-laptop")
     back = restorer(BOB, ["project", "user", "host"])

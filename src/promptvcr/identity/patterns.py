@@ -100,7 +100,7 @@ def _forms(value: MachineValue) -> list[tuple[str, str]]:
     return list(forms.items())
 
 
-def _bounded(form: str, kind: str, specific: bool, word: str) -> str:
+def _bounded(form: str, kind: str, word: str) -> str:
     """The regular expression of ``form`` with its boundaries (see the module's text). The
     boundary before it is looked at behind its first character, so that every branch starts
     with a literal: the engine then skips ahead to the characters a value can start with
@@ -112,10 +112,19 @@ def _bounded(form: str, kind: str, specific: bool, word: str) -> str:
         if form.startswith("%"):  # percent-encoded: after an encoded slash too
             before = rf"(?:{before}|(?<=%2F{first})|(?<=%2f{first}))"
         return first + before + rest + after
-    if kind == "name" and not specific:
-        return first + rf"(?<=[/\\]{first})" + rest + rf"(?=[/\\]|{after})"
     before = rf"(?<![{word}.-]{first})" if re.match(r"\w", form) else ""
     return first + before + rest + (rf"(?![{word}-]|\.[{word}])" if re.search(r"\w$", form) else "")
+
+
+#: A character a path's boundary does not allow before it (bytes: read as latin-1, any non-ASCII byte).
+_WORD_BEFORE = re.compile(r"[\w.~\x80-\xff-]")
+
+
+def _in_paths(names: Sequence[str], word: str) -> str:
+    """One branch for every short or common name, found only as a part of a path: it starts
+    with the path's separator (a common name's letters start no search: ``r`` of ``root``)."""
+    alternatives = "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
+    return rf"[/\\](?:{alternatives})(?=[/\\]|(?![{word}~-]|\.[{word}]))"
 
 
 class Identity:
@@ -132,7 +141,7 @@ class Identity:
         self._by_text, self.text_pattern, self.bytes_pattern = compiled[:3]
         #: Each form as JSON text writes it: one substring search each says "nothing here" in
         #: a stored interaction's JSON text (see :class:`promptvcr.credentials.masking.Masker`).
-        self.needles, self.longest = compiled[3:]
+        self.needles, self.longest, self._in_paths = compiled[3:]
 
     def without(self, names: Iterable[str]) -> Identity:
         """The same values but those named ``names``."""
@@ -140,12 +149,28 @@ class Identity:
         return Identity([value for value in self.values if value.name not in left])
 
     def text_sub(self, match: re.Match[str]) -> str:
-        replacement, name = self._by_text[match.group()]
-        self.used[name] += 1
-        return replacement
+        found = match.group()
+        return self._replaced(found, self._separated(found, match.string[match.start() - 1 : match.start()]))
 
     def bytes_sub(self, match: re.Match[bytes]) -> bytes:
-        return self.text_sub(_Decoded(match)).encode()  # type: ignore[arg-type]
+        found, before = match.group().decode("utf-8"), match.string[max(match.start() - 1, 0) : match.start()]
+        return self._replaced(found, self._separated(found, before.decode("latin-1"))).encode()
+
+    def _separated(self, found: str, before: str) -> bool:
+        """Whether the branch of the short and common names (:func:`_in_paths`) matched ``found``:
+        its separator is part of the match. ``/root`` is also the home folder ``/root``: that
+        branch comes first, so it is the other one only where the folder's boundary fails."""
+        if found in self._by_text:
+            return found[1:] in self._in_paths and bool(before) and _WORD_BEFORE.match(before) is not None
+        return True
+
+    def _replaced(self, found: str, separated: bool) -> str:
+        separator = ""
+        if separated:  # a short or common name, after its path's separator (kept)
+            separator, found = found[0], found[1:]
+        replacement, name = self._by_text[found]
+        self.used[name] += 1
+        return separator + replacement
 
     def text(self, value: str) -> str:
         """``value`` with each of the machine's values replaced."""
@@ -161,7 +186,12 @@ class Identity:
 
 
 _Compiled = tuple[
-    dict[str, tuple[str, str]], "re.Pattern[str] | None", "re.Pattern[bytes] | None", tuple[str, ...], int
+    dict[str, tuple[str, str]],
+    "re.Pattern[str] | None",
+    "re.Pattern[bytes] | None",
+    tuple[str, ...],
+    int,
+    frozenset[str],
 ]
 
 
@@ -176,27 +206,24 @@ def _compiled(values: tuple[MachineValue, ...]) -> _Compiled:
     by_text = {form: (replacement, name) for form, (replacement, name, _) in forms.items()}
     ordered = sorted(forms, key=len, reverse=True)
     if not ordered:
-        return by_text, None, None, (), 1
-    specific = {form: forms[form][2].kind != "name" or is_specific(forms[form][2].text) for form in ordered}
-    text = "|".join(_bounded(f, forms[f][2].kind, specific[f], _W[str]) for f in ordered)
-    binary = "|".join(_bounded(f, forms[f][2].kind, specific[f], _W[bytes]) for f in ordered)
+        return by_text, None, None, (), 1, frozenset()
+    in_paths = [f for f in ordered if forms[f][2].kind == "name" and not is_specific(forms[f][2].text)]
+    whole = [f for f in ordered if f not in in_paths]
+    text, binary = (
+        "|".join(
+            [_bounded(f, forms[f][2].kind, word) for f in whole]
+            + ([_in_paths(in_paths, word)] if in_paths else [])
+        )
+        for word in (_W[str], _W[bytes])
+    )
     return (
         by_text,
         re.compile(text),
         re.compile(binary.encode()),
         tuple(sorted({json.dumps(form, ensure_ascii=False)[1:-1] for form in ordered})),
-        max(len(form.encode()) for form in ordered),
+        max(len(form.encode()) for form in ordered) + 1,  # a short name's match holds its separator
+        frozenset(in_paths),
     )
-
-
-class _Decoded:
-    """A bytes match read as the text match :meth:`Identity.text_sub` takes."""
-
-    def __init__(self, match: re.Match[bytes]) -> None:
-        self._text = match.group().decode("utf-8")
-
-    def group(self) -> str:
-        return self._text
 
 
 class Restorer:
