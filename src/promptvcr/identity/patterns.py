@@ -124,7 +124,8 @@ def _in_paths(names: Sequence[str], word: str) -> str:
     """One branch for every short or common name, found only as a part of a path: it starts
     with the path's separator (a common name's letters start no search: ``r`` of ``root``)."""
     alternatives = "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
-    return rf"[/\\](?:{alternatives})(?=[/\\]|(?![{word}~-]|\.[{word}]))"
+    after = rf"(?=[/\\]|(?![{word}~-]|\.[{word}]))"
+    return rf"/(?:{alternatives}){after}|\\(?:{alternatives}){after}"  # each branch starts with a literal
 
 
 class Identity:
