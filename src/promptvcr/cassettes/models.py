@@ -164,12 +164,15 @@ class Interaction:
     """One recorded request and the response the server gave to it.
 
     ``recorded`` is when it was recorded (UTC; ``None`` for interactions recorded before
-    promptvcr kept the date, or built by hand): what ``max_age`` measures.
+    promptvcr kept the date, or built by hand): what ``max_age`` measures. ``identity`` names
+    the placeholders of the recording machine's values written into it (``home``, ``user``:
+    see :mod:`promptvcr.identity`): replay restores those, and nothing the provider said.
     """
 
     request: Request
     response: Response
     recorded: datetime | None = None
+    identity: tuple[str, ...] = ()
 
 
 Outcome = Literal["replayed", "recorded", "passthrough", "fault", "ignored", "verified"]

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..errors import CassetteMiss
+from ..identity.values import set_project_root
 from ..policies.modes import VCR_MODES, RecordMode, record_flag, vcr_mode_note
 from . import coexist, upkeep, vcr_compat
 from .accounts import drift_gate, html, spending
@@ -147,6 +148,12 @@ def pytest_configure(config: pytest.Config) -> None:
         "from a cassette; without a path, cassettes/<module>/<test>.yaml beside the test file.",
     )
     config.stash[_STATE] = _State(parse_options(config))
+    outer = set_project_root(config.rootpath)  # <project> is the rootdir (promptvcr.identity)
+
+    def give_back() -> None:  # a run inside a run (pytester) leaves the outer one's root
+        set_project_root(outer)
+
+    config.add_cleanup(give_back)
     export_record_mode(config, config.stash[_STATE].options)
     upkeep.configure(config)
     spending.configure(config)
