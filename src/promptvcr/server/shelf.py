@@ -85,7 +85,7 @@ def report_entry(cassette: ServedCassette) -> dict[str, Any]:
     tokens: dict[str, Tokens] = {}
     for play in cassette.played:
         outcomes[play.outcome] = outcomes.get(play.outcome, 0) + 1
-        if play.response is not None and play.outcome in ("replayed", "recorded", "verified"):
+        if play.response is not None and play.outcome in ("replayed", "recorded", "verified", "tool-drift"):
             tokens[play.outcome] = tokens.get(play.outcome, Tokens()) + tokens_of(play.response)
     return {
         "path": str(cassette.path),
