@@ -15,7 +15,7 @@ from ..errors import CassetteError
 from ..files import guarded
 from ..matching.key import request_key
 from .exchanges import drift_line, exchanges, miss
-from .model import Entry
+from .model import DriftLine, Entry
 from .pricing import Prices
 
 if TYPE_CHECKING:
@@ -49,6 +49,10 @@ def add_cassette(entry: Entry, cassette: Cassette, shown: str, prices: Prices) -
             entry.misses.append(miss(request, interactions, rules, why))
     for drift in cassette.drift:
         entry.drift.extend(drift_line(drift.where, line) for line in drift.differences)
+    for play in plays:
+        if play.outcome == "tool-drift":
+            where = f"{play.request.method} {play.request.url}"
+            entry.tool_drift.extend(DriftLine(where, "tool drift", line) for line in play.tool_drift)
 
 
 def _cassette_files(paths: Iterable[Path]) -> list[Path]:

@@ -13,7 +13,17 @@ from typing import Any, NamedTuple
 __all__ = ["DriftLine", "Entry", "Exchange", "FieldDiff", "Miss", "Report", "Total", "TurnView"]
 
 #: The outcomes an exchange or a test is filtered by, in the order the filter lists them.
-OUTCOMES = ("replayed", "recorded", "missed", "drifted", "verified", "passthrough", "fault", "ignored")
+OUTCOMES = (
+    "replayed",
+    "tool-drift",
+    "recorded",
+    "missed",
+    "drifted",
+    "verified",
+    "passthrough",
+    "fault",
+    "ignored",
+)
 
 
 @dataclass(frozen=True)
@@ -88,6 +98,8 @@ class Entry:
     exchanges: list[Exchange] = field(default_factory=list)
     misses: list[Miss] = field(default_factory=list)
     drift: list[DriftLine] = field(default_factory=list)
+    #: Requests replayed though their tool results changed: one line per result (tool, call id).
+    tool_drift: list[DriftLine] = field(default_factory=list)
 
     @property
     def outcomes(self) -> list[str]:
@@ -113,6 +125,7 @@ class Entry:
         self.exchanges.extend(other.exchanges)
         self.misses.extend(other.misses)
         self.drift.extend(other.drift)
+        self.tool_drift.extend(other.tool_drift)
 
     def to_data(self) -> dict[str, Any]:
         return asdict(self)
@@ -148,6 +161,7 @@ class Entry:
             exchanges=exchanges,
             misses=misses,
             drift=[DriftLine(**d) for d in data["drift"]],
+            tool_drift=[DriftLine(**d) for d in data.get("tool_drift", ())],
         )
 
 
@@ -190,6 +204,10 @@ class Report:
     @property
     def drift_count(self) -> int:
         return sum(len(t.drift) for t in self.tests)
+
+    @property
+    def tool_drift_count(self) -> int:
+        return sum(len(t.tool_drift) for t in self.tests)
 
     @property
     def all_outcomes(self) -> list[str]:
