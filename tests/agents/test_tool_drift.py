@@ -26,6 +26,7 @@ from pydantic_ai.providers.openai import OpenAIProvider
 
 import promptvcr
 from promptvcr import CassetteMiss
+from promptvcr.server import serve
 
 OFFLINE = "http://127.0.0.1:9"  # nothing listens: a replay that tried the network would fail
 TOOLS = ("get_weather", "get_time", "get_news")
@@ -253,3 +254,19 @@ def test_sdk_parallel_results_and_tool_drift(sdk_cassette: tuple[str, Path, str]
     with promptvcr.use_cassette(path, on_tool_drift="replay") as cassette:
         assert turn(OFFLINE, drifted, (1, 2, 0)) == recorded
     assert [play.outcome for play in cassette.played] == ["replayed", "tool-drift"]
+
+
+def test_serve_replays_tool_drift_when_asked_and_fails_on_it(chat_cassette: tuple[Path, str]) -> None:
+    """``promptvcr serve --on-tool-drift replay``: the other process gets the recorded answer, and
+    ``--fail-on-drift`` makes the server's exit status say so, naming the tool and the call id."""
+    path, recorded = chat_cassette
+    drifted = {**RESULTS, "get_news": "an election"}
+    with serve(
+        path, record_mode="replay", options=["--on-tool-drift", "replay", "--fail-on-drift"]
+    ) as server:
+        assert chat_turn(f"{server.url}/openai", drifted, (1, 0, 2)) == recorded
+    assert server.process.returncode == 1
+    assert f"tool drift (--fail-on-drift) in {path}: POST " in server.log_text
+    assert 'get_news (call call_fake_1_2): "no news" -> "an election"' in server.log_text
+    entry = server.report["cassettes"][0]
+    assert entry["outcomes"] == {"replayed": 1, "tool-drift": 1}
