@@ -77,10 +77,6 @@ class Api:
     tools: tuple[str, ...]
     results: tuple[ResultShape, ...]
     calls: tuple[CallShape, ...]
-    #: Where the answer reports cached prompt tokens: dotted paths in its usage, by meaning.
-    cached_read: tuple[str, ...] = ()
-    cached_written: tuple[str, ...] = ()
-    prompt_tokens: tuple[str, ...] = ()
 
 
 #: Every API whose conversations promptvcr reads, by what its documentation says.
@@ -93,8 +89,6 @@ APIS: tuple[Api, ...] = (
         tools=("tools", "functions"),
         results=(ResultShape(None, ("role", "tool"), None, "tool_call_id", "content"),),
         calls=(CallShape("tool_calls", None, None, "id", "function.name"),),
-        cached_read=("usage.prompt_tokens_details.cached_tokens",),
-        prompt_tokens=("usage.prompt_tokens",),
     ),
     Api(
         name="openai-responses",
@@ -104,11 +98,6 @@ APIS: tuple[Api, ...] = (
         tools=("tools",),
         results=(ResultShape(None, ("type", "function_call_output"), None, "call_id", "output"),),
         calls=(CallShape(None, ("type", "function_call"), None, "call_id", "name"),),
-        cached_read=(
-            "usage.input_tokens_details.cached_tokens",
-            "response.usage.input_tokens_details.cached_tokens",
-        ),
-        prompt_tokens=("usage.input_tokens", "response.usage.input_tokens"),
     ),
     Api(
         name="anthropic-messages",
@@ -124,9 +113,6 @@ APIS: tuple[Api, ...] = (
             CallShape("content", ("type", "tool_use"), None, "id", "name"),
             CallShape("content", ("type", "mcp_tool_use"), None, "id", "name"),
         ),
-        cached_read=("usage.cache_read_input_tokens", "message.usage.cache_read_input_tokens"),
-        cached_written=("usage.cache_creation_input_tokens", "message.usage.cache_creation_input_tokens"),
-        prompt_tokens=("usage.input_tokens", "message.usage.input_tokens"),
     ),
     Api(
         name="gemini",
@@ -136,8 +122,6 @@ APIS: tuple[Api, ...] = (
         tools=("tools", "toolConfig", "tool_config"),
         results=(ResultShape("parts", None, "functionResponse", "id", "response", name="name"),),
         calls=(CallShape("parts", None, "functionCall", "id", "name"),),
-        cached_read=("usageMetadata.cachedContentTokenCount",),
-        prompt_tokens=("usageMetadata.promptTokenCount",),
     ),
 )
 

@@ -22,13 +22,13 @@ from typing import Any
 
 from ..cassettes.models import Interaction, Request
 from .conversation import ToolResult, api_for, tool_results, without_results
-from .diffs import Difference, candidates, show
+from .diffs import candidates, show
 from .key import apply_rules
 from .parts import KeyParts, Rule, key_parts
 from .rules.ids import call_placeholders
 from .rules.learned import PATTERNS
 
-__all__ = ["ToolChange", "Why", "drifted_tools", "why_missed"]
+__all__ = ["ToolChange", "Why", "drifted_tools", "volatile_kinds", "why_missed"]
 
 _VOLATILE = {kind: re.compile(pattern) for kind, pattern in PATTERNS.items()}
 _SHOWN = 80
@@ -104,9 +104,9 @@ def _masked(text: str) -> str:
     return text
 
 
-def _volatile_kinds(diff: Difference) -> tuple[str, ...] | None:
-    """The kinds of volatile value that are all ``diff`` changes in a string, else ``None``."""
-    left, right = diff.recorded, diff.sent
+def volatile_kinds(left: Any, right: Any) -> tuple[str, ...] | None:
+    """The kinds of volatile value (a uuid, a timestamp, ...) that are all that differs between
+    two strings; ``None`` when they differ in anything else (or are not both strings)."""
     if not (isinstance(left, str) and isinstance(right, str)) or _masked(left) != _masked(right):
         return None
     return tuple(kind for kind, p in _VOLATILE.items() if p.findall(left) != p.findall(right)) or None
@@ -130,7 +130,7 @@ def why_missed(recorded: Request, sent: Request, rules: Sequence[Rule]) -> Why |
 
     why = Why()
     diffs = differences(recorded, sent, rules)
-    volatile = {d.path: kinds for d in diffs if (kinds := _volatile_kinds(d)) is not None}
+    volatile = {d.path: kinds for d in diffs if (kinds := volatile_kinds(d.recorded, d.sent)) is not None}
     for d in diffs:
         top = re.split(r"[.\[]", d.path, maxsplit=1)[0]
         if d.path in volatile:

@@ -1,0 +1,183 @@
+"""Where a prompt cache breaks: a timestamp in the system prompt, found at its byte, per SDK.
+
+Real SDKs (anthropic with ``cache_control``, openai chat, google-genai) run a three-request
+agent loop against FakeProvider on 127.0.0.1 with its prompt cache on (it answers cached-token
+counts as the providers do). A loop whose system prompt carries a timestamp that changes each
+request breaks the cache at that timestamp's byte; the same loop saying a time that does not
+change is no break. The readout (:mod:`promptvcr.readouts.cachebreaks`) and ``promptvcr cache``
+report it with the cached-token counts the provider answered.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import openai
+import pytest
+from fake_provider import FakeProvider
+from google import genai
+from google.genai import types as genai_types
+
+import promptvcr
+from promptvcr.cli import main
+from promptvcr.files import guarded
+from promptvcr.readouts.cachebreaks import conversations
+
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}}
+CHANGING = ["2026-12-07T10:00:01Z", "2026-12-07T10:00:02Z", "2026-12-07T10:00:03Z"]
+STEADY = ["2026-12-07T10:00:00Z"] * 3
+SAME_UNTIL = "10:00:0"  # the stamps differ in the character after this
+
+
+def system_text(stamp: str) -> str:
+    return f"You are a weather agent. Now: {stamp}. Answer briefly."
+
+
+def anthropic_loop(base: str, stamps: list[str]) -> None:
+    client = anthropic.Anthropic(api_key="sk-ant-test", base_url=base, max_retries=0)
+    tools: Any = [{"name": "get_weather", "description": "the weather", "input_schema": SCHEMA}]
+    messages: list[Any] = [{"role": "user", "content": "Weather in Paris?"}]
+    for stamp in stamps:
+        system: Any = [{"type": "text", "text": system_text(stamp), "cache_control": {"type": "ephemeral"}}]
+        reply = client.messages.create(
+            model="claude-sonnet-4-5", max_tokens=64, system=system, tools=tools, messages=messages
+        )
+        messages.append(
+            {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in reply.content]}
+        )
+        if reply.stop_reason == "tool_use":
+            result = {"type": "tool_result", "tool_use_id": reply.content[0].id, "content": "sunny"}  # type: ignore[union-attr]
+            messages.append({"role": "user", "content": [result]})
+        else:
+            messages.append({"role": "user", "content": "And tomorrow?"})
+
+
+def openai_loop(base: str, stamps: list[str]) -> None:
+    client = openai.OpenAI(api_key="sk-test", base_url=f"{base}/v1", max_retries=0)
+    tools: Any = [{"type": "function", "function": {"name": "get_weather", "parameters": SCHEMA}}]
+    messages: list[Any] = [{"role": "user", "content": "Weather in Paris?"}]
+    for stamp in stamps:
+        sent = [{"role": "system", "content": system_text(stamp)}, *messages]
+        message = (
+            client.chat.completions.create(model="gpt-4o-mini", messages=sent, tools=tools).choices[0].message
+        )
+        messages.append(message.model_dump(exclude_none=True))
+        for call in message.tool_calls or []:
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": "sunny"})
+        if not message.tool_calls:
+            messages.append({"role": "user", "content": "And tomorrow?"})
+
+
+def gemini_loop(base: str, stamps: list[str]) -> None:
+    options = genai_types.HttpOptions(base_url=base, api_version="v1beta")
+    client = genai.Client(api_key="g-test", http_options=options)
+    declaration = genai_types.FunctionDeclaration(name="get_weather", parameters_json_schema=SCHEMA)
+    contents: list[Any] = [
+        genai_types.Content(role="user", parts=[genai_types.Part(text="Weather in Paris?")])
+    ]
+    for stamp in stamps:
+        config = genai_types.GenerateContentConfig(
+            system_instruction=system_text(stamp),
+            tools=[genai_types.Tool(function_declarations=[declaration])],
+            automatic_function_calling=genai_types.AutomaticFunctionCallingConfig(disable=True),
+        )
+        reply = client.models.generate_content(model="gemini-2.5-flash", contents=contents, config=config)
+        contents.append(reply.candidates[0].content)  # type: ignore[index]
+        if reply.function_calls:
+            part = genai_types.Part.from_function_response(name="get_weather", response={"result": "sunny"})
+        else:
+            part = genai_types.Part(text="And tomorrow?")
+        contents.append(genai_types.Content(role="user", parts=[part]))
+
+
+#: Each SDK's loop, the body field of its system prompt, and where its answer counts cached tokens.
+SDKS: dict[str, tuple[Callable[[str, list[str]], None], str, Callable[[dict[str, Any]], int]]] = {
+    "anthropic": (anthropic_loop, "system", lambda answer: answer["usage"]["cache_read_input_tokens"]),
+    "openai": (
+        openai_loop,
+        "messages",
+        lambda answer: answer["usage"]["prompt_tokens_details"]["cached_tokens"],
+    ),
+    "gemini": (
+        gemini_loop,
+        "systemInstruction",
+        lambda answer: answer["usageMetadata"]["cachedContentTokenCount"],
+    ),
+}
+WHERE = {
+    "anthropic": "system[0].text",
+    "openai": "messages[0].content",
+    "gemini": "systemInstruction.parts[0].text",
+}
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Path]:
+    """Each SDK's loop recorded twice: a timestamp that changes each request, and one that does not."""
+    folder = tmp_path_factory.mktemp("cache")
+    paths = {}
+    for name, (loop, _, _) in SDKS.items():
+        for kind, stamps in (("changing", CHANGING), ("steady", STEADY)):
+            paths[name, kind] = path = folder / f"{name}-{kind}.yaml"
+            with FakeProvider(prompt_cache=True) as fake, promptvcr.use_cassette(path, record_mode="record"):
+                loop(fake.base_url, stamps)
+    return paths
+
+
+def _expected_byte(body: dict[str, Any], field: str) -> int:
+    """The byte of the first changing character, counted over the tools then the system prompt as sent."""
+    tools = b"".join(json.dumps(t, ensure_ascii=False, separators=(",", ":")).encode() for t in body["tools"])
+    system = body[field][0] if isinstance(body[field], list) else body[field]
+    system = {k: v for k, v in system.items() if k != "cache_control"}
+    text = json.dumps(system, ensure_ascii=False, separators=(",", ":"))
+    return len(tools) + len(text[: text.index(SAME_UNTIL) + len(SAME_UNTIL)].encode())
+
+
+@pytest.mark.parametrize("name", sorted(SDKS))
+def test_a_changing_timestamp_breaks_the_cache_at_its_byte(
+    recorded: dict[tuple[str, str], Path], name: str
+) -> None:
+    _, field, cached_of = SDKS[name]
+    interactions = guarded.read_interactions(recorded[name, "changing"]) or []
+    [conversation] = conversations(interactions)
+    assert [turn.position for turn in conversation.breaks] == [1, 2]
+    for turn in conversation.breaks:
+        body = json.loads(interactions[turn.position].request.content)
+        assert turn.break_at == _expected_byte(body, field)
+        assert (
+            turn.where
+            == f"{WHERE[name]}, character {system_text(CHANGING[0]).index(SAME_UNTIL) + len(SAME_UNTIL)}"
+        )
+        assert turn.change.startswith("a timestamp changed: ")
+        answer = json.loads(interactions[turn.position].response.content)
+        assert turn.cache.read == cached_of(answer)  # the counts the provider answered, as recorded
+
+
+@pytest.mark.parametrize("name", sorted(SDKS))
+def test_a_timestamp_that_does_not_change_is_no_break(
+    recorded: dict[tuple[str, str], Path], name: str
+) -> None:
+    interactions = guarded.read_interactions(recorded[name, "steady"]) or []
+    [conversation] = conversations(interactions)
+    assert len(conversation.turns) == 3
+    assert conversation.breaks == []
+    assert all(turn.shared > 0 and turn.shared >= turn.cacheable for turn in conversation.turns[1:])
+    assert all((turn.cache.read or 0) > 0 for turn in conversation.turns[1:])
+
+
+def test_the_cache_command_names_the_break_and_fails(
+    recorded: dict[tuple[str, str], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["cache", str(recorded["anthropic", "changing"])]) == 1
+    out = capsys.readouterr().out
+    assert "POST /v1/messages  claude-sonnet-4-5 (anthropic), cached by cache_control breakpoints" in out
+    assert "CACHE BREAK at byte " in out and "system[0].text, character 48: a timestamp changed" in out
+    assert "2 cache break(s)." in out
+    assert main(["cache", str(recorded["anthropic", "steady"]), str(recorded["openai", "steady"])]) == 0
+    out = capsys.readouterr().out
+    assert "CACHE BREAK" not in out and "0 cache break(s)." in out
+    assert "cached tokens: " in out
