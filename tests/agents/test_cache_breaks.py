@@ -181,3 +181,70 @@ def test_the_cache_command_names_the_break_and_fails(
     out = capsys.readouterr().out
     assert "CACHE BREAK" not in out and "0 cache break(s)." in out
     assert "cached tokens: " in out
+
+
+LOOP_MODULE = """
+import openai
+
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}}
+TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": SCHEMA}}]
+
+
+def loop(base_url, stamps):
+    client = openai.OpenAI(api_key="sk-test-key-for-replay-0000", base_url=base_url, max_retries=0)
+    messages = [{"role": "user", "content": "Weather in Paris?"}]
+    for stamp in stamps:
+        system = {"role": "system", "content": f"You are a weather agent. Now: {stamp}. Answer briefly."}
+        sent = [system, *messages]
+        answer = client.chat.completions.create(model="gpt-4o-mini", messages=sent, tools=TOOLS)
+        message = answer.choices[0].message
+        messages.append(message.model_dump(exclude_none=True))
+        for call in message.tool_calls or []:
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": "sunny"})
+        if not message.tool_calls:
+            messages.append({"role": "user", "content": "And tomorrow?"})
+"""
+
+LOOP_SUITE = f"""
+import os
+import pytest
+from agentloop import loop
+
+UPSTREAM = os.environ.get("UPSTREAM", "http://127.0.0.1:9/v1")
+
+@pytest.mark.promptvcr
+def test_changing():
+    loop(UPSTREAM, {CHANGING!r})
+
+@pytest.mark.promptvcr
+def test_steady():
+    loop(UPSTREAM, {STEADY!r})
+"""
+
+
+def test_fail_on_cache_break_fails_a_replaying_run_that_breaks_its_cache(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from plugin_suites import make_suite, run
+
+    make_suite(pytester, agentloop=LOOP_MODULE, test_app=LOOP_SUITE)
+    with FakeProvider(prompt_cache=True) as fake:
+        monkeypatch.setenv("UPSTREAM", fake.openai_base_url)
+        run(pytester, "--record-mode=record").assert_outcomes(passed=2)
+    monkeypatch.delenv("UPSTREAM")
+
+    assert run(pytester).ret == 0  # replayed, and without the option nothing is judged
+    gated = run(pytester, "--fail-on-cache-break")
+    gated.assert_outcomes(passed=2)
+    assert gated.ret == pytest.ExitCode.TESTS_FAILED
+    gated.stdout.fnmatch_lines(
+        [
+            "*promptvcr --fail-on-cache-break*",
+            "FAILED: 2 request(s) break their prompt cache:",
+            "*test_app.py::test_changing  cassette cassettes/test_app/test_changing.yaml",
+            "*POST /v1/chat/completions (gpt-4o-mini), request 2: at byte 200 of the 266 that should have "
+            "been cached: messages?0?.content, character 48: a timestamp changed*",
+        ]
+    )
+    assert "test_steady  cassette" not in gated.stdout.str()
+    assert run(pytester, "--fail-on-cache-break", "-k", "steady").ret == 0

@@ -65,6 +65,9 @@ def configure(config: pytest.Config) -> None:
 class DriftGate:
     """Collects ``(test, cassette, answer, differences)`` of every drifted answer of the run."""
 
+    #: Where a pytest-xdist worker puts what it found, for the controller.
+    output_key = _WORKER_OUTPUT
+
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.found: list[tuple[str, str, str, int]] = []
@@ -96,14 +99,14 @@ class DriftGate:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         workeroutput = getattr(self.config, "workeroutput", None)
         if workeroutput is not None:
-            workeroutput[_WORKER_OUTPUT] = [list(entry) for entry in self.found]
+            workeroutput[self.output_key] = [list(entry) for entry in self.found]
             return
         if self.found and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        for nodeid, cassette, where, count in getattr(node, "workeroutput", {}).get(_WORKER_OUTPUT, []):
+        for nodeid, cassette, where, count in getattr(node, "workeroutput", {}).get(self.output_key, []):
             self.found.append((str(nodeid), str(cassette), str(where), int(count)))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
