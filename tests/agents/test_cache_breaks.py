@@ -242,9 +242,31 @@ def test_fail_on_cache_break_fails_a_replaying_run_that_breaks_its_cache(
             "*promptvcr --fail-on-cache-break*",
             "FAILED: 2 request(s) break their prompt cache:",
             "*test_app.py::test_changing  cassette cassettes/test_app/test_changing.yaml",
-            "*POST /v1/chat/completions (gpt-4o-mini), request 2: at byte 200 of the 266 that should have "
+            "*POST /v1/chat/completions (gpt-4o-mini), request 2: at byte 200 of the 266 B that should have "
             "been cached: messages?0?.content, character 48: a timestamp changed*",
         ]
     )
     assert "test_steady  cassette" not in gated.stdout.str()
     assert run(pytester, "--fail-on-cache-break", "-k", "steady").ret == 0
+
+
+def test_the_html_report_has_a_cache_break_section(
+    recorded: dict[tuple[str, str], Path], tmp_path: Path
+) -> None:
+    page = tmp_path / "report.html"
+    assert (
+        main(
+            [
+                "report",
+                str(recorded["gemini", "changing"]),
+                str(recorded["gemini", "steady"]),
+                "--html",
+                str(page),
+            ]
+        )
+        == 0
+    )
+    html = page.read_text()
+    assert html.count("prompt cache</h3>") == 1  # the changing cassette only
+    assert "interactions[1] POST /v1beta/models/gemini-2.5-flash:generateContent (gemini-2.5-flash)" in html
+    assert "systemInstruction.parts[0].text, character 48: a timestamp changed" in html

@@ -100,6 +100,8 @@ class Entry:
     drift: list[DriftLine] = field(default_factory=list)
     #: Requests replayed though their tool results changed: one line per result (tool, call id).
     tool_drift: list[DriftLine] = field(default_factory=list)
+    #: Where a conversation breaks its prompt cache: one line per request that does.
+    cache_breaks: list[DriftLine] = field(default_factory=list)
 
     @property
     def outcomes(self) -> list[str]:
@@ -126,6 +128,7 @@ class Entry:
         self.misses.extend(other.misses)
         self.drift.extend(other.drift)
         self.tool_drift.extend(other.tool_drift)
+        self.cache_breaks.extend(other.cache_breaks)
 
     def to_data(self) -> dict[str, Any]:
         return asdict(self)
@@ -162,6 +165,7 @@ class Entry:
             misses=misses,
             drift=[DriftLine(**d) for d in data["drift"]],
             tool_drift=[DriftLine(**d) for d in data.get("tool_drift", ())],
+            cache_breaks=[DriftLine(**d) for d in data.get("cache_breaks", ())],
         )
 
 
@@ -204,6 +208,10 @@ class Report:
     @property
     def drift_count(self) -> int:
         return sum(len(t.drift) for t in self.tests)
+
+    @property
+    def cache_break_count(self) -> int:
+        return sum(len(t.cache_breaks) for t in self.tests)
 
     @property
     def tool_drift_count(self) -> int:

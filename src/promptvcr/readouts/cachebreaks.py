@@ -79,6 +79,15 @@ class CacheTurn:
     def broke(self) -> bool:
         return self.break_at is not None
 
+    @property
+    def break_text(self) -> str:
+        """The break, as every front end says it: the byte, the field, what changed, the counts."""
+        read = "-" if self.cache.read is None else f"{self.cache.read:,}"
+        return (
+            f"at byte {self.break_at or 0:,} of the {self.cacheable:,} B that should have been cached: "
+            f"{self.where}: {self.change} (cached tokens read: {read})"
+        )
+
 
 @dataclass
 class Conversation:
@@ -282,10 +291,7 @@ def report_lines(shown: str, found: Sequence[Conversation], price: Pricer | None
                 head += f", {turn.shared:,} B shared with the previous request"
             lines.append(f"{head}; {_cache_text(turn, conversation, price)}")
             if turn.broke:
-                lines.append(
-                    f"      CACHE BREAK at byte {turn.break_at:,} of the {turn.cacheable:,} B that should "
-                    f"have been cached: {turn.where}: {turn.change}"
-                )
+                lines.append(f"      CACHE BREAK {turn.break_text}")
         breaks = len(conversation.breaks)
         lines.append(f"    {breaks} cache break(s) in {len(conversation.turns)} request(s)")
     return lines

@@ -60,11 +60,8 @@ class CacheGate(DriftGate):
             return
         shown = shown_path(cassette.path, self.config.rootpath)
         for conversation, turn in found:
-            where = (
-                f"{conversation.endpoint} ({conversation.model}), request {turn.position + 1}: at byte "
-                f"{turn.break_at:,} of the {turn.cacheable:,} that should have been cached: "
-                f"{turn.where}: {turn.change}"
-            )
+            request = f"{conversation.endpoint} ({conversation.model}), request {turn.position + 1}"
+            where = f"{request}: {turn.break_text}"
             self.found.append((self._nodeid, shown, where, 1))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
