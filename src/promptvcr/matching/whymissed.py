@@ -87,11 +87,16 @@ class Why:
             elif kind == "parameters":
                 out.append(f"Why it missed: parameters changed: {_few(self.parameters)}")
             elif kind == "volatile":
-                for path, kinds in self.volatile:
-                    rule = f"mask_in_field({path!r}, {list(kinds)!r})"
-                    out.append(f"Why it missed: a volatile value ({', '.join(kinds)}) changed at {path}; "
-                               f"a rule absorbs it: rules=[*default_rules(), {rule}]")  # fmt: skip
+                out.extend(_volatile_line(path, kinds) for path, kinds in self.volatile)
         return out
+
+
+def _volatile_line(path: str, kinds: tuple[str, ...]) -> str:
+    rule = f"mask_in_field({path!r}, {list(kinds)!r})"
+    return (
+        f"Why it missed: a volatile value ({', '.join(kinds)}) changed at {path}; a rule absorbs it: "
+        f"rules=[*default_rules(), {rule}] (mask_in_field: promptvcr.matching.rules.learned)"
+    )
 
 
 def _few(paths: list[str]) -> str:
