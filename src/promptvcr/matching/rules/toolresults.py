@@ -14,7 +14,6 @@ Where each API keeps its results is :data:`..conversation.APIS`.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import Any
 
@@ -23,8 +22,9 @@ from ..parts import KeyParts
 
 __all__ = ["parallel_tool_results"]
 
-#: Bytes without any of these hold no tool result: the rule then costs one search.
-_MARKERS = re.compile(rb"tool_call_id|tool_use_id|call_id|functionResponse")
+#: Bytes with fewer than two of these (``call_id`` is in ``tool_call_id``) hold fewer than two
+#: tool results, nothing to order: the rule then costs three byte counts, no walk.
+_MARKERS = (b"call_id", b"tool_use_id", b"functionResponse")
 
 
 def _result(item: Any, shape: ResultShape) -> dict[str, Any] | None:
@@ -66,7 +66,8 @@ def parallel_tool_results(parts: KeyParts) -> KeyParts:
     Real case: pydantic-ai runs the tools of one model turn concurrently and sends their
     results in the order they finished (see the module)."""
     body = parts.body
-    if (parts.raw and not _MARKERS.search(parts.raw)) or not isinstance(body, dict):
+    raw = parts.raw
+    if (raw and sum(raw.count(marker) for marker in _MARKERS) < 2) or not isinstance(body, dict):
         return parts
     api = api_for(parts.path)
     if api is None or not isinstance(conversation := body.get(api.conversation), list):
