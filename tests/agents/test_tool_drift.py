@@ -300,3 +300,21 @@ def test_a_volatile_value_names_the_rule_that_absorbs_it(tmp_path: Path) -> None
     rules = [*default_rules(), mask_in_field("messages[0].content", ["timestamp"])]
     with promptvcr.use_cassette(path, rules=rules):
         assert ask(OFFLINE, "2026-12-08T09:30:00Z") == recorded
+
+
+def test_a_clock_tool_returning_a_new_time_is_tool_drift(chat_cassette: tuple[Path, str]) -> None:
+    """A timestamp a tool returned is tool drift (the clock is a tool), not a volatile value to mask."""
+    path, _ = chat_cassette
+    clocked = {**RESULTS, "get_time": "2026-12-07T10:00:00Z"}
+    with FakeProvider() as fake:
+        source = path.with_name("clock.yaml")
+        with promptvcr.use_cassette(source, record_mode="record"):
+            chat_turn(fake.base_url, clocked, (0, 1, 2))
+    later = {**RESULTS, "get_time": "2026-12-07T11:15:00Z"}
+    with pytest.raises(CassetteMiss) as miss, promptvcr.use_cassette(source):
+        chat_turn(OFFLINE, later, (0, 1, 2))
+    assert "Why it missed: tool drift" in str(miss.value)
+    assert "volatile" not in str(miss.value)
+    with promptvcr.use_cassette(source, on_tool_drift="replay") as cassette:
+        chat_turn(OFFLINE, later, (0, 1, 2))
+    assert [play.outcome for play in cassette.played] == ["replayed", "tool-drift"]

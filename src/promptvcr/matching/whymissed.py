@@ -117,6 +117,11 @@ def volatile_kinds(left: Any, right: Any) -> tuple[str, ...] | None:
     return tuple(kind for kind, p in _VOLATILE.items() if p.findall(left) != p.findall(right)) or None
 
 
+def _top(path: str) -> str:
+    """The top-level field of a diff's path (``messages`` of ``messages[2].content``)."""
+    return re.split(r"[.\[]", path, maxsplit=1)[0]
+
+
 def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr)
 
@@ -135,24 +140,29 @@ def why_missed(recorded: Request, sent: Request, rules: Sequence[Rule]) -> Why |
 
     why = Why()
     diffs = differences(recorded, sent, rules)
-    volatile = {d.path: kinds for d in diffs if (kinds := volatile_kinds(d.recorded, d.sent)) is not None}
+    talk = api.conversation
+    blanked_equal = _canonical(without_results(api, lbody).get(talk)) == _canonical(
+        without_results(api, rbody).get(talk)
+    )
+    # What a tool returned is tool drift even when it is a time or an id (a clock is a tool).
+    results_only = blanked_equal and lbody.get(talk) != rbody.get(talk)
+    volatile = {
+        d.path: kinds
+        for d in diffs
+        if (kinds := volatile_kinds(d.recorded, d.sent)) is not None
+        and not (results_only and _top(d.path) == talk)
+    }
     for d in diffs:
-        top = re.split(r"[.\[]", d.path, maxsplit=1)[0]
+        top = _top(d.path)
         if d.path in volatile:
             why.volatile.append((d.path, volatile[d.path]))
         elif top in api.tools:
             why.tools.append(d.path)
-        elif top in api.prompt:
+        elif top in api.prompt or (top == talk and not blanked_equal):
             why.prompt.append(d.path)
-        elif top != api.conversation:
+        elif top != talk:
             why.parameters.append(d.path)
-    if _canonical(without_results(api, lbody).get(api.conversation)) != _canonical(
-        without_results(api, rbody).get(api.conversation)
-    ):
-        why.prompt.extend(
-            d.path for d in diffs if d.path.startswith(api.conversation) and d.path not in volatile
-        )
-    elif lbody.get(api.conversation) != rbody.get(api.conversation):
+    if results_only:
         _tool_changes(why, api, left, right, sent)
     for kind, found in (("prompt", why.prompt), ("tools", why.tools), ("parameters", why.parameters)):
         if found:
