@@ -270,3 +270,18 @@ def test_the_html_report_has_a_cache_break_section(
     assert html.count("prompt cache</h3>") == 1  # the changing cassette only
     assert "interactions[1] POST /v1beta/models/gemini-2.5-flash:generateContent (gemini-2.5-flash)" in html
     assert "systemInstruction.parts[0].text, character 48: a timestamp changed" in html
+
+
+def test_two_questions_under_one_system_prompt_are_two_conversations(tmp_path: Path) -> None:
+    path = tmp_path / "two.yaml"
+    with FakeProvider(prompt_cache=True) as fake, promptvcr.use_cassette(path, record_mode="record"):
+        client = openai.OpenAI(api_key="sk-test", base_url=fake.openai_base_url, max_retries=0)
+        for question in ("Weather in Paris?", "Weather in Lima?"):
+            messages: Any = [
+                {"role": "system", "content": system_text(STEADY[0])},
+                {"role": "user", "content": question},
+            ]
+            client.chat.completions.create(model="gpt-4o-mini", messages=messages)
+    found = conversations(guarded.read_interactions(path) or [])
+    assert [[turn.position for turn in c.turns] for c in found] == [[0], [1]]
+    assert not any(c.breaks for c in found)

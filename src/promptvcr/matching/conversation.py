@@ -77,6 +77,8 @@ class Api:
     tools: tuple[str, ...]
     results: tuple[ResultShape, ...]
     calls: tuple[CallShape, ...]
+    #: Roles of the conversation's items that are a system prompt (OpenAI keeps it there).
+    system_roles: tuple[str, ...] = ()
 
 
 #: Every API whose conversations promptvcr reads, by what its documentation says.
@@ -89,6 +91,7 @@ APIS: tuple[Api, ...] = (
         tools=("tools", "functions"),
         results=(ResultShape(None, ("role", "tool"), None, "tool_call_id", "content"),),
         calls=(CallShape("tool_calls", None, None, "id", "function.name"),),
+        system_roles=("system", "developer"),
     ),
     Api(
         name="openai-responses",
@@ -98,6 +101,7 @@ APIS: tuple[Api, ...] = (
         tools=("tools",),
         results=(ResultShape(None, ("type", "function_call_output"), None, "call_id", "output"),),
         calls=(CallShape(None, ("type", "function_call"), None, "call_id", "name"),),
+        system_roles=("system", "developer"),
     ),
     Api(
         name="anthropic-messages",

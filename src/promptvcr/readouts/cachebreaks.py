@@ -6,12 +6,14 @@ a dict serialized with its keys in another order) silently turns that off for ev
 after it. Every cassette holds what is needed to see it: the requests as sent, and the
 cached-token counts the provider answered.
 
-A conversation is the requests to one endpoint with one model, in recorded order (an agent
-loop: each request is the last one plus the new turns). Each request's prompt is read in the
-order the providers document their cache (tools, then the system prompt, then the
-conversation; :data:`promptvcr.matching.conversation.APIS` says where each lives), every
-part as the JSON bytes it was sent as (key order included: it breaks a cache too), without
-``cache_control`` markers, which move from turn to turn and are no part of the prefix.
+A conversation is the requests to one endpoint with one model that open with the same first
+turn (the system prompt aside), in recorded order: an agent loop, each request the last one
+plus the new turns. Two questions asked under one system prompt are two conversations.
+Each request's prompt is read in the order the providers document their cache (tools, then
+the system prompt, then the conversation; :data:`promptvcr.matching.conversation.APIS` says
+where each lives), every part as the JSON bytes it was sent as (key order included: it breaks
+a cache too), without ``cache_control`` markers, which move from turn to turn and are no part
+of the prefix.
 
 What should have been cached: for Anthropic, the previous request's prompt up to its last
 ``cache_control`` breakpoint (nothing, without one); for the others, which cache a prefix
@@ -222,10 +224,21 @@ def _compare(api: Api, before: list[PromptPart], after: list[PromptPart]) -> tup
     return shared, cacheable, "", ""
 
 
+def _opening(api: Api, body: dict[str, Any]) -> str:
+    """What tells one conversation from another of the same model: its first turn that is not
+    a system prompt (two tests asking two questions under one system prompt are two)."""
+    items = body.get(api.conversation)
+    if not isinstance(items, list):
+        return json.dumps(_without_markers(items), sort_keys=True)
+    system = [item for item in items if isinstance(item, dict) and item.get("role") in api.system_roles]
+    first = next((item for item in items if not any(item is s for s in system)), None)
+    return json.dumps(_without_markers(first), sort_keys=True)
+
+
 def conversations(interactions: Sequence[Interaction]) -> list[Conversation]:
     """Every conversation of a cassette and, per request, where its prompt cache breaks."""
-    found: dict[tuple[str, str, str], Conversation] = {}
-    last: dict[tuple[str, str, str], list[PromptPart]] = {}
+    found: dict[tuple[str, str, str, str], Conversation] = {}
+    last: dict[tuple[str, str, str, str], list[PromptPart]] = {}
     for position, interaction in enumerate(interactions):
         request = interaction.request
         path = urlsplit(request.url).path
@@ -233,7 +246,7 @@ def conversations(interactions: Sequence[Interaction]) -> list[Conversation]:
         if api is None or body is None:
             continue
         model = str(body.get("model") or path.rsplit("/", 1)[-1].split(":", 1)[0])
-        key = (request.method, path, model)
+        key = (request.method, path, model, _opening(api, body))
         if key not in found:
             cached_by = (
                 "cache_control breakpoints" if api.name == "anthropic-messages" else "the previous prompt"
