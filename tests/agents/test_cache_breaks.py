@@ -285,3 +285,27 @@ def test_two_questions_under_one_system_prompt_are_two_conversations(tmp_path: P
     found = conversations(guarded.read_interactions(path) or [])
     assert [[turn.position for turn in c.turns] for c in found] == [[0], [1]]
     assert not any(c.breaks for c in found)
+
+
+def test_tools_or_keys_in_another_order_break_the_cache(tmp_path: Path) -> None:
+    """Equal as values, different as bytes: tools reordered, a message's keys reordered."""
+    path = tmp_path / "reordered.yaml"
+    tools: Any = [
+        {"type": "function", "function": {"name": name, "parameters": SCHEMA}}
+        for name in ("get_weather", "get_time")
+    ]
+    question = {"role": "user", "content": "Weather in Paris?"}
+    system = {"role": "system", "content": system_text(STEADY[0])}
+    flipped = {"content": system_text(STEADY[0]), "role": "system"}
+    with FakeProvider(prompt_cache=True) as fake, promptvcr.use_cassette(path, record_mode="record"):
+        client = openai.OpenAI(api_key="sk-test", base_url=fake.openai_base_url, max_retries=0)
+        for sent_tools, sent_system in ((tools, system), (tools[::-1], system), (tools[::-1], flipped)):
+            client.chat.completions.create(
+                model="gpt-4o-mini", messages=[sent_system, question], tools=sent_tools
+            )
+    [conversation] = conversations(guarded.read_interactions(path) or [])
+    first, second = conversation.breaks
+    assert (first.position, first.where, first.change) == (1, "tools", "the same tools in another order")
+    assert first.break_at == len(b'{"type":"function","function":{"name":"get_')
+    assert (second.position, second.where) == (2, "messages[0]")
+    assert second.change == "the same keys in another order: ['role', 'content'] -> ['content', 'role']"
