@@ -52,7 +52,9 @@ class ResultShape:
 
 @dataclass(frozen=True, slots=True)
 class CallShape:
-    """How the model's call of a tool names it: a dict marked like a result, its id and name."""
+    """How the model's call of a tool names it: a dict marked like a result, its id and name.
+    With neither ``marker`` nor ``wrapper``, every entry of the list ``inside`` is a call
+    (OpenAI's ``tool_calls``)."""
 
     inside: str | None
     marker: tuple[str, str] | None
@@ -171,11 +173,6 @@ class ToolResult:
     call_id: str
     name: str
     value: Any
-
-    @property
-    def path(self) -> str:
-        """Its JSON path in the conversation field, as the diffs name fields (``messages[3]``)."""
-        return f"[{self.item}]" if self.block is None else f"[{self.item}].<{self.block}>"
 
 
 def _dotted(value: Any, path: str) -> Any:
