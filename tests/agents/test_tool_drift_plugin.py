@@ -13,6 +13,8 @@ import pytest
 from fake_provider import FakeProvider
 from plugin_suites import make_suite, run
 
+from promptvcr.cli import main
+
 AGENT = """
 import json
 import os
@@ -62,7 +64,7 @@ def recorded(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
 
 
 def test_a_tool_returning_a_new_value_fails_as_tool_drift_unless_replayed(
-    recorded: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    recorded: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run(recorded).assert_outcomes(passed=1)  # as recorded: replays
 
@@ -90,12 +92,18 @@ def test_a_tool_returning_a_new_value_fails_as_tool_drift_unless_replayed(
     html = (recorded.path / "report.html").read_text()
     assert "tool drift" in html and "get_weather (call call_fake_1)" in html
 
-    gated = run(recorded, "--on-tool-drift=replay", "--fail-on-drift")
+    gated = run(recorded, "--on-tool-drift=replay", "--fail-on-drift", "--drift-report=drift.json")
     gated.assert_outcomes(passed=1)
     assert gated.ret == pytest.ExitCode.TESTS_FAILED
     gated.stdout.fnmatch_lines(
         ["*promptvcr --fail-on-drift*", "*tool drift in POST*get_weather (call call_fake_1)*"]
     )
+
+    assert main(["drift", str(recorded.path / "drift.json")]) == 0
+    summary = capsys.readouterr().out
+    assert "## Provider drift: none" in summary  # the provider did not change: nothing to re-record
+    assert "1 request(s) replayed with tool drift" in summary
+    assert "missed their cassette" not in summary
 
     monkeypatch.setenv("WEATHER", "sunny")
     steady = run(recorded, "--on-tool-drift=replay", "--fail-on-drift")
