@@ -318,3 +318,40 @@ def test_a_clock_tool_returning_a_new_time_is_tool_drift(chat_cassette: tuple[Pa
     with promptvcr.use_cassette(source, on_tool_drift="replay") as cassette:
         chat_turn(OFFLINE, later, (0, 1, 2))
     assert [play.outcome for play in cassette.played] == ["replayed", "tool-drift"]
+
+
+def test_an_mcp_tool_result_that_changed_is_tool_drift(tmp_path: Path) -> None:
+    """Anthropic's MCP connector: ``mcp_tool_use`` / ``mcp_tool_result`` blocks name the MCP tool."""
+
+    def turn(base: str, result: str) -> str:
+        client = anthropic.Anthropic(api_key="sk-ant-test", base_url=base, max_retries=0)
+        use = {
+            "type": "mcp_tool_use",
+            "id": "mcptoolu_01",
+            "name": "search_docs",
+            "server_name": "docs",
+            "input": {},
+        }
+        answer = {
+            "type": "mcp_tool_result",
+            "tool_use_id": "mcptoolu_01",
+            "is_error": False,
+            "content": result,
+        }
+        messages: Any = [
+            {"role": "user", "content": "Find the install page"},
+            {"role": "assistant", "content": [use, answer, {"type": "text", "text": "Found it."}]},
+            {"role": "user", "content": "Thanks, and?"},
+        ]
+        reply = client.messages.create(model="claude-sonnet-4-5", max_tokens=32, messages=messages)
+        return "".join(block.text for block in reply.content if block.type == "text")
+
+    path = tmp_path / "mcp.yaml"
+    with FakeProvider() as fake, promptvcr.use_cassette(path, record_mode="record"):
+        recorded = turn(fake.base_url, "install.md")
+    with pytest.raises(CassetteMiss) as miss, promptvcr.use_cassette(path):
+        turn(OFFLINE, "setup.md")
+    assert 'search_docs (call mcptoolu_01): "install.md" -> "setup.md"' in str(miss.value)
+    with promptvcr.use_cassette(path, on_tool_drift="replay") as cassette:
+        assert turn(OFFLINE, "setup.md") == recorded
+    assert [play.outcome for play in cassette.played] == ["tool-drift"]
