@@ -17,9 +17,12 @@ from typing import Any
 import anthropic
 import openai
 import pytest
+from agents import Agent as AgentsAgent
+from agents import OpenAIResponsesModel, Runner, function_tool, set_tracing_disabled
 from fake_provider import FakeProvider
 from google import genai
 from google.genai import types as genai_types
+from openai import AsyncOpenAI
 from pydantic_ai import Agent
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
@@ -28,6 +31,7 @@ import promptvcr
 from promptvcr import CassetteMiss
 from promptvcr.server import serve
 
+set_tracing_disabled(True)
 OFFLINE = "http://127.0.0.1:9"  # nothing listens: a replay that tried the network would fail
 TOOLS = ("get_weather", "get_time", "get_news")
 RESULTS = {"get_weather": "sunny, 21 C", "get_time": "10:00", "get_news": "no news"}
@@ -125,7 +129,7 @@ def test_a_changed_prompt_is_never_tool_drift(chat_cassette: tuple[Path, str]) -
     assert "Why it missed: parameters changed: temperature" in str(miss.value)
 
 
-# An agent framework's loop: pydantic-ai runs one turn's tool calls concurrently ----------------
+# Agent frameworks' loops: pydantic-ai (chat) and openai-agents (Responses) run a turn's tools concurrently
 
 
 def run_agent(base: str, weather: Callable[[], str]) -> str:
@@ -169,6 +173,36 @@ def test_agent_tool_returning_a_new_value_is_tool_drift(agent_cassette: tuple[Pa
         assert run_agent(OFFLINE, lambda: "rain") == output
     drifted = [play for play in cassette.played if play.outcome == "tool-drift"]
     assert [play.tool_drift for play in drifted] == [('get_weather (call call_fake_1): "sunny" -> "rain"',)]
+
+
+def run_openai_agent(base: str, weather: str) -> str:
+    """openai-agents on the Responses API: the model calls both tools in one turn."""
+
+    @function_tool
+    def get_weather(city: str) -> str:
+        return weather
+
+    @function_tool
+    def get_time(city: str) -> str:
+        return "10:00"
+
+    client = AsyncOpenAI(api_key="sk-test", base_url=f"{base}/v1", max_retries=0)
+    model = OpenAIResponsesModel("gpt-4.1-mini", client)
+    agent = AgentsAgent(name="weather", instructions="Be brief.", tools=[get_weather, get_time], model=model)
+    return str(Runner.run_sync(agent, "PARALLEL weather and time in Paris").final_output)
+
+
+def test_openai_agents_responses_loop_tool_drift(tmp_path: Path) -> None:
+    path = tmp_path / "agents.yaml"
+    with FakeProvider() as fake, promptvcr.use_cassette(path, record_mode="record"):
+        output = run_openai_agent(fake.base_url, "sunny")
+    with pytest.raises(CassetteMiss) as miss, promptvcr.use_cassette(path):
+        run_openai_agent(OFFLINE, "rain")
+    assert "Why it missed: tool drift" in str(miss.value)
+    assert 'get_weather (call call_fake_1_0): "sunny" -> "rain"' in str(miss.value)
+    with promptvcr.use_cassette(path, on_tool_drift="replay") as cassette:
+        assert run_openai_agent(OFFLINE, "rain") == output
+    assert [play.outcome for play in cassette.played] == ["replayed", "tool-drift"]
 
 
 # Anthropic tool_result blocks, Gemini functionResponse parts, Responses function_call_output ---
