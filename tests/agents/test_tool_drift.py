@@ -1,7 +1,8 @@
 """Agent suites: a replay that diverges only in a tool result says "tool drift", and may replay.
 
-Real SDKs and one agent framework (pydantic-ai, whose loop runs a turn's tool calls
-concurrently) against FakeProvider on 127.0.0.1: recorded once per module, then replayed
+Real SDKs and two agent frameworks (pydantic-ai on chat completions, openai-agents on the
+Responses API, whose loops run a turn's tool calls concurrently) against FakeProvider on
+127.0.0.1: recorded once per module, then replayed
 offline with the tools returning something new (tool drift), the prompt changed (never tool
 drift), and the parallel results of one turn sent in every order (a set keyed by call id) or
 under each other's ids (a wrong pairing, which misses).
@@ -129,7 +130,7 @@ def test_a_changed_prompt_is_never_tool_drift(chat_cassette: tuple[Path, str]) -
     assert "Why it missed: parameters changed: temperature" in str(miss.value)
 
 
-# Agent frameworks' loops: pydantic-ai (chat) and openai-agents (Responses) run a turn's tools concurrently
+# Agent frameworks' loops: pydantic-ai (chat), openai-agents (Responses) ---------------------
 
 
 def run_agent(base: str, weather: Callable[[], str]) -> str:
