@@ -306,6 +306,15 @@ def test_serve_replays_tool_drift_when_asked_and_fails_on_it(chat_cassette: tupl
     entry = server.report["cassettes"][0]
     assert entry["outcomes"] == {"replayed": 1, "tool-drift": 1}
 
+    with serve(path.parent, record_mode="replay") as per_test:  # a test's own start may ask for it
+        status, started = per_test.admin("start", {"cassette": path.name, "on_tool_drift": "replay"})
+        assert status == 200, started
+        assert chat_turn(f"{per_test.url}/openai", drifted, (0, 1, 2)) == recorded
+        status, stopped = per_test.admin("stop", {})
+    assert stopped["tool_drift"][0]["changes"] == [
+        'get_news (call call_fake_1_2): "no news" -> "an election"'
+    ]
+
 
 def test_a_volatile_value_names_the_rule_that_absorbs_it(tmp_path: Path) -> None:
     """A timestamp in the system prompt: the miss says so and prints a rule; that rule replays it."""
