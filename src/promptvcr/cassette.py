@@ -37,6 +37,7 @@ from .matching.rules import default_rules
 from .matching.tape import Tape, fuzzy_threshold
 from .policies import budget, staleness, unwritten, verifying
 from .policies.modes import RecordMode, check_ci, resolve_record_mode
+from .policies.tooldrift import OnToolDrift, resolve_on_tool_drift
 from .recordings import ResponseRecording
 
 if TYPE_CHECKING:
@@ -56,6 +57,8 @@ class Cassette(activation.Block):
     with :func:`~promptvcr.set_default_rules`). ``fuzzy`` (off; ``True`` for a similarity of 0.8,
     or a threshold from 0 to 1) replays, with a :class:`FuzzyMatchWarning` listing the diff, a
     recorded request that differs from a missing one only in message text that similar.
+    ``on_tool_drift="replay"`` replays a request that differs only in what its tools returned
+    (played as ``tool-drift``, see :mod:`.policies.tooldrift`); the default ``"miss"`` misses.
     Requests to ``ignore_hosts`` (telemetry exporters by default) get an empty local ``204``;
     those to ``passthrough_hosts`` (OAuth token endpoints by default) go to the network,
     unrecorded; both in every mode, listed in ``background_hosts``; ``()`` makes them ordinary.
@@ -92,6 +95,7 @@ class Cassette(activation.Block):
         allow_playback_repeats: bool = False,
         rules: Sequence[Rule] | None = None,
         fuzzy: bool | float = False,
+        on_tool_drift: OnToolDrift | None = None,
         request_headers: Iterable[str] = REQUEST_HEADERS,
         response_headers: Iterable[str] = RESPONSE_HEADERS,
         ignore_hosts: Iterable[str] = DEFAULT_IGNORE_HOSTS,
@@ -121,6 +125,7 @@ class Cassette(activation.Block):
         self.allow_playback_repeats = allow_playback_repeats
         self.rules = tuple(rules) if rules is not None else default_rules()
         self.fuzzy = fuzzy_threshold(fuzzy)
+        self.on_tool_drift = resolve_on_tool_drift(on_tool_drift)
         headers = persister.header_names(request_headers), persister.header_names(response_headers)
         hooks = before_record_request, before_record_response
         mine = identity_options(identity)  # the machine's values as placeholders (promptvcr.identity)
@@ -241,6 +246,8 @@ class Cassette(activation.Block):
         if self.script is not None and (answer := self.script.answer(request, self, fired)) is not None:
             return Replay(answer)
         if self.record_mode is RecordMode.REPLAY:
+            if self.on_tool_drift == "replay" and (drifted := self._tape.play_drifted(request)) is not None:
+                return self._replayed(request, *drifted)
             self.missed.append(request)
             self._misses.append(error := self._miss(request, key))
             raise error
@@ -251,7 +258,7 @@ class Cassette(activation.Block):
         budget.admit(self.path, request, self.missed, self._misses)
         return Record(ResponseRecording(self, request, key))
 
-    def _replayed(self, request: Request, interaction: Interaction) -> Replay:
+    def _replayed(self, request: Request, interaction: Interaction, drift: tuple[str, ...] = ()) -> Replay:
         """Under the lock: ``interaction`` answers ``request`` (kept in ``played`` with the recorded
         bytes when it sent the same). A protocol that ties the answer to the live request (JSON-RPC
         ids) makes it anew (:mod:`.matching.protocols`)."""
@@ -260,7 +267,7 @@ class Cassette(activation.Block):
             request.content = recorded
         elif (answer := protocols.answer_for(request, interaction)) is not None:
             response, was = answer, interaction.request  # an answer on another stream (MCP's GET) finds it
-        self.played.append(Play(request, "replayed", response, was))
+        self.played.append(Play(request, "tool-drift" if drift else "replayed", response, was, drift))
         response = self._jobs.served(request, response)  # a job's waits and state
         if self._pace is None and request.method != "GET" and not response.websocket:
             return Replay(response)

@@ -175,7 +175,7 @@ class Interaction:
     identity: tuple[str, ...] = ()
 
 
-Outcome = Literal["replayed", "recorded", "passthrough", "fault", "ignored", "verified"]
+Outcome = Literal["replayed", "recorded", "passthrough", "fault", "ignored", "verified", "tool-drift"]
 
 
 @dataclass(slots=True, frozen=True)
@@ -191,13 +191,16 @@ class Play:
     with its recording (see ``Cassette.drift``). ``recorded`` is the recorded request a
     replayed one was answered for when the two differ in bytes the key ignores (a JSON-RPC
     ``id``): an answer that comes on another stream (MCP's GET stream) is found by it.
+    ``"tool-drift"``: replayed, though only its tool results differ from the recording
+    (``on_tool_drift="replay"``); ``tool_drift`` then says each: tool, call id, recorded -> sent.
     """
 
     request: Request
     outcome: Outcome
     response: Response | None = None
     recorded: Request | None = None
+    tool_drift: tuple[str, ...] = ()
 
     @property
     def hit(self) -> bool:
-        return self.outcome == "replayed"
+        return self.outcome in ("replayed", "tool-drift")

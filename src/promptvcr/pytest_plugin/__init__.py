@@ -25,7 +25,7 @@ from ..errors import CassetteMiss
 from ..identity.values import set_project_root
 from ..policies.modes import VCR_MODES, RecordMode, record_flag, vcr_mode_note
 from . import coexist, upkeep, vcr_compat
-from .accounts import drift_gate, html, spending
+from .accounts import cache_gate, drift_gate, html, spending
 from .accounts.report import CassetteUse, summary_lines, unused_of, use_of
 from .coexist import promptvcr_cassette_dir  # noqa: F401  (pytest-recording's vcr_cassette_dir)
 from .fixture_values import fixture_value
@@ -92,7 +92,8 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         _addoption_network(group)
     _addoption_own(group)
     upkeep.add_options(group)  # --max-age, --on-stale, --allow-record-in-ci
-    drift_gate.add_options(group)  # --fail-on-drift
+    drift_gate.add_options(group)  # --fail-on-drift, --on-tool-drift
+    cache_gate.add_options(group)  # --fail-on-cache-break
     spending.add_options(group)  # --max-record-tokens, --max-record-requests
     html.add_options(group)  # --promptvcr-html
 
@@ -168,6 +169,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(MissWatch(), "promptvcr-misses")
     config.pluginmanager.register(held, held.NAME)
     drift_gate.configure(config)
+    cache_gate.configure(config)
     html.configure(config)
 
 
