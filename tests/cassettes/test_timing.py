@@ -145,9 +145,10 @@ def test_timing_on_a_cassette_recorded_without_it_warns_and_replays_fast(
 
 
 def test_a_bad_timing_value_is_refused_at_once() -> None:
-    with pytest.raises(ValueError, match=r"timing='fast'.*'recorded'"):
-        promptvcr.use_cassette("x.yaml", timing="fast")
+    with pytest.raises(ValueError, match=r"timing='fastest'.*'none'.*'fast'.*'recorded'"):
+        promptvcr.use_cassette("x.yaml", timing="fastest")  # type: ignore[arg-type]
     assert [pace_factor(v) for v in ("none", None, "recorded", 0.1, 2)] == [None, None, 1.0, 0.1, 2.0]
+    assert pace_factor("fast") is None  # as fast as "none", and the code's sleeps between polls too
     for bad in (0, -1, float("inf"), True):
         with pytest.raises(ValueError):
             pace_factor(bad)
