@@ -1,0 +1,91 @@
+"""Protobuf messages as the JSON a reviewer reads, and back to the exact bytes a client received.
+
+A message is stored as its protobuf JSON form (field names as the ``.proto`` spells them), with
+its full type name under ``@type``, so ``show``, ``scan``, a diff and the matching rules read its
+fields like any JSON body. Replay rebuilds the bytes from that JSON through the message class
+found by the type name in protobuf's default descriptor pool (generated ``_pb2`` modules and
+proto-plus classes both register there). When re-serializing the JSON does not give back the
+bytes received (unknown fields, a map's order, a float the JSON form rounds), the bytes are kept
+beside it as ``@bytes`` (base64), and used only while they still decode to the stored fields:
+a value a reviewer edited replays edited.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from google.protobuf import descriptor_pool, json_format, message_factory
+from google.protobuf.message import DecodeError, Message
+
+__all__ = ["TYPE_KEY", "BYTES_KEY", "as_message", "message_bytes", "message_doc"]
+
+TYPE_KEY = "@type"
+BYTES_KEY = "@bytes"
+
+
+def as_message(value: object) -> Message | None:
+    """The protobuf message behind ``value``: a generated message as it is, a proto-plus one
+    unwrapped (its class's ``pb``); ``None`` for anything else."""
+    if isinstance(value, Message):
+        return value
+    unwrap = getattr(type(value), "pb", None)
+    if callable(unwrap):
+        try:
+            found = unwrap(value)
+        except TypeError:
+            return None
+        return found if isinstance(found, Message) else None
+    return None
+
+
+def _fields(message: Message) -> dict[str, Any]:
+    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+
+
+def message_doc(message: Message, received: bytes | None = None) -> dict[str, Any]:
+    """``message`` as stored: ``@type`` and its fields; ``@bytes`` too when ``received`` (the bytes
+    it was read from) do not come back from the fields alone (checked here, at record time)."""
+    fields = _fields(message)
+    doc: dict[str, Any] = {TYPE_KEY: message.DESCRIPTOR.full_name, **fields}
+    if received is not None and _from_fields(message.DESCRIPTOR.full_name, fields) != received:
+        doc[BYTES_KEY] = base64.b64encode(received).decode("ascii")
+    return doc
+
+
+def _message_class(full_name: str) -> type[Message]:
+    try:
+        descriptor = descriptor_pool.Default().FindMessageTypeByName(full_name)
+    except KeyError:
+        raise LookupError(
+            f"the cassette holds a gRPC message of type {full_name!r}, which no module imported in "
+            f"this process defines: import the client library that uses it before replaying"
+        ) from None
+    return message_factory.GetMessageClass(descriptor)
+
+
+def _from_fields(full_name: str, fields: dict[str, Any]) -> bytes:
+    message = json_format.ParseDict(fields, _message_class(full_name)())
+    return message.SerializeToString()
+
+
+def message_bytes(doc: dict[str, Any]) -> bytes:
+    """The bytes of a stored message: its kept ``@bytes`` while they decode to the stored
+    fields, else the fields serialized by the message class its ``@type`` names."""
+    if isinstance(doc, dict) and TYPE_KEY not in doc and isinstance(doc.get(BYTES_KEY), str):
+        return base64.b64decode(doc[BYTES_KEY])  # a message no protobuf class read: kept as bytes
+    if not isinstance(doc, dict) or not isinstance(doc.get(TYPE_KEY), str):
+        raise ValueError(f"a stored gRPC message needs its {TYPE_KEY!r} and fields, got {doc!r}")
+    full_name = doc[TYPE_KEY]
+    fields = {k: v for k, v in doc.items() if k not in (TYPE_KEY, BYTES_KEY)}
+    built = _from_fields(full_name, fields)
+    kept = doc.get(BYTES_KEY)
+    if isinstance(kept, str):
+        raw = base64.b64decode(kept)
+        try:
+            same = _fields(_message_class(full_name).FromString(raw)) == fields
+        except DecodeError:
+            same = False
+        if same:
+            return raw
+    return built
