@@ -365,15 +365,15 @@ def grpc_callable_classes(aio: bool) -> dict[str, type]:
 
 
 def grpc_method(callable_: Any) -> str:
-    method = callable_._method
-    return method.decode("utf-8") if isinstance(method, bytes) else str(method)
+    return callable_._method.decode("utf-8")  # type: ignore[no-any-return]
 
 
 def grpc_target(callable_: Any) -> str:
-    """Where the call goes: the channel's target, as the client gave it."""
+    """Where the call goes: the channel's target, as the client gave it."""  # noqa: D401
     target = getattr(callable_, "_target", None)  # sync
-    if target is None:
-        target = callable_._channel.target()  # asyncio: the Cython channel's
+    if target is None:  # asyncio: the Cython channel's (an attribute, or a method in some releases)
+        target = callable_._channel.target
+        target = target() if callable(target) else target
     return target.decode("utf-8") if isinstance(target, bytes) else str(target)
 
 
