@@ -51,7 +51,9 @@ def handler(service: str, methods: dict[str, grpc.RpcMethodHandler]) -> grpc.Gen
     return grpc.method_handlers_generic_handler(service, methods)
 
 
-def unary(fn: Callable[[Any, grpc.ServicerContext], Any], request: Any, response: Any) -> grpc.RpcMethodHandler:
+def unary(
+    fn: Callable[[Any, grpc.ServicerContext], Any], request: Any, response: Any
+) -> grpc.RpcMethodHandler:
     return grpc.unary_unary_rpc_method_handler(fn, request.deserialize, response.serialize)
 
 

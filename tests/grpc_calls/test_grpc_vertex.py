@@ -5,75 +5,17 @@ and no credentials, compared with the same client live."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 from google.api_core import exceptions as core_exceptions
 from google.cloud import aiplatform_v1 as v1
-from google.cloud.aiplatform_v1.services.prediction_service.transports import (
-    PredictionServiceGrpcAsyncIOTransport,
-    PredictionServiceGrpcTransport,
-)
-from grpc_servers import GrpcServer, handler, rate_limited, server_stream, unary
+from vertex_fake import SECRET_METADATA, SERVICE, async_client, request, sync_client, vertex_server
 
 from promptvcr import CassetteMiss, use_cassette
 
 PUBLIC_KINDS = (grpc.RpcError, grpc.Call, grpc.Future, grpc.aio.AioRpcError)
-SERVICE = "google.cloud.aiplatform.v1.PredictionService"
-MODEL = "projects/p/locations/us-central1/publishers/google/models/gemini-fake"
-SECRET_METADATA = (("authorization", "Bearer ya29.a0AfB_live-token-never-kept"), ("x-goog-api-key", "AIzaSyD-live-key-never-kept-0123456"))
-
-
-def _answer(text: str) -> v1.GenerateContentResponse:
-    return v1.GenerateContentResponse(
-        candidates=[
-            v1.Candidate(
-                content=v1.Content(role="model", parts=[v1.Part(text=text)]),
-                finish_reason=v1.Candidate.FinishReason.STOP,
-                avg_logprobs=-0.1234567,
-            )
-        ],
-        usage_metadata=v1.GenerateContentResponse.UsageMetadata(prompt_token_count=3, total_token_count=8),
-        model_version="gemini-fake-001",
-    )
-
-
-def _prompt(request: v1.GenerateContentRequest) -> str:
-    return str(request.contents[0].parts[0].text)
-
-
-def _generate(request: v1.GenerateContentRequest, context: grpc.ServicerContext) -> v1.GenerateContentResponse:
-    if "quota" in _prompt(request):
-        rate_limited(context, "Quota exceeded for generate_content_requests_per_minute")
-    context.send_initial_metadata((("x-vertex-region", "us-central1"),))
-    context.set_trailing_metadata((("x-request-cost", "3"),))
-    return _answer(f"echo: {_prompt(request)}")
-
-
-def _stream(request: v1.GenerateContentRequest, context: grpc.ServicerContext) -> Iterator[v1.GenerateContentResponse]:
-    for n, word in enumerate(_prompt(request).split()):
-        if n == 2 and "quota" in _prompt(request):
-            rate_limited(context, "Quota exceeded mid-stream")
-        yield _answer(word)
-
-
-def vertex_server() -> GrpcServer:
-    return GrpcServer(
-        handler(
-            SERVICE,
-            {
-                "GenerateContent": unary(_generate, v1.GenerateContentRequest, v1.GenerateContentResponse),
-                "StreamGenerateContent": server_stream(_stream, v1.GenerateContentRequest, v1.GenerateContentResponse),
-            },
-        )
-    )
-
-
-def request(text: str) -> v1.GenerateContentRequest:
-    return v1.GenerateContentRequest(model=MODEL, contents=[v1.Content(role="user", parts=[v1.Part(text=text)])])
 
 
 def _error(error: core_exceptions.GoogleAPICallError) -> dict[str, Any]:
@@ -93,7 +35,7 @@ def _error(error: core_exceptions.GoogleAPICallError) -> dict[str, Any]:
 
 def sync_calls(address: str) -> dict[str, Any]:
     """What the sync client sees of each call, as bytes and statuses to compare."""
-    client = v1.PredictionServiceClient(transport=PredictionServiceGrpcTransport(channel=grpc.insecure_channel(address)))
+    client = sync_client(address)
     seen: dict[str, Any] = {}
     answer = client.generate_content(request("hello vertex"), metadata=SECRET_METADATA)
     seen["unary"] = v1.GenerateContentResponse.serialize(answer)
@@ -117,8 +59,7 @@ def sync_calls(address: str) -> dict[str, Any]:
 
 
 async def async_calls(address: str) -> dict[str, Any]:
-    channel = grpc.aio.insecure_channel(address)
-    client = v1.PredictionServiceAsyncClient(transport=PredictionServiceGrpcAsyncIOTransport(channel=channel))
+    client, channel = async_client(address)
     seen: dict[str, Any] = {}
     answer = await client.generate_content(request("hello vertex"), metadata=SECRET_METADATA)
     seen["unary"] = v1.GenerateContentResponse.serialize(answer)
@@ -132,9 +73,16 @@ async def async_calls(address: str) -> dict[str, Any]:
         async for m in await client.stream_generate_content(request("a quota b c")):
             got.append(v1.GenerateContentResponse.serialize(m))
     seen["stream error"] = {**_error(stream_error.value), "before": got}
-    call = channel.unary_unary(f"/{SERVICE}/GenerateContent")(v1.GenerateContentRequest.serialize(request("raw bytes")))
+    call = channel.unary_unary(f"/{SERVICE}/GenerateContent")(
+        v1.GenerateContentRequest.serialize(request("raw bytes"))
+    )
     raw = await call
-    seen["raw"] = (raw, dict(await call.initial_metadata()), dict(await call.trailing_metadata()), await call.code())
+    seen["raw"] = (
+        raw,
+        dict(await call.initial_metadata()),
+        dict(await call.trailing_metadata()),
+        await call.code(),
+    )
     await channel.close()
     return seen
 
@@ -153,9 +101,15 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("flavour", ["sync", "async"])
-def test_replay_with_the_server_stopped_gives_what_the_client_saw_live(recorded: dict[str, Any], flavour: str) -> None:
+def test_replay_with_the_server_stopped_gives_what_the_client_saw_live(
+    recorded: dict[str, Any], flavour: str
+) -> None:
     with use_cassette(recorded["folder"] / f"{flavour}.yaml"):
-        replayed = sync_calls(recorded["address"]) if flavour == "sync" else asyncio.run(async_calls(recorded["address"]))
+        replayed = (
+            sync_calls(recorded["address"])
+            if flavour == "sync"
+            else asyncio.run(async_calls(recorded["address"]))
+        )
     live = recorded["live"][flavour]
     assert recorded["recording"][flavour] == live  # recording changed nothing the client saw
     assert replayed == live
@@ -177,18 +131,15 @@ def test_the_cassette_is_readable_and_holds_no_credential(recorded: dict[str, An
 def test_a_changed_request_field_misses_with_a_field_diff(recorded: dict[str, Any], flavour: str) -> None:
     with pytest.raises(CassetteMiss) as miss, use_cassette(recorded["folder"] / f"{flavour}.yaml"):
         if flavour == "sync":
-            client = v1.PredictionServiceClient(
-                transport=PredictionServiceGrpcTransport(channel=grpc.insecure_channel(recorded["address"]))
-            )
-            client.generate_content(request("hello vortex"))
+            sync_client(recorded["address"]).generate_content(request("hello vortex"))
         else:
 
             async def call() -> None:
-                channel = grpc.aio.insecure_channel(recorded["address"])
-                transport = PredictionServiceGrpcAsyncIOTransport(channel=channel)
-                await v1.PredictionServiceAsyncClient(transport=transport).generate_content(request("hello vortex"))
+                client, channel = async_client(recorded["address"])
+                await client.generate_content(request("hello vortex"))
+                await channel.close()
 
             asyncio.run(call())
     message = str(miss.value)
     assert "GenerateContent" in message
-    assert "contents[0].parts[0].text: \"hello vertex\" -> \"hello vortex\"" in message
+    assert 'contents[0].parts[0].text: "hello vertex" -> "hello vortex"' in message

@@ -369,7 +369,7 @@ def grpc_method(callable_: Any) -> str:
 
 
 def grpc_target(callable_: Any) -> str:
-    """Where the call goes: the channel's target, as the client gave it."""  # noqa: D401
+    """Where the call goes: the channel's target, as the client gave it."""
     target = getattr(callable_, "_target", None)  # sync
     if target is None:  # asyncio: the Cython channel's (an attribute, or a method in some releases)
         target = callable_._channel.target

@@ -16,7 +16,14 @@ from typing import Any
 
 import grpc
 
-from .._compat import grpc_callable_classes, grpc_coders, grpc_inactive_rpc_error, grpc_method, grpc_raw_clone, grpc_target
+from .._compat import (
+    grpc_callable_classes,
+    grpc_coders,
+    grpc_inactive_rpc_error,
+    grpc_method,
+    grpc_raw_clone,
+    grpc_target,
+)
 from ..decision import Handler, Record, Replay, Uninstall
 from .aiocalls import aio_patched
 from .exchange import CallRecording, Outcome, broken, grpc_request, outcome_of
@@ -54,10 +61,14 @@ def _sync_patched(handler: Handler, pattern: str, kind: str, originals: dict[str
     client_streams, server_streams = pattern.startswith("stream"), pattern.endswith("stream")
     original = originals[kind]
 
-    def patched(self: Any, request: Any, timeout: float | None = None, metadata: Any = None, *args: Any, **kwargs: Any) -> Any:
+    def patched(
+        self: Any, request: Any, timeout: float | None = None, metadata: Any = None, *args: Any, **kwargs: Any
+    ) -> Any:
         messages = list(request) if client_streams else [request]
         serializer, deserializer = grpc_coders(self)
-        key = grpc_request(grpc_target(self), grpc_method(self), metadata, messages, serializer, client_streams)
+        key = grpc_request(
+            grpc_target(self), grpc_method(self), metadata, messages, serializer, client_streams
+        )
         decision = handler.handle(key)
         sent = iter(messages) if client_streams else request
         if isinstance(decision, Replay):
@@ -67,11 +78,15 @@ def _sync_patched(handler: Handler, pattern: str, kind: str, originals: dict[str
         recording = CallRecording(decision.recorder)
         clone = grpc_raw_clone(self)
         if server_streams:
-            return RecordingStream(original(clone, sent, timeout, metadata, *args, **kwargs), deserializer, recording)
+            return RecordingStream(
+                original(clone, sent, timeout, metadata, *args, **kwargs), deserializer, recording
+            )
         try:
             raw, call = originals["with_call"](clone, sent, timeout, metadata, *args, **kwargs)
         except grpc.RpcError as error:
-            recording.finish(error.code(), error.details(), error.initial_metadata(), error.trailing_metadata())  # type: ignore[attr-defined]
+            recording.finish(
+                error.code(), error.details(), error.initial_metadata(), error.trailing_metadata()
+            )  # type: ignore[attr-defined]
             if kind == "future":
                 return ReplayedCall(_ended(error))
             raise

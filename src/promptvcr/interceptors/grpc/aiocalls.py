@@ -104,14 +104,20 @@ class AioCall:
 
     def _abandon(self) -> None:
         if self._recording is not None:
-            self._recording.finish(grpc.StatusCode.CANCELLED, "closed before its end", None, None, end="closed")
+            self._recording.finish(
+                grpc.StatusCode.CANCELLED, "closed before its end", None, None, end="closed"
+            )
 
     # --- replay --------------------------------------------------------------------------
     def _error(self) -> aio.AioRpcError:
         outcome = self._outcome
         assert outcome is not None
         return aio.AioRpcError(
-            outcome.code, aio.Metadata(*outcome.initial), aio.Metadata(*outcome.trailing), outcome.details, None
+            outcome.code,
+            aio.Metadata(*outcome.initial),
+            aio.Metadata(*outcome.trailing),
+            outcome.details,
+            None,
         )
 
     def _fail(self, kind: str) -> BaseException:
@@ -139,10 +145,15 @@ class AioCall:
     async def _finish(self, call: Any) -> None:
         assert self._recording is not None
         if isinstance(call, grpc.RpcError):
-            self._recording.finish(call.code(), call.details(), call.initial_metadata(), call.trailing_metadata())  # type: ignore[attr-defined]
+            self._recording.finish(
+                call.code(), call.details(), call.initial_metadata(), call.trailing_metadata()
+            )  # type: ignore[attr-defined]
         else:
             self._recording.finish(
-                await call.code(), await call.details(), await call.initial_metadata(), await call.trailing_metadata()
+                await call.code(),
+                await call.details(),
+                await call.initial_metadata(),
+                await call.trailing_metadata(),
             )
 
     # --- one response --------------------------------------------------------------------

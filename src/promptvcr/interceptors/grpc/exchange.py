@@ -37,9 +37,9 @@ from ..pacing import describe
 from .protojson import BYTES_KEY, as_message, message_bytes, message_doc
 
 __all__ = [
+    "CallRecording",
     "Metadata",
     "Outcome",
-    "CallRecording",
     "broken",
     "grpc_request",
     "outcome_of",
@@ -243,9 +243,11 @@ class CallRecording:
         made of them."""
         self._arrived()
         message = as_message(value)
-        doc = message_doc(message, received) if message is not None else {
-            BYTES_KEY: base64.b64encode(received).decode("ascii")
-        }
+        doc = (
+            message_doc(message, received)
+            if message is not None
+            else {BYTES_KEY: base64.b64encode(received).decode("ascii")}
+        )
         self._chunks.append(encode_event({"event": "message", "data": doc}))
         self._watch.chunk_arrived()
 

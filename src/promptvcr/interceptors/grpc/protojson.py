@@ -18,7 +18,7 @@ from typing import Any
 from google.protobuf import descriptor_pool, json_format, message_factory
 from google.protobuf.message import DecodeError, Message
 
-__all__ = ["TYPE_KEY", "BYTES_KEY", "as_message", "message_bytes", "message_doc"]
+__all__ = ["BYTES_KEY", "TYPE_KEY", "as_message", "message_bytes", "message_doc"]
 
 TYPE_KEY = "@type"
 BYTES_KEY = "@bytes"

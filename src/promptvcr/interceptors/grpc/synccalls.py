@@ -152,8 +152,9 @@ class ReplayedStream(grpc.RpcError, ReplayedCall):  # type: ignore[misc]
         if self._ended:
             return False
         self._ended = True
-        self._outcome = Outcome((), grpc.StatusCode.CANCELLED, "Locally cancelled by application!",
-                                self._outcome.initial, ())
+        self._outcome = Outcome(
+            (), grpc.StatusCode.CANCELLED, "Locally cancelled by application!", self._outcome.initial, ()
+        )
         return True
 
     def cancelled(self) -> bool:
@@ -166,7 +167,8 @@ class ReplayedStream(grpc.RpcError, ReplayedCall):  # type: ignore[misc]
         return True
 
     def __str__(self) -> str:
-        return f"<ReplayedStream of RPC that terminated with: status = {self._outcome.code}, details = \"{self._outcome.details}\">"
+        outcome = self._outcome
+        return f'<ReplayedStream of RPC that terminated with: status = {outcome.code}, details = "{outcome.details}">'
 
 
 class RecordingStream:
