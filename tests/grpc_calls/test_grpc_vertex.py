@@ -29,7 +29,7 @@ def _error(error: core_exceptions.GoogleAPICallError) -> dict[str, Any]:
         # stream raises the stream object itself (grpc's private class live, promptvcr's in replay).
         "grpc class": type(cause).__name__ if not isinstance(cause, grpc.Future) else "a stream",
         "grpc kinds": [kind.__name__ for kind in PUBLIC_KINDS if isinstance(cause, kind)],
-        "grpc code": cause.code() if isinstance(cause, grpc.Call) else None,  # type: ignore[union-attr]
+        "grpc code": cause.code() if isinstance(cause, grpc.RpcError) else None,  # type: ignore[attr-defined]
     }
 
 
