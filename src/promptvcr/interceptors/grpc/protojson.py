@@ -7,7 +7,8 @@ found by the type name in protobuf's default descriptor pool (generated ``_pb2``
 proto-plus classes both register there). When re-serializing the JSON does not give back the
 bytes received (unknown fields, a map's order, a float the JSON form rounds), the bytes are kept
 beside it as ``@bytes`` (base64), and used only while they still decode to the stored fields:
-a value a reviewer edited replays edited.
+a value a reviewer edited replays edited. Bytes that hold a credential are never kept: the
+fields, where redaction replaces it with its placeholder, are then all that is stored.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from typing import Any
 
 from google.protobuf import descriptor_pool, json_format, message_factory
 from google.protobuf.message import DecodeError, Message
+
+from ...credentials.keyshapes import secret_values
+from ...credentials.masking import run_credentials
 
 __all__ = ["BYTES_KEY", "TYPE_KEY", "as_message", "message_bytes", "message_doc"]
 
@@ -49,8 +53,18 @@ def message_doc(message: Message, received: bytes | None = None) -> dict[str, An
     fields = _fields(message)
     doc: dict[str, Any] = {TYPE_KEY: message.DESCRIPTOR.full_name, **fields}
     if received is not None and _from_fields(message.DESCRIPTOR.full_name, fields) != received:
-        doc[BYTES_KEY] = base64.b64encode(received).decode("ascii")
+        if not holds_credential(received):
+            doc[BYTES_KEY] = base64.b64encode(received).decode("ascii")
     return doc
+
+
+def holds_credential(received: bytes) -> bool:
+    """Whether a message's bytes hold a key by its shape or a credential this run sent (protobuf
+    writes strings as their UTF-8 bytes, so they read as text here)."""
+    text = received.decode("utf-8", "replace")
+    if any(secret_values(text)):
+        return True
+    return any(value in text for value in run_credentials())
 
 
 def _message_class(full_name: str) -> type[Message]:
