@@ -11,7 +11,6 @@ from typing import Any
 import grpc
 import pytest
 from google.api_core import exceptions as core_exceptions
-from google.cloud import aiplatform_v1 as v1
 from vertex_fake import async_client, request, sync_client, vertex_server
 
 from promptvcr import use_cassette
@@ -37,7 +36,9 @@ def _sync(address: str, text: str, streamed: bool, timeout: float | None = None)
             for m in client.stream_generate_content(request(text), timeout=timeout):
                 got.append(m.candidates[0].content.parts[0].text)
         else:
-            got.append(client.generate_content(request(text), timeout=timeout).candidates[0].content.parts[0].text)
+            got.append(
+                client.generate_content(request(text), timeout=timeout).candidates[0].content.parts[0].text
+            )
     except core_exceptions.GoogleAPICallError as error:
         return got, _seen(error)
     return got, None

@@ -103,7 +103,10 @@ async def async_calls(port: int, query: list[float]) -> list[Any]:
     return _seen(updated, found)
 
 
-CALLS: dict[str, Any] = {"sync": sync_calls, "async": lambda port, query: asyncio.run(async_calls(port, query))}
+CALLS: dict[str, Any] = {
+    "sync": sync_calls,
+    "async": lambda port, query: asyncio.run(async_calls(port, query)),
+}
 
 
 @pytest.fixture(scope="module")

@@ -34,7 +34,11 @@ def _recognize(
             continue
         heard.append(f"chunk{message.audio_content[0]}")
         yield speech.StreamingRecognizeResponse(
-            results=[speech.StreamingRecognitionResult(alternatives=[{"transcript": " ".join(heard)}], stability=0.5)]
+            results=[
+                speech.StreamingRecognitionResult(
+                    alternatives=[{"transcript": " ".join(heard)}], stability=0.5
+                )
+            ]
         )
     final = speech.StreamingRecognitionResult(
         alternatives=[{"transcript": " ".join(heard), "confidence": 0.93}], is_final=True
@@ -50,7 +54,9 @@ def _server() -> GrpcServer:
 def sync_recognize(address: str, audio: list[bytes]) -> list[bytes]:
     client = speech.SpeechClient(transport=SpeechGrpcTransport(channel=grpc.insecure_channel(address)))
     requests = (speech.StreamingRecognizeRequest(audio_content=chunk) for chunk in audio)
-    return [speech.StreamingRecognizeResponse.serialize(r) for r in client.streaming_recognize(CONFIG, requests)]
+    return [
+        speech.StreamingRecognizeResponse.serialize(r) for r in client.streaming_recognize(CONFIG, requests)
+    ]
 
 
 async def async_recognize(address: str, audio: list[bytes]) -> list[bytes]:

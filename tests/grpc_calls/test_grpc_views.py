@@ -48,7 +48,9 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"folder": folder, "address": server.address, "live": live}
 
 
-def test_show_reads_the_messages_as_a_conversation(recorded: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+def test_show_reads_the_messages_as_a_conversation(
+    recorded: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["show", str(recorded["folder"] / "views.yaml")]) == 0
     out = capsys.readouterr().out
     assert "grpc://" in out and "PredictionService/GenerateContent" in out

@@ -86,7 +86,7 @@ def _sync_patched(handler: Handler, pattern: str, kind: str, originals: dict[str
         except grpc.RpcError as error:
             recording.finish(
                 error.code(), error.details(), error.initial_metadata(), error.trailing_metadata()
-            )  # type: ignore[attr-defined]
+            )
             if kind == "future":
                 return ReplayedCall(_ended(error))
             raise

@@ -124,7 +124,8 @@ class AioCall:
         assert self._outcome is not None
         code, details = broken(kind)
         self._outcome = Outcome((), code, details, self._outcome.initial, ())
-        return self._error()
+        error: BaseException = self._error()
+        return error
 
     async def _replayed(self) -> AsyncIterator[bytes]:
         outcome = self._outcome
@@ -133,8 +134,8 @@ class AioCall:
             for chunk in outcome.chunks:
                 yield message_of(chunk)
         else:
-            await wait_for_headers_async(self._playback, self._fail)  # type: ignore[arg-type]
-            async for chunk in PacedBody(outcome.chunks, self._playback, self._fail):  # type: ignore[arg-type]
+            await wait_for_headers_async(self._playback, self._fail)
+            async for chunk in PacedBody(outcome.chunks, self._playback, self._fail):
                 yield message_of(chunk)
         if self._outcome is not None and self._outcome.code is not grpc.StatusCode.OK:
             raise self._error()
@@ -147,7 +148,7 @@ class AioCall:
         if isinstance(call, grpc.RpcError):
             self._recording.finish(
                 call.code(), call.details(), call.initial_metadata(), call.trailing_metadata()
-            )  # type: ignore[attr-defined]
+            )
         else:
             self._recording.finish(
                 await call.code(),
@@ -229,21 +230,21 @@ class AioCall:
     async def initial_metadata(self) -> aio.Metadata:
         await self._begin()
         if self._live is not None:
-            return await self._live.initial_metadata()  # type: ignore[no-any-return]
+            return await self._live.initial_metadata()
         assert self._outcome is not None
         return aio.Metadata(*self._outcome.initial)
 
     async def trailing_metadata(self) -> aio.Metadata:
         await self._begin()
         if self._live is not None:
-            return await self._live.trailing_metadata()  # type: ignore[no-any-return]
+            return await self._live.trailing_metadata()
         assert self._outcome is not None
         return aio.Metadata(*self._outcome.trailing)
 
     async def code(self) -> grpc.StatusCode:
         await self._begin()
         if self._live is not None:
-            return await self._live.code()  # type: ignore[no-any-return]
+            return await self._live.code()
         assert self._outcome is not None
         return grpc.StatusCode.CANCELLED if self._cancelled else self._outcome.code
 

@@ -44,7 +44,8 @@ def as_message(value: object) -> Message | None:
 
 
 def _fields(message: Message) -> dict[str, Any]:
-    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+    fields: dict[str, Any] = json_format.MessageToDict(message, preserving_proto_field_name=True)
+    return fields
 
 
 def message_doc(message: Message, received: bytes | None = None) -> dict[str, Any]:
@@ -52,9 +53,9 @@ def message_doc(message: Message, received: bytes | None = None) -> dict[str, An
     it was read from) do not come back from the fields alone (checked here, at record time)."""
     fields = _fields(message)
     doc: dict[str, Any] = {TYPE_KEY: message.DESCRIPTOR.full_name, **fields}
-    if received is not None and _from_fields(message.DESCRIPTOR.full_name, fields) != received:
-        if not holds_credential(received):
-            doc[BYTES_KEY] = base64.b64encode(received).decode("ascii")
+    exact = received is None or _from_fields(message.DESCRIPTOR.full_name, fields) == received
+    if received is not None and not exact and not holds_credential(received):
+        doc[BYTES_KEY] = base64.b64encode(received).decode("ascii")
     return doc
 
 
@@ -75,15 +76,17 @@ def _message_class(full_name: str) -> type[Message]:
             f"the cassette holds a gRPC message of type {full_name!r}, which no module imported in "
             f"this process defines: import the client library that uses it before replaying"
         ) from None
-    return message_factory.GetMessageClass(descriptor)
+    found: type[Message] = message_factory.GetMessageClass(descriptor)
+    return found
 
 
 def _from_fields(full_name: str, fields: dict[str, Any]) -> bytes:
     message = json_format.ParseDict(fields, _message_class(full_name)())
-    return message.SerializeToString()
+    serialized: bytes = message.SerializeToString()
+    return serialized
 
 
-def message_bytes(doc: dict[str, Any]) -> bytes:
+def message_bytes(doc: Any) -> bytes:
     """The bytes of a stored message: its kept ``@bytes`` while they decode to the stored
     fields, else the fields serialized by the message class its ``@type`` names."""
     if isinstance(doc, dict) and TYPE_KEY not in doc and isinstance(doc.get(BYTES_KEY), str):

@@ -33,8 +33,8 @@ def serve_messages(outcome: Outcome, playback: Any, fail: Callable[[str], BaseEx
         for chunk in outcome.chunks:
             yield message_of(chunk)
         return
-    wait_for_headers(playback, fail)  # type: ignore[arg-type]
-    for chunk in PacedBody(outcome.chunks, playback, fail):  # type: ignore[arg-type]
+    wait_for_headers(playback, fail)
+    for chunk in PacedBody(outcome.chunks, playback, fail):
         yield message_of(chunk)
 
 
@@ -88,7 +88,7 @@ class ReplayedCall(grpc.Call, grpc.Future):  # type: ignore[misc]
         try:
             raise_if_failed(self._outcome)
         except grpc.RpcError as error:
-            return error
+            return error  # type: ignore[no-any-return]
         return None
 
     def traceback(self, timeout: float | None = None) -> Any:
@@ -167,8 +167,8 @@ class ReplayedStream(grpc.RpcError, ReplayedCall):  # type: ignore[misc]
         return True
 
     def __str__(self) -> str:
-        outcome = self._outcome
-        return f'<ReplayedStream of RPC that terminated with: status = {outcome.code}, details = "{outcome.details}">'
+        code, details = self._outcome.code, self._outcome.details
+        return f'<ReplayedStream of RPC that terminated with: status = {code}, details = "{details}">'
 
 
 class RecordingStream:
