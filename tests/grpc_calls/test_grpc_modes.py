@@ -39,7 +39,10 @@ def test_verify_reports_a_field_the_service_added(tmp_path: Path, monkeypatch: p
             return answer
 
         monkeypatch.setattr(vertex_fake, "_answer", with_response_id)
-        with warnings.catch_warnings(record=True) as warned, use_cassette(path, record_mode="verify") as changed:
+        with (
+            warnings.catch_warnings(record=True) as warned,
+            use_cassette(path, record_mode="verify") as changed,
+        ):
             warnings.simplefilter("always")
             sync_client(server.address).generate_content(request("hello vertex"))
     assert path.read_bytes() == before  # verify writes nothing
@@ -67,28 +70,29 @@ def _arrivals(address: str) -> list[float]:
 
 def test_recorded_timing_paces_the_messages_of_a_stream(tmp_path: Path) -> None:
     """Sleeps never end early, so a lower bound holds on any machine: the replay spaces the
-    messages at least as the server did (a generous half of it), and without timing it does not."""
+    messages at least as the server did (a generous half of it)."""
     path = tmp_path / "timed.yaml"
     method = server_stream(_slow_stream, v1.GenerateContentRequest, v1.GenerateContentResponse)
-    with GrpcServer(handler(SERVICE, {"StreamGenerateContent": method})) as server:
-        with use_cassette(path, record_mode="rewrite"):
-            live = _arrivals(server.address)
+    server = GrpcServer(handler(SERVICE, {"StreamGenerateContent": method}))
+    with server, use_cassette(path, record_mode="rewrite"):
+        live = _arrivals(server.address)
     with use_cassette(path, timing="recorded"):
         paced = _arrivals(server.address)
     assert live[-1] >= 2 * GAP
     assert paced[-1] - paced[0] >= GAP  # two gaps of GAP recorded: at least one of them kept
 
 
-def test_a_moved_seam_disables_grpc_alone_with_one_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_moved_seam_disables_grpc_alone_with_one_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Broken for real: grpc.aio's bidirectional multi-callable class is deleted for the test (the
     sync channel below never uses it)."""
     from grpc.aio import _channel
 
     monkeypatch.delattr(_channel, "StreamStreamMultiCallable")
     path = tmp_path / "unseamed.yaml"
-    with vertex_server() as server:
-        with pytest.warns(InterceptorUnavailableWarning, match=r"grpc.*Disabled: recording and replaying"):
-            with use_cassette(path, record_mode="rewrite"):
-                answer = sync_client(server.address).generate_content(request("hello vertex"))
+    warned = pytest.warns(InterceptorUnavailableWarning, match=r"grpc.*Disabled: recording and replaying")
+    with vertex_server() as server, warned, use_cassette(path, record_mode="rewrite"):
+        answer = sync_client(server.address).generate_content(request("hello vertex"))
     assert answer.candidates[0].content.parts[0].text == "echo: hello vertex"  # sent, as without promptvcr
     assert "GenerateContent" not in (path.read_text() if path.exists() else "")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -34,7 +35,7 @@ from ...cassettes.timing import TimingRecorder
 from ...policies import budget
 from ..decision import Recorder
 from ..pacing import describe
-from .protojson import BYTES_KEY, as_message, message_bytes, message_doc
+from .protojson import BYTES_KEY, as_message, message_bytes, message_doc, request_doc
 
 __all__ = [
     "CallRecording",
@@ -127,7 +128,7 @@ def _metadata_of(headers: dict[str, str], trailing: bool) -> Metadata:
 def _request_doc(value: object, serializer: Callable[[Any], bytes] | None) -> dict[str, Any]:
     message = as_message(value)
     if message is not None:
-        return message_doc(message)
+        return request_doc(message)
     raw = serializer(value) if serializer is not None else value
     if not isinstance(raw, bytes):
         raise TypeError(f"promptvcr cannot read a gRPC request message of type {type(value).__name__}")
@@ -161,8 +162,11 @@ class Outcome:
     trailing: Metadata = field(default_factory=tuple)
 
 
+@functools.lru_cache(maxsize=4096)
 def message_of(chunk: bytes) -> bytes:
-    """The bytes of the server message one replayed event holds."""
+    """The bytes of the server message one replayed event holds. Remembered: a cassette's chunks
+    are the same bytes each time it serves them, and rebuilding a message from its JSON costs
+    far more than the call it stands for (benchmarks/bench_grpc.py)."""
     events = decode_events(chunk)
     if not events or not isinstance(events[0], dict):
         raise ValueError(f"a replayed gRPC message is no stored message: {chunk[:80]!r}")

@@ -48,6 +48,25 @@ def _fields(message: Message) -> dict[str, Any]:
     return fields
 
 
+#: Request messages already read, by type and bytes: a replayed test sends the same requests
+#: each run, and protobuf's JSON conversion is pure Python (see :func:`request_doc`).
+_REQUESTS: dict[tuple[str, bytes], dict[str, Any]] = {}
+_REQUESTS_KEPT = 2048
+
+
+def request_doc(message: Message) -> dict[str, Any]:
+    """A request message as its cassette key reads it (:func:`message_doc`), remembered by its
+    serialized bytes (protobuf's C code serializes it in a fraction of the JSON conversion);
+    the caller only reads it."""
+    key = (message.DESCRIPTOR.full_name, message.SerializeToString(deterministic=True))
+    doc = _REQUESTS.get(key)
+    if doc is None:
+        if len(_REQUESTS) >= _REQUESTS_KEPT:
+            _REQUESTS.clear()
+        doc = _REQUESTS[key] = message_doc(message)
+    return doc
+
+
 def message_doc(message: Message, received: bytes | None = None) -> dict[str, Any]:
     """``message`` as stored: ``@type`` and its fields; ``@bytes`` too when ``received`` (the bytes
     it was read from) do not come back from the fields alone (checked here, at record time)."""
