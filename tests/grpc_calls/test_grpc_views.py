@@ -91,3 +91,11 @@ def test_scan_finds_a_key_planted_in_a_message_field_and_in_metadata(
         out = capsys.readouterr().out
         line = next(n for n, text in enumerate(planted.splitlines(), 1) if PLANTED_KEY in text)
         assert f"planted.yaml:{line}:" in out and PLANTED_KEY not in out, out
+
+
+def test_the_html_report_shows_the_grpc_conversation(recorded: dict[str, Any], tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    assert main(["report", str(recorded["folder"]), "--html", str(page)]) == 0
+    html = page.read_text()
+    assert "PredictionService/GenerateContent" in html
+    assert "please leak" in html and "your key is &lt;redacted:" in html and PLANTED_KEY not in html
