@@ -99,3 +99,25 @@ def test_the_html_report_shows_the_grpc_conversation(recorded: dict[str, Any], t
     html = page.read_text()
     assert "PredictionService/GenerateContent" in html
     assert "please leak" in html and "your key is &lt;redacted:" in html and PLANTED_KEY not in html
+
+
+def test_bytes_no_protobuf_class_reads_are_kept_with_their_keys_overwritten(tmp_path: Path) -> None:
+    """A bare channel without serializers sends and receives bytes: they are stored as bytes,
+    each key overwritten in place (same length, so the message still decodes), on both sides."""
+    method = grpc.unary_unary_rpc_method_handler(
+        _leaky, v1.GenerateContentRequest.deserialize, v1.GenerateContentResponse.serialize
+    )
+    sent = v1.GenerateContentRequest.serialize(request(f"please leak {PLANTED_KEY}"))
+    path = tmp_path / "raw.yaml"
+    with GrpcServer(handler(SERVICE, {"GenerateContent": method})) as server:
+        raw = grpc.insecure_channel(server.address).unary_unary(f"/{SERVICE}/GenerateContent")
+        with pytest.warns(UserWarning, match="removed"), use_cassette(path, record_mode="rewrite"):
+            live = raw(sent)
+        assert PLANTED_KEY.encode() in live
+    assert PLANTED_KEY not in path.read_text() and main(["scan", str(path)]) == 0
+    with use_cassette(path):
+        replayed = raw(sent)
+    answer = v1.GenerateContentResponse.deserialize(replayed)
+    assert len(replayed) == len(live) and answer.candidates[0].content.parts[0].text.startswith(
+        "your key is <redacted>**"
+    )

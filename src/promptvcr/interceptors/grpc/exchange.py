@@ -35,7 +35,7 @@ from ...cassettes.timing import TimingRecorder
 from ...policies import budget
 from ..decision import Recorder
 from ..pacing import describe
-from .protojson import BYTES_KEY, as_message, message_bytes, message_doc, request_doc
+from .protojson import BYTES_KEY, as_message, masked_bytes, message_bytes, message_doc, request_doc
 
 __all__ = [
     "CallRecording",
@@ -132,7 +132,7 @@ def _request_doc(value: object, serializer: Callable[[Any], bytes] | None) -> di
     raw = serializer(value) if serializer is not None else value
     if not isinstance(raw, bytes):
         raise TypeError(f"promptvcr cannot read a gRPC request message of type {type(value).__name__}")
-    return {BYTES_KEY: base64.b64encode(raw).decode("ascii")}
+    return {BYTES_KEY: base64.b64encode(masked_bytes(raw)).decode("ascii")}
 
 
 def grpc_request(
@@ -250,7 +250,7 @@ class CallRecording:
         doc = (
             message_doc(message, received)
             if message is not None
-            else {BYTES_KEY: base64.b64encode(received).decode("ascii")}
+            else {BYTES_KEY: base64.b64encode(masked_bytes(received)).decode("ascii")}
         )
         self._chunks.append(encode_event({"event": "message", "data": doc}))
         self._watch.chunk_arrived()

@@ -78,13 +78,26 @@ def message_doc(message: Message, received: bytes | None = None) -> dict[str, An
     return doc
 
 
-def holds_credential(received: bytes) -> bool:
-    """Whether a message's bytes hold a key by its shape or a credential this run sent (protobuf
-    writes strings as their UTF-8 bytes, so they read as text here)."""
+def _credentials_in(received: bytes) -> set[str]:
+    """The keys (by shape) and the credentials this run sent that a message's bytes hold
+    (protobuf writes strings as their UTF-8 bytes, so they read as text here)."""
     text = received.decode("utf-8", "replace")
-    if any(secret_values(text)):
-        return True
-    return any(value in text for value in run_credentials())
+    found = {value for _, value in secret_values(text)}
+    return found | {value for value in run_credentials() if value and value in text}
+
+
+def holds_credential(received: bytes) -> bool:
+    return bool(_credentials_in(received))
+
+
+def masked_bytes(raw: bytes) -> bytes:
+    """``raw`` with each credential it holds overwritten in place, ``<redacted>`` then ``*`` to
+    its length: a message no protobuf class reads is kept as bytes, and a string's length is
+    part of its encoding, so the bytes still decode."""
+    for value in sorted(_credentials_in(raw), key=len, reverse=True):
+        secret = value.encode("utf-8")
+        raw = raw.replace(secret, b"<redacted>"[: len(secret)].ljust(len(secret), b"*"))
+    return raw
 
 
 def _message_class(full_name: str) -> type[Message]:
