@@ -79,8 +79,8 @@ async def async_calls(address: str) -> dict[str, Any]:
     raw = await call
     seen["raw"] = (
         raw,
-        dict(await call.initial_metadata()),
-        dict(await call.trailing_metadata()),
+        dict(tuple(await call.initial_metadata())),
+        dict(tuple(await call.trailing_metadata())),
         await call.code(),
     )
     await channel.close()

@@ -369,11 +369,10 @@ def grpc_method(callable_: Any) -> str:
 
 
 def grpc_target(callable_: Any) -> str:
-    """Where the call goes: the channel's target, as the client gave it."""
-    target = getattr(callable_, "_target", None)  # sync
-    if target is None:  # asyncio: the Cython channel's (an attribute, or a method in some releases)
-        target = callable_._channel.target
-        target = target() if callable(target) else target
+    """Where the call goes: the channel's target, as the client gave it; an asyncio channel's
+    from grpcio 1.82 (the Cython channel's), before that ``aio-channel``: no name holds it."""
+    target = getattr(callable_, "_target", None) or getattr(callable_._channel, "target", b"aio-channel")
+    target = target() if callable(target) else target
     return target.decode("utf-8") if isinstance(target, bytes) else str(target)
 
 
