@@ -76,7 +76,8 @@ async def async_styles(address: str) -> dict[str, Any]:
         for value in (7, 8):
             await call.write(_struct(n=value))
         await call.done_writing()
-        seen["written"] = ((await call)["total"], await call.code(), dict(tuple(await call.trailing_metadata())))
+        trailing = dict(tuple(await call.trailing_metadata()))  # pairs: grpcio 1.62's keys() gives pairs too
+        seen["written"] = ((await call)["total"], await call.code(), trailing)
         with pytest.raises(grpc.aio.AioRpcError) as failed:
             await adder(_numbers(1, -1))
         seen["error"] = (type(failed.value).__name__, failed.value.code(), failed.value.details())
