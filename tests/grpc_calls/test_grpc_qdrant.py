@@ -16,6 +16,7 @@ from qdrant_client import AsyncQdrantClient, QdrantClient, models
 from qdrant_client import grpc as q
 
 from promptvcr import CassetteMiss, use_cassette
+from promptvcr.faults import http_error
 
 API_KEY = "qdrant-live-key-3f9c2a7e51b84d06"
 POINTS = [
@@ -38,6 +39,10 @@ class Store:
 
     def upsert(self, request: q.UpsertPoints, context: grpc.ServicerContext) -> q.PointsOperationResponse:
         self.keys.append(dict(context.invocation_metadata()).get("api-key", ""))
+        if request.collection_name != "cities":
+            context.abort(
+                grpc.StatusCode.NOT_FOUND, f"Not found: Collection `{request.collection_name}` doesn't exist!"
+            )
         for point in request.points:
             self.points[point.id.num] = point
         result = q.UpdateResult(operation_id=len(self.points), status=q.UpdateStatus.Completed)
@@ -83,14 +88,22 @@ def _seen(updated: models.UpdateResult, found: models.QueryResponse) -> list[Any
     return [updated.model_dump(), [(p.id, round(p.score, 6), p.payload, p.version) for p in found.points]]
 
 
+def _failure(error: grpc.RpcError) -> tuple[Any, ...]:
+    return type(error).__name__, error.code(), error.details()  # type: ignore[attr-defined]
+
+
 def sync_calls(port: int, query: list[float]) -> list[Any]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "Api key is used with an insecure connection": on purpose
         client = QdrantClient(**_client_options(port))
     updated = client.upsert("cities", points=POINTS)
     found = client.query_points("cities", query=query, limit=2)
+    try:
+        client.upsert("towns", points=POINTS)
+    except grpc.RpcError as error:
+        failed = _failure(error)
     client.close()
-    return _seen(updated, found)
+    return [*_seen(updated, found), failed]
 
 
 async def async_calls(port: int, query: list[float]) -> list[Any]:
@@ -99,8 +112,12 @@ async def async_calls(port: int, query: list[float]) -> list[Any]:
         client = AsyncQdrantClient(**_client_options(port))
     updated = await client.upsert("cities", points=POINTS)
     found = await client.query_points("cities", query=query, limit=2)
+    try:
+        await client.upsert("towns", points=POINTS)
+    except grpc.RpcError as error:
+        failed = _failure(error)
     await client.close()
-    return _seen(updated, found)
+    return [*_seen(updated, found), failed]
 
 
 CALLS: dict[str, Any] = {
@@ -141,3 +158,21 @@ def test_a_changed_query_vector_misses(recorded: dict[str, Any]) -> None:
     with pytest.raises(CassetteMiss) as miss, use_cassette(Path(recorded["folder"]) / "sync.yaml"):
         sync_calls(recorded["port"], [0.0, 1.0, 0.0])
     assert "qdrant.Points/Query" in str(miss.value) and "query.nearest" in str(miss.value)
+
+
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_an_error_replays_as_the_same_exception(recorded: dict[str, Any], flavour: str) -> None:
+    live = recorded["live"][flavour][2]
+    assert live[1] == grpc.StatusCode.NOT_FOUND and live[0] in ("_InactiveRpcError", "AioRpcError")
+    with use_cassette(Path(recorded["folder"]) / f"{flavour}.yaml"):
+        assert CALLS[flavour](recorded["port"], [0.8, 0.6, 0.0])[2] == live
+
+
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_a_declared_unavailable_fails_the_query(recorded: dict[str, Any], flavour: str) -> None:
+    fault = http_error(503, path="/qdrant.Points/Query")
+    cassette = use_cassette(Path(recorded["folder"]) / f"{flavour}.yaml", faults=[fault])
+    with pytest.raises(grpc.RpcError) as failed, cassette:
+        CALLS[flavour](recorded["port"], [0.8, 0.6, 0.0])
+    assert failed.value.code() == grpc.StatusCode.UNAVAILABLE  # type: ignore[attr-defined]
+    assert type(failed.value).__name__ == recorded["live"][flavour][2][0]
