@@ -96,3 +96,20 @@ def test_a_moved_seam_disables_grpc_alone_with_one_warning(
         answer = sync_client(server.address).generate_content(request("hello vertex"))
     assert answer.candidates[0].content.parts[0].text == "echo: hello vertex"  # sent, as without promptvcr
     assert "GenerateContent" not in (path.read_text() if path.exists() else "")
+
+
+def test_a_stream_left_unread_is_kept_as_far_as_it_was_read(tmp_path: Path) -> None:
+    """The code reads one message of a stream and lets it go: the cassette keeps that one (as
+    HTTP streams closed early are kept), replays it, and says so if the code reads further."""
+    from promptvcr.cassettes.playback import StreamNotRecorded
+
+    path = tmp_path / "unread.yaml"
+    with vertex_server() as server, use_cassette(path, record_mode="rewrite"):
+        stream = sync_client(server.address).stream_generate_content(request("one two three four"))
+        assert next(stream).candidates[0].content.parts[0].text == "one"
+    assert path.read_text().count("event: message") == 1
+    with use_cassette(path):
+        replayed = sync_client(server.address).stream_generate_content(request("one two three four"))
+        assert next(replayed).candidates[0].content.parts[0].text == "one"
+        with pytest.raises(StreamNotRecorded, match="recorded only as far as the application read it"):
+            next(replayed)
