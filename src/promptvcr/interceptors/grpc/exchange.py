@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import functools
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -162,18 +161,31 @@ class Outcome:
     trailing: Metadata = field(default_factory=tuple)
 
 
-@functools.lru_cache(maxsize=4096)
+#: Replayed messages already rebuilt, by their event's bytes (see :func:`message_of`); a large
+#: one is rebuilt each time rather than held twice.
+_MESSAGES: dict[bytes, bytes] = {}
+_MESSAGES_KEPT, _MESSAGE_BYTES_KEPT = 2048, 64 * 1024
+
+
 def message_of(chunk: bytes) -> bytes:
     """The bytes of the server message one replayed event holds. Remembered: a cassette's chunks
     are the same bytes each time it serves them, and rebuilding a message from its JSON costs
     far more than the call it stands for (benchmarks/bench_grpc.py)."""
+    found = _MESSAGES.get(chunk)
+    if found is not None:
+        return found
     events = decode_events(chunk)
     if not events or not isinstance(events[0], dict):
         raise ValueError(f"a replayed gRPC message is no stored message: {chunk[:80]!r}")
     data = events[0].get("data")
     if isinstance(data, str):
         data = json.loads(data)
-    return message_bytes(data)
+    built = message_bytes(data)
+    if len(chunk) <= _MESSAGE_BYTES_KEPT:
+        if len(_MESSAGES) >= _MESSAGES_KEPT:
+            _MESSAGES.clear()
+        _MESSAGES[chunk] = built
+    return built
 
 
 def _status_of(response: Response) -> tuple[grpc.StatusCode, str]:

@@ -51,7 +51,7 @@ def _fields(message: Message) -> dict[str, Any]:
 #: Request messages already read, by type and bytes: a replayed test sends the same requests
 #: each run, and protobuf's JSON conversion is pure Python (see :func:`request_doc`).
 _REQUESTS: dict[tuple[str, bytes], dict[str, Any]] = {}
-_REQUESTS_KEPT = 2048
+_REQUESTS_KEPT, _REQUEST_BYTES_KEPT = 2048, 64 * 1024
 
 
 def request_doc(message: Message) -> dict[str, Any]:
@@ -61,9 +61,11 @@ def request_doc(message: Message) -> dict[str, Any]:
     key = (message.DESCRIPTOR.full_name, message.SerializeToString(deterministic=True))
     doc = _REQUESTS.get(key)
     if doc is None:
-        if len(_REQUESTS) >= _REQUESTS_KEPT:
-            _REQUESTS.clear()
-        doc = _REQUESTS[key] = message_doc(message)
+        doc = message_doc(message)
+        if len(key[1]) <= _REQUEST_BYTES_KEPT:  # audio and images are converted each time
+            if len(_REQUESTS) >= _REQUESTS_KEPT:
+                _REQUESTS.clear()
+            _REQUESTS[key] = doc
     return doc
 
 
