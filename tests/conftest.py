@@ -70,3 +70,14 @@ def _forget_sent() -> None:
     masking = sys.modules.get("promptvcr.credentials.masking")
     if masking is not None:
         masking._SENT.clear()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config: pytest.Config) -> None:
+    """A distributed run starts the registry installs its paths need (Chromium, npm packages)
+    in the background while the workers start: see tests/installs.py."""
+    import installs
+
+    args = [arg.split("::", 1)[0] for arg in config.args if not arg.startswith("-")]
+    where = config.invocation_params.dir
+    installs.start_needed([where / arg for arg in args] if args else [config.rootpath / "tests"])

@@ -12,6 +12,7 @@ if _TYPE_CHECKING:
     from . import faults
     from .cassette import Cassette, use_cassette
     from .cassettes import Interaction, Play, Request, Response
+    from .cassettes.jobs import JobEndpoint, add_job_endpoint
     from .errors import (
         CassetteError,
         CassetteFormatError,
@@ -43,6 +44,8 @@ _EXPORTS = {
     "Play": ".cassettes",
     "Request": ".cassettes",
     "Response": ".cassettes",
+    "JobEndpoint": ".cassettes.jobs",
+    "add_job_endpoint": ".cassettes.jobs",
     "StaleCassetteWarning": ".policies.staleness",
     "RecordErrorWarning": ".policies.unwritten",
     "Drift": ".policies.verifying",
@@ -87,6 +90,7 @@ __all__ = [
     "FuzzyMatchWarning",
     "Interaction",
     "InterceptorUnavailableWarning",
+    "JobEndpoint",
     "KeyParts",
     "Play",
     "RecordErrorWarning",
@@ -97,6 +101,7 @@ __all__ = [
     "Rule",
     "StaleCassetteError",
     "StaleCassetteWarning",
+    "add_job_endpoint",
     "default_rules",
     "drop_body_fields",
     "drop_query_params",

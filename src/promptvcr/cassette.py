@@ -26,6 +26,7 @@ from .credentials.headers import REQUEST_HEADERS, RESPONSE_HEADERS
 from .errors import CassetteMiss, CassetteWriteError
 from .files import persister, saving
 from .interceptors.decision import PASS_THROUGH, Decision, Record, Replay
+from .longjobs import JobReplay
 from .matching import protocols
 from .matching.background import DEFAULT_IGNORE_HOSTS, DEFAULT_PASSTHROUGH_HOSTS, BackgroundHosts, Treatment
 from .matching.key import request_key
@@ -56,10 +57,11 @@ class Cassette(activation.Block):
     Requests to ``ignore_hosts`` (telemetry exporters by default) get an empty local ``204``;
     those to ``passthrough_hosts`` (OAuth token endpoints by default) go to the network,
     unrecorded; both in every mode, listed in ``background_hosts``; ``()`` makes them ordinary.
-    ``timing`` paces replay: ``"none"`` (as fast as possible), ``"recorded"`` (the recorded
-    time to headers and between events, on the real clock) or a speed factor (``0.1`` is ten
-    times faster). ``faults`` inject provider failures (:mod:`promptvcr.faults`);
-    ``faults_fired`` lists those that fired.
+    ``timing`` paces replay: ``"none"`` (as fast as possible; a server's declared waits served
+    as none), ``"fast"`` (that, and the code's sleeps between polls of a replayed long job
+    skipped: docs/long-jobs.md), ``"recorded"`` (the recorded time to headers and between
+    events, on the real clock) or a speed factor (``0.1`` is ten times faster). ``faults``
+    inject provider failures (:mod:`promptvcr.faults`); ``faults_fired`` lists those that fired.
 
     ``played`` lists every request sent while the cassette was active, in order, with its
     outcome (``replayed``, ``recorded``, ``passthrough``), for a test to assert on the calls its
@@ -105,6 +107,7 @@ class Cassette(activation.Block):
         self.background = BackgroundHosts(ignore_hosts, passthrough_hosts)
         self.timing = timing
         self._pace = pace_factor(timing)
+        self._jobs = JobReplay(keep_waits=self._pace is not None, fast=timing == "fast")  # see .longjobs
         self.faults = tuple(faults)
         self._fault_plan: FaultPlan | None = None
         self.path = path if isinstance(path, Path) else Path(path)
@@ -248,6 +251,7 @@ class Cassette(activation.Block):
         elif (answer := protocols.answer_for(request, interaction)) is not None:
             response, was = answer, interaction.request  # an answer on another stream (MCP's GET) finds it
         self.played.append(Play(request, "replayed", response, was))
+        response = self._jobs.served(request, response)  # a job's waits and state
         if self._pace is None and request.method != "GET" and not response.websocket:
             return Replay(response)
         return Replay(response.served(self._pace, self.played, request.method), self)  # self: misses
@@ -318,6 +322,7 @@ class Cassette(activation.Block):
         if self._pace is not None and any(i.response.timing is None for i in interactions):
             warnings.warn(untimed_message(self.path, self.timing), RuntimeWarning, stacklevel=2)
         activation.activate(self)
+        self._jobs.start(replaying=not self.record_mode.writes_cassette)
         self._active = True
         return self
 
@@ -333,6 +338,7 @@ class Cassette(activation.Block):
         body_raised = exc_type is not None
         self._active = False
         activation.deactivate(self)
+        self._jobs.stop()
         unwritten.record_abandoned(self._unfinished)  # as far as they arrived, ``end: closed``
         if not body_raised:  # the real error is what shows
             unwritten.warn_unfinished(self.path, (request for request, _ in self._unfinished.values()))

@@ -12,18 +12,16 @@ then replay in Python, in-process.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-import filelock
+import installs
 import pytest
 import yaml
 from fake_provider import FakeProvider
@@ -86,23 +84,12 @@ def _npm(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def _dependencies() -> Path:
-    """A ``node_modules`` of the suite's devDependencies as its lock file pins them (exact
-    versions, transitive ones too: ``npm ci``), installed once per machine (a folder keyed by
-    the lock, under a file lock): each session copies it by hard links."""
-    lock = (SUITE / "package-lock.json").read_bytes()
-    key = hashlib.sha256(lock + (SUITE / "package.json").read_bytes()).hexdigest()[:16]
-    root = Path(tempfile.gettempdir()) / f"promptvcr-npm-js-{key}"
-    root.mkdir(parents=True, exist_ok=True)
-    with filelock.FileLock(str(root / ".lock"), timeout=900):
-        if not (root / "installed").exists():
-            shutil.copy(SUITE / "package.json", root / "package.json")
-            shutil.copy(SUITE / "package-lock.json", root / "package-lock.json")
-            done = _npm(["ci"], root)
-            if done.returncode != 0:  # as tests/server/serve_clients.py: no registry, no npm SDKs
-                why = done.stderr[-500:]
-                pytest.skip(f"npm could not install the suite's dependencies (no registry?): {why}")
-            (root / "installed").write_text(key, encoding="utf-8")
-    return root
+    """A ``node_modules`` of the suite's devDependencies as its lock file pins them, installed
+    once per machine (tests/installs.py)."""
+    try:
+        return installs.js_suite_dependencies()
+    except installs.Unavailable as why:  # as tests/server/serve_clients.py: no registry, no npm SDKs
+        pytest.skip(str(why))
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import installs
 import pytest
 import yaml
 from mcp import ClientSession, StdioServerParameters
@@ -27,13 +28,6 @@ from promptvcr.cli import main
 
 SERVER = Path(__file__).resolve().parent.parent / "mcp_stdio_server.py"
 NODE_CLIENT = Path(__file__).resolve().parent / "node_client.mjs"
-#: Where the test installs the TypeScript SDK once (``$PROMPTVCR_NODE_CACHE`` to move it).
-#: The TypeScript SDK's release, pinned (a new release cannot change what the test sees); the
-#: install folder is named by it, so a new pin installs anew.
-NODE_SDK = "@modelcontextprotocol/sdk@1.32.2"
-NODE_CACHE = Path(
-    os.environ.get("PROMPTVCR_NODE_CACHE", Path.home() / ".cache" / "promptvcr-tests" / "node-mcp")
-) / NODE_SDK.replace("/", "-")
 SRC = str(Path(promptvcr.__file__).resolve().parent.parent)
 
 
@@ -93,27 +87,13 @@ def _leaves(error: BaseException) -> list[BaseException]:
 
 
 def _node_sdk() -> Path:
-    """The folder holding ``node_modules/@modelcontextprotocol/sdk``, installed once."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("node and npm are not installed: the TypeScript client cannot run")
-    if not (NODE_CACHE / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
-        NODE_CACHE.mkdir(parents=True, exist_ok=True)
-        install = [
-            "npm",
-            "install",
-            "--prefix",
-            str(NODE_CACHE),
-            "--no-audit",
-            "--no-fund",
-            NODE_SDK,
-        ]
-        done = subprocess.run(install, capture_output=True, text=True, timeout=300, check=False)
-        if done.returncode != 0:
-            pytest.skip(
-                f"npm could not install @modelcontextprotocol/sdk (no registry?): {done.stderr[-400:]}"
-            )
-    shutil.copy(NODE_CLIENT, NODE_CACHE / NODE_CLIENT.name)  # node resolves the SDK from the script's folder
-    return NODE_CACHE
+    """The folder holding ``node_modules/@modelcontextprotocol/sdk`` and the node client."""
+    try:
+        folder = installs.mcp_node_sdk()
+    except installs.Unavailable as why:
+        pytest.skip(str(why))
+    shutil.copy(NODE_CLIENT, folder / NODE_CLIENT.name)  # node resolves the SDK from the script's folder
+    return folder
 
 
 def node_client(folder: Path, command: list[str], *, silent_stdin: bool = False) -> dict[str, Any]:

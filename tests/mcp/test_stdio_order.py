@@ -172,3 +172,20 @@ def test_a_server_request_behind_a_dropped_call_is_sent_at_the_stall() -> None:
     assert [json.loads(raw.data).get("method") for raw in played.stalled()] == ["sampling/createMessage"]
     assert read(played.client_wrote(line(reply))) == [(5, "asked")]
     assert read(played.client_wrote(line({**listing, "id": 6}))) == [(6, "tools")]  # late, still played
+
+
+def test_an_answer_taped_before_its_request_waits_for_it() -> None:
+    """Recorded by a tap that saw a quick server's answer before the client's line (the wrapper
+    taped a line after passing it on): replayed, the answer still waits for its call; sent at
+    once, the client dropped it as an answer to nothing and timed out (issue 52)."""
+    played = player(
+        ("client", _call(1, "a")),
+        ("server", _answer(1, "A")),
+        ("server", _answer(2, "B")),
+        ("client", _call(2, "b")),
+        ("client", None),
+        ("server", None),
+    )
+    assert played.opening() == []
+    assert read(played.client_wrote(line(_call(1, "a")))) == [(1, "A")]
+    assert read(played.client_wrote(line(_call(2, "b")))) == [(2, "B")]

@@ -116,19 +116,35 @@ def test_a_cut_stream_fault_breaks_the_scripted_stream() -> None:
     assert len(received) == 3 and len(cassette.faults_fired) == 1
 
 
-def test_a_slow_stream_keeps_its_delay_and_gaps_and_timing_scales_them() -> None:
+def test_a_slow_stream_keeps_its_delay_and_gaps_and_timing_scales_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     slow = reply("a b c d", delay=0.2, gap=0.05)
-    # Served as given, the waits add up to 0.4 s or more; scaled by 0.1, to 0.04 s. The scaled
-    # bound stays under the unscaled waits alone, so that a loaded host's slow client cannot fail
-    # it (0.15 s did once, in CI) while a pace left unscaled still does.
-    for pace, least, most in (("none", 0.4, 5.0), (0.1, 0.035, 0.35)):
+    # Served as given, the waits add up to 0.4 s; scaled by 0.1, to 0.04 s. What the replay asked
+    # the clock for is read off ``time.sleep`` (the one clock sync replay waits on), not off the
+    # wall clock: a loaded host's slow client makes a run longer, never its waits shorter, so the
+    # wall clock gives only the lower bound.
+    asked: list[float] = []
+    real_sleep = time.sleep
+
+    def sleep(seconds: float) -> None:
+        asked.append(seconds)
+        real_sleep(seconds)
+
+    monkeypatch.setattr(time, "sleep", sleep)
+    # The delay is one wait; each gap is a wait for what is left until the event's moment.
+    for pace, scale in (("none", 1.0), (0.1, 0.1)):
+        asked.clear()
         started = time.monotonic()
         with script(slow, timing=pace):
             stream = client().chat.completions.create(
                 model="gpt-4o-mini", messages=[{"role": "user", "content": "x"}], stream=True
             )
             assert "".join(c.choices[0].delta.content or "" for c in stream) == "a b c d"
-        assert least <= time.monotonic() - started <= most, pace
+        delay, *gaps = asked
+        assert delay == pytest.approx(0.2 * scale), (pace, asked)
+        assert len(gaps) >= 4 and all(0 < gap <= 0.05 * scale + 1e-6 for gap in gaps), (pace, asked)
+        assert time.monotonic() - started >= 0.4 * scale * 0.9, pace
 
 
 def test_reply_checks_what_it_is_given() -> None:

@@ -6,14 +6,11 @@ compared; a failed call prints ``ERROR <status> <message>`` instead of raising.
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-import filelock
+import installs
 import pytest
 
 API_KEY = "sk-proj-servertest-0123456789abcdefghijklmnop"
@@ -100,43 +97,17 @@ def run_python(env: dict[str, str], question: str) -> list[str]:
     return done.stdout.splitlines()
 
 
-#: The npm packages the node clients use, pinned: the install is cached under a folder named by them.
-NPM_PACKAGES = ("openai@7.59.0", "@anthropic-ai/sdk@1.14.0")
+#: The npm packages the node clients use, pinned (tests/installs.py installs them once).
+NPM_PACKAGES = installs.NPM_SDKS
 
 
 def npm_modules() -> Path:
-    """A ``node_modules`` folder with :data:`NPM_PACKAGES`, installed once per machine into the
-    system temp dir (a folder keyed by the versions, under a file lock); skips the test, saying
-    why, when node or npm is missing or npm cannot reach its registry."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("node or npm is not installed: the npm SDKs cannot run")
-    key = "-".join(package.replace("/", "-") for package in NPM_PACKAGES)
-    root = Path(os.environ.get("PROMPTVCR_NPM_CACHE", Path(tempfile.gettempdir()) / f"promptvcr-npm-{key}"))
-    root.mkdir(parents=True, exist_ok=True)
-    with filelock.FileLock(str(root / ".lock"), timeout=300):
-        if not all(
-            (root / "node_modules" / p.rsplit("@", 1)[0] / "package.json").exists() for p in NPM_PACKAGES
-        ):
-            done = subprocess.run(
-                [
-                    "npm",
-                    "install",
-                    "--prefix",
-                    str(root),
-                    "--no-audit",
-                    "--no-fund",
-                    "--loglevel=error",
-                    *NPM_PACKAGES,
-                ],
-                capture_output=True,
-                text=True,
-                timeout=240,
-            )
-            if done.returncode != 0:
-                pytest.skip(
-                    f"npm could not install {' '.join(NPM_PACKAGES)} (no registry?): {done.stderr[-300:]}"
-                )
-    return root / "node_modules"
+    """A ``node_modules`` folder with :data:`NPM_PACKAGES`; skips the test, saying why, when
+    node or npm is missing or npm cannot reach its registry."""
+    try:
+        return installs.npm_sdks()
+    except installs.Unavailable as why:
+        pytest.skip(str(why))
 
 
 def node_modules() -> Path | None:

@@ -37,7 +37,7 @@ __all__ = [
 #: A held chunk's gate: the bytes to send now (maybe none) and whether the chunk went with them.
 Gate = Callable[[], tuple[bytes, bool]]
 
-#: What ``use_cassette(timing=...)`` accepts: ``"none"``, ``"recorded"`` or a speed factor.
+#: What ``use_cassette(timing=...)`` accepts: ``"none"``, ``"fast"``, ``"recorded"`` or a speed factor.
 Pace = str | float | None
 
 #: How a connection fails. Each interceptor raises its own library's exception for it:
@@ -96,9 +96,11 @@ def pace_factor(timing: Pace) -> float | None:
     """The factor replay multiplies recorded delays by, or ``None`` to serve without delays.
 
     ``"none"`` (the default) replays as fast as possible, ``"recorded"`` at the recorded
-    pace, and a number scales it: ``timing=0.1`` is ten times faster than recorded.
+    pace, and a number scales it: ``timing=0.1`` is ten times faster than recorded. ``"fast"``
+    serves as fast as ``"none"`` and also skips the application's sleeps between the polls of a
+    replayed long job (see :mod:`promptvcr.longjobs`).
     """
-    if timing is None or timing == "none":
+    if timing is None or timing == "none" or timing == "fast":
         return None
     if timing == "recorded":
         return 1.0
@@ -111,6 +113,7 @@ def pace_factor(timing: Pace) -> float | None:
         return float(timing)
     raise ValueError(
         f"timing={timing!r} is not a replay pace. Use timing='none' (as fast as possible, the default), "
+        f"timing='fast' (that, and the code's sleeps between polls of a replayed long job skipped), "
         f"timing='recorded' (the recorded gaps) or a positive speed factor such as timing=0.1 "
         f"(ten times faster than recorded)."
     )

@@ -147,8 +147,8 @@ class _TappedInput(anyio.abc.ByteSendStream):
         self._stream, self._tap = stream, tap
 
     async def send(self, item: bytes) -> None:
+        self._tap.wrote("client", item)  # before the server has it: its answer cannot be taped first
         await self._stream.send(item)
-        self._tap.wrote("client", item)
 
     async def aclose(self) -> None:
         self._tap.closed("client")

@@ -136,8 +136,27 @@ def _waits(frames: Sequence[Frame]) -> list[tuple[int, ...] | None]:
             continue
         handle = answers(message)
         request = asked.get(handle) if handle is not None else None
+        if request is None and handle is not None:  # taped before its request (see below)
+            later = _asked_later(frames, index, handle)
+            waits.append(None if later is None else (later,))
+            continue
         waits.append(None if request is None else (request, *others[bisect.bisect(others, request) :]))
     return waits
+
+
+def _asked_later(frames: Sequence[Frame], index: int, handle: str) -> int | None:
+    """The client frame after ``index`` that asks ``handle``: where an answer taped before its
+    request waits. Recorders before 0.40 taped a client line after passing it on, so a quick
+    server's answer could be taped first; replayed in that order, the answer went out before
+    the client asked and the client waited for it until its timeout."""
+    return next(
+        (
+            later
+            for later in range(index + 1, len(frames))
+            if frames[later].sender == "client" and handle in handles(frame_json(frames[later]))
+        ),
+        None,
+    )
 
 
 def _awaited(frame: Frame) -> bool:

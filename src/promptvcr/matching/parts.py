@@ -105,8 +105,11 @@ def _multipart(content: bytes, content_type: str) -> Any:
     """The parts of a multipart body in order, each by name, filename, type and content.
 
     The boundary is chosen at random per request (``httpx`` and ``requests`` both do), so
-    it never takes part in the key; file contents are keyed by digest. The parser (with
-    its email policy) is imported by the first multipart body: most suites send none.
+    it never takes part in the key; file contents are keyed by digest: an uploaded file (a
+    part with a filename) by one line that names it, its size and its SHA-256, so that a
+    changed file misses with a diff that says which file changed and how (issue 57). The
+    parser (with its email policy) is imported by the first multipart body: most suites send
+    none.
     """
     from ..cassettes.multipart import parse_multipart
 
@@ -116,7 +119,9 @@ def _multipart(content: bytes, content_type: str) -> Any:
     entries = []
     for part in parts:
         value: Any = _digest(part.content)
-        if part.filename is None:
+        if part.filename is not None:
+            value = f"file {part.filename!r}, {len(part.content):,} bytes, sha256 {value['sha256']}"
+        else:
             with contextlib.suppress(UnicodeDecodeError):
                 value = part.content.decode("utf-8")
             # JSON text by meaning, whether the part says application/json or is a plain

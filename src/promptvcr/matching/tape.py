@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..cassettes.jobs import job_state, poll_endpoint
 from ..cassettes.models import Interaction, Request
 from ..files.loaded import LoadedInteractions
 from ..files.persister import collection_paused
@@ -168,12 +169,25 @@ class Tape:
         if turn < count:
             self._turns[key] = turn + 1
             self._played[position] = 1
-            return self.interactions[position]
+            interaction = self.interactions[position]
+            if turn == 0 and _polls(interaction):
+                self._poll_begun(key)
+            return interaction
         if len(self._keys) == len(self.interactions) and (
-            allow_repeats or reads_again(self.interactions[position].request.content)
+            allow_repeats
+            or reads_again(self.interactions[position].request.content)
+            or _job_ended(self.interactions[position])
         ):
             return self.interactions[position]
         return None
+
+    def _poll_begun(self, key: str) -> None:
+        """A job's first poll replayed: all its recorded polls count as played, so that code that
+        stops polling sooner than the recording did (its job ended sooner, it gave up) leaves
+        none of them unused: the job's answers are one sequence, used as far as the code read it."""
+        self._index_on()
+        for position in self._positions(key):
+            self._played[position] = 1
 
     def find(
         self, request: Request, key: str, *, allow_repeats: bool, fuzzy: float, path: Path
@@ -261,6 +275,21 @@ class Tape:
     @property
     def unplayed(self) -> list[Interaction]:
         return [i for i, played in zip(self.interactions, self._played, strict=True) if not played]
+
+
+def _polls(interaction: Interaction) -> bool:
+    """Whether ``interaction`` polls a known long job (:mod:`..cassettes.jobs`)."""
+    return poll_endpoint(interaction.request.method, interaction.request.url) is not None
+
+
+def _job_ended(interaction: Interaction) -> bool:
+    """Whether ``interaction`` polled a known job and its answer says the job ended: a job that
+    ended answers every later poll the same, as the provider would."""
+    request, response = interaction.request, interaction.response
+    if poll_endpoint(request.method, request.url) is None:
+        return False
+    state = job_state(request.method, request.url, response.content_type, response.chunks)
+    return state is not None and state.ended
 
 
 def _requests(interactions: Sequence[Interaction], start: int, end: int) -> Iterable[Request]:

@@ -214,11 +214,11 @@ def _pump(server: int, tap: LineTap | None, calls: _Calls) -> None:
     with contextlib.suppress(OSError):  # the server went away first
         for line in _lines(0):
             calls.client_wrote(line)
+            if tap is not None:  # before the server has it: its answer cannot be taped first
+                tap.wrote("client", line)
             view = memoryview(line)
             while view:
                 view = view[os.write(server, view) :]
-            if tap is not None:
-                tap.wrote("client", line)
     if tap is not None:
         tap.closed("client")
     with contextlib.suppress(OSError):
