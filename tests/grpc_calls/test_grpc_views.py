@@ -122,3 +122,16 @@ def test_bytes_no_protobuf_class_reads_are_kept_with_their_keys_overwritten(tmp_
     assert len(replayed) == len(live) and answer.candidates[0].content.parts[0].text.startswith(
         "your key is <redacted>**"
     )
+
+
+def test_a_message_a_reviewer_edited_replays_edited(recorded: dict[str, Any], tmp_path: Path) -> None:
+    """Fields edited in the file are what the client gets, whether or not bytes were kept beside
+    them, and an event given another field (an ``id``) is still read."""
+    text = (recorded["folder"] / "views.yaml").read_text()
+    edited = text.replace("your key is <redacted:openai-key>", "an edited answer", 1)
+    edited = edited.replace("    - event: message\n", "    - event: message\n      id: '7'\n", 1)
+    assert edited.count("an edited answer") == 1 and "id: '7'" in edited
+    (tmp_path / "edited.yaml").write_text(edited)
+    with use_cassette(tmp_path / "edited.yaml"):
+        answer = sync_client(recorded["address"]).generate_content(request("please leak"))
+    assert answer.candidates[0].content.parts[0].text == "an edited answer"
