@@ -3,10 +3,11 @@
 The seam is the multi-callable a channel hands out for each method (``channel.unary_unary(...)``
 and its three siblings): their classes are patched, so channels and stubs made before the
 cassette was entered are covered: behind any sync client interceptor (the metadata it adds is
-seen), before an asyncio one (which runs inside the patched call). Each call becomes a :class:`~promptvcr.Request` (see :mod:`.exchange`) and takes the
-same decision path as an HTTP request. The messages of a client stream are read in full before
-the cassette is asked (its key is all of them, in order): a bidirectional stream whose client
-waits for an answer before it sends its next message cannot be served this way.
+seen), before an asyncio one (which runs inside the patched call). Each call becomes a
+:class:`~promptvcr.Request` (see :mod:`.exchange`) and takes the same decision path as an HTTP
+request. The messages of a client stream are read in full before the cassette is asked (its key
+is all of them, in order): a bidirectional stream whose client waits for an answer before it
+sends its next message cannot be served this way.
 """
 
 from __future__ import annotations
