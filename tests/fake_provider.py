@@ -14,10 +14,17 @@ Switches, chosen by the first words of the last user message, for every provider
 * ``FLAKY <code>``: the same, the first time this server gets that exact request body; then
   answer normally (a rate limit an SDK's retry gets past).
 * ``SLOW``: streams wait ``chunk_delay`` (or 0.05 s) between events.
+* ``PARALLEL``: a model turn that calls a tool calls every tool offered, in one turn (parallel
+  tool calls; non-streamed answers of chat completions, Responses, Anthropic and Gemini).
 
 Tools: when the request offers tools and the last message is a user turn (not a tool result),
 the model calls the first tool, with arguments derived from its schema and the user text; a
 tool-result turn gets a text answer, so agent loops terminate.
+
+``prompt_cache=True``: answers report cached prompt tokens as the providers do (OpenAI's
+``cached_tokens``, Anthropic's ``cache_read_input_tokens``/``cache_creation_input_tokens``,
+Gemini's ``cachedContentTokenCount``): the words of the longest byte prefix the request's body
+shares with the previous request to the same endpoint, as a provider's prefix cache would.
 
 ``hold_stream``: set it to a ``threading.Event`` and every stream sends its first event, then
 waits (max ``HOLD_TIMEOUT``) for the event, so a test can prove nothing buffers the stream.
@@ -50,7 +57,7 @@ import struct
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -121,6 +128,8 @@ class Call:
     query: dict[str, list[str]]
     repeat: bool = False
     """This server got the same request body before (see ``FLAKY``)."""
+    cached_tokens: int | None = None
+    """With ``prompt_cache``: the tokens of the prefix shared with the previous request."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +143,14 @@ class Answer:
     tool_name: str | None
     tool_args: dict[str, Any]
     input_tokens: int
+    more_calls: tuple[tuple[str, dict[str, Any]], ...] = ()
+    """``PARALLEL``: the calls after the first, in the same turn."""
+    cached_tokens: int | None = None
+
+    @property
+    def calls(self) -> list[tuple[str, dict[str, Any]]]:
+        """Every tool call of the turn, the first one first."""
+        return [(self.tool_name, self.tool_args), *self.more_calls] if self.tool_name else []
 
     @property
     def content(self) -> str:
@@ -210,6 +227,15 @@ def fake_arguments(schema: Any, text: str) -> dict[str, Any]:
     return args
 
 
+def parallel(answer: Answer, call: Call, tools: list[tuple[str, Any]]) -> Answer:
+    """``answer`` calling every tool of ``tools`` (name, schema) when the text asks ``PARALLEL``,
+    with the cached tokens of ``call``."""
+    more: tuple[tuple[str, dict[str, Any]], ...] = ()
+    if answer.tool_name and answer.text.split()[:1] == ["PARALLEL"]:
+        more = tuple((name, fake_arguments(schema, answer.text)) for name, schema in tools[1:])
+    return replace(answer, more_calls=more, cached_tokens=call.cached_tokens)
+
+
 def text_of(content: Any) -> str:
     """Text of a message content: a string, or a list of parts/blocks with ``text`` fields.
 
@@ -259,16 +285,21 @@ def openai_answer(call: Call, body: dict[str, Any]) -> Answer:
         tool_name = function.get("name", "tool")
         args = fake_arguments(function.get("parameters"), text)
     prompt = " ".join(text_of(m.get("content")) for m in messages)
-    return Answer(call.n, body.get("model", ""), text, tool_name, args, count_tokens(prompt))
+    answer = Answer(call.n, body.get("model", ""), text, tool_name, args, count_tokens(prompt))
+    functions = [tool.get("function") or tool for tool in tools]
+    return parallel(answer, call, [(f.get("name", "tool"), f.get("parameters")) for f in functions])
 
 
-def openai_usage(answer: Answer) -> dict[str, int]:
+def openai_usage(answer: Answer) -> dict[str, Any]:
     total = answer.input_tokens + answer.output_tokens
-    return {
+    usage: dict[str, Any] = {
         "prompt_tokens": answer.input_tokens,
         "completion_tokens": answer.output_tokens,
         "total_tokens": total,
     }
+    if answer.cached_tokens is not None:
+        usage["prompt_tokens_details"] = {"cached_tokens": answer.cached_tokens}
+    return usage
 
 
 def openai_tool_call(answer: Answer) -> dict[str, Any]:
@@ -279,7 +310,15 @@ def openai_tool_call(answer: Answer) -> dict[str, Any]:
 def openai_completion(answer: Answer) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": answer.content, "refusal": None}
     if answer.tool_name:
-        message.update(content=None, tool_calls=[openai_tool_call(answer)])
+        more = [
+            {
+                "id": f"call_fake_{answer.n}_{i}",
+                "type": "function",
+                "function": {"name": name, "arguments": dumps(args).decode()},
+            }
+            for i, (name, args) in enumerate(answer.more_calls, 1)
+        ]
+        message.update(content=None, tool_calls=[openai_tool_call(answer), *more])
     choice = {
         "index": 0,
         "message": message,
@@ -344,6 +383,72 @@ def openai_chat(call: Call) -> Reply:
         return json_reply(openai_completion(answer))
     include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
     return Reply(events=openai_chunks(answer, include_usage), slow=is_slow(answer.text))
+
+
+def responses_answer(call: Call, body: dict[str, Any]) -> Answer:
+    """The Responses API's ``input`` (a string, or items) read like a chat conversation."""
+    items = body.get("input")
+    items = [{"role": "user", "content": items}] if isinstance(items, str) else list(items or [])
+    users = [text_of(i.get("content")) for i in items if i.get("role") == "user"]
+    text = users[-1] if users else ""
+    tools = [t for t in body.get("tools") or [] if t.get("type") == "function"]
+    tool_name, args = None, {}
+    if tools and items and items[-1].get("role") == "user":
+        tool_name, args = tools[0].get("name", "tool"), fake_arguments(tools[0].get("parameters"), text)
+    prompt = " ".join([str(body.get("instructions") or "")] + [text_of(i.get("content")) for i in items])
+    answer = Answer(call.n, body.get("model", ""), text, tool_name, args, count_tokens(prompt))
+    return parallel(answer, call, [(t.get("name", "tool"), t.get("parameters")) for t in tools])
+
+
+def openai_responses(call: Call) -> Reply:
+    """``POST /v1/responses``, not streamed: a text message, or the turn's function calls."""
+    body = call.request.json()
+    answer = responses_answer(call, body)
+    if (status := fail_status(answer.text, call.repeat)) is not None:
+        return openai_error(status)
+    output: list[dict[str, Any]] = [
+        {
+            "type": "function_call",
+            "id": f"fc_fake_{answer.n}_{i}",
+            "call_id": f"call_fake_{answer.n}_{i}",
+            "name": name,
+            "arguments": dumps(args).decode(),
+            "status": "completed",
+        }
+        for i, (name, args) in enumerate(answer.calls)
+    ]
+    if not output:
+        text = {"type": "output_text", "text": answer.content, "annotations": []}
+        output = [
+            {
+                "type": "message",
+                "id": f"msg_fake_{answer.n}",
+                "status": "completed",
+                "role": "assistant",
+                "content": [text],
+            }
+        ]
+    usage = {
+        "input_tokens": answer.input_tokens,
+        "input_tokens_details": {"cached_tokens": answer.cached_tokens or 0},
+        "output_tokens": answer.output_tokens,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": answer.input_tokens + answer.output_tokens,
+    }
+    return json_reply(
+        {
+            "id": f"resp_fake_{answer.n}",
+            "object": "response",
+            "created_at": CREATED,
+            "status": "completed",
+            "model": answer.model,
+            "output": output,
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": body.get("tools") or [],
+            "usage": usage,
+        }
+    )
 
 
 def fake_embedding(text: str) -> list[float]:
@@ -411,7 +516,8 @@ def anthropic_answer(call: Call, body: dict[str, Any]) -> Answer:
         tool_name = tools[0].get("name", "tool")
         args = fake_arguments(tools[0].get("input_schema"), text)
     prompt = " ".join([text_of(body.get("system"))] + [text_of(m.get("content")) for m in messages])
-    return Answer(call.n, body.get("model", ""), text, tool_name, args, count_tokens(prompt))
+    answer = Answer(call.n, body.get("model", ""), text, tool_name, args, count_tokens(prompt))
+    return parallel(answer, call, [(t.get("name", "tool"), t.get("input_schema")) for t in tools])
 
 
 def anthropic_block(answer: Answer) -> dict[str, Any]:
@@ -431,11 +537,25 @@ def anthropic_message(answer: Answer) -> dict[str, Any]:
         "type": "message",
         "role": "assistant",
         "model": answer.model,
-        "content": [anthropic_block(answer)],
+        "content": [anthropic_block(answer)]
+        + [
+            {"type": "tool_use", "id": f"toolu_fake_{answer.n}_{i}", "name": name, "input": args}
+            for i, (name, args) in enumerate(answer.more_calls, 1)
+        ],
         "stop_reason": "tool_use" if answer.tool_name else "end_turn",
         "stop_sequence": None,
-        "usage": {"input_tokens": answer.input_tokens, "output_tokens": answer.output_tokens},
+        "usage": anthropic_usage(answer),
     }
+
+
+def anthropic_usage(answer: Answer) -> dict[str, int]:
+    usage = {"input_tokens": answer.input_tokens, "output_tokens": answer.output_tokens}
+    if answer.cached_tokens is not None:
+        read = answer.cached_tokens
+        usage.update(
+            cache_read_input_tokens=read, cache_creation_input_tokens=max(0, answer.input_tokens - read)
+        )
+    return usage
 
 
 def anthropic_deltas(answer: Answer) -> list[dict[str, Any]]:
@@ -521,7 +641,10 @@ def gemini_answer(call: Call, body: dict[str, Any]) -> Answer:
         schema = next((declarations[0][key] for key in keys if key in declarations[0]), None)
         args = fake_arguments(schema, text)
     prompt = " ".join(text_of(c.get("parts")) for c in contents)
-    return Answer(call.n, call.params["model"], text, tool_name, args, count_tokens(prompt))
+    answer = Answer(call.n, call.params["model"], text, tool_name, args, count_tokens(prompt))
+    keys = ("parameters", "parametersJsonSchema", "parameters_json_schema")
+    named = [(d.get("name", "tool"), next((d[k] for k in keys if k in d), None)) for d in declarations]
+    return parallel(answer, call, named)
 
 
 def gemini_response(answer: Answer, parts: list[dict[str, Any]], final: bool) -> dict[str, Any]:
@@ -531,6 +654,8 @@ def gemini_response(answer: Answer, parts: list[dict[str, Any]], final: bool) ->
         candidate["finishReason"] = "STOP"
         usage["candidatesTokenCount"] = answer.output_tokens
         usage["totalTokenCount"] += answer.output_tokens
+    if answer.cached_tokens is not None:
+        usage["cachedContentTokenCount"] = answer.cached_tokens
     return {
         "candidates": [candidate],
         "usageMetadata": usage,
@@ -551,6 +676,7 @@ def gemini_generate(call: Call) -> Reply:
     if (status := fail_status(answer.text)) is not None:
         return gemini_error(status)
     parts = gemini_parts(answer)[0] if answer.tool_name else [{"text": answer.content}]
+    parts += [{"functionCall": {"name": name, "args": args}} for name, args in answer.more_calls]
     return json_reply(gemini_response(answer, parts, final=True))
 
 
@@ -606,6 +732,7 @@ Route = Callable[[Call], Reply]
 ROUTES: list[tuple[str, re.Pattern[str], Route, bool]] = [
     ("POST", re.compile(r"/v1/chat/completions"), openai_chat, True),
     ("POST", re.compile(r"/v1/embeddings"), openai_embeddings, True),
+    ("POST", re.compile(r"/v1/responses"), openai_responses, True),
     ("POST", re.compile(r"/v1/messages"), anthropic_messages, True),
     ("POST", re.compile(r"/v1beta/models/(?P<model>[^/:]+):generateContent"), gemini_generate, True),
     ("POST", re.compile(r"/v1beta/models/(?P<model>[^/:]+):streamGenerateContent"), gemini_stream, True),
@@ -671,7 +798,8 @@ class _Handler(BaseHTTPRequestHandler):
         repeat = any(earlier.body == request.body for earlier in provider.requests[: n - 1])
         url = urlsplit(self.path)
         handler, params, is_provider = route(self.command, url.path)
-        call = Call(request, n, params, parse_qs(url.query), repeat)
+        cached = provider._cached_tokens(request, n) if provider.prompt_cache and is_provider else None
+        call = Call(request, n, params, parse_qs(url.query), repeat, cached)
         try:
             reply = handler(call)
         except ValueError as exc:  # includes malformed JSON bodies
@@ -798,8 +926,9 @@ class _Server(ThreadingHTTPServer):
 class FakeProvider:
     """Context manager: starts on 127.0.0.1 port 0 in a daemon thread, stops and joins on exit."""
 
-    def __init__(self, *, chunk_delay: float = 0.0) -> None:
+    def __init__(self, *, chunk_delay: float = 0.0, prompt_cache: bool = False) -> None:
         self.chunk_delay = chunk_delay
+        self.prompt_cache = prompt_cache
         self.requests: list[ReceivedRequest] = []
         self.hold_stream: threading.Event | None = None
         """When set, streams send their first event, then wait (max 10 s) for this event."""
@@ -855,6 +984,17 @@ class FakeProvider:
         with self._lock:
             self.requests.append(request)
             return len(self.requests)
+
+    def _cached_tokens(self, request: ReceivedRequest, n: int) -> int:
+        """The words of the byte prefix ``request`` shares with the previous one to its path."""
+        path = urlsplit(request.path).path
+        earlier = [r for r in self.requests[: n - 1] if urlsplit(r.path).path == path]
+        if not earlier:
+            return 0
+        previous, body, size = earlier[-1].body, request.body, 0
+        while size < min(len(previous), len(body)) and previous[size] == body[size]:
+            size += 1
+        return len(body[:size].split())
 
     def _wait_for_hold(self) -> None:
         """Block a stream after its first event until the test releases it (or we stop)."""

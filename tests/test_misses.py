@@ -92,6 +92,8 @@ def test_a_miss_names_the_nearest_request_and_the_fields_that_differ(tmp_path: P
         f"promptvcr: no recorded request in {path} matches this one (record mode: replay).\n"
         "  request: POST http://127.0.0.1:9/v1/chat/completions\n"
         '  body:    model=gpt-4o-mini, 1 messages, last: {"role": "user", "content": "Hello there"}\n'
+        "Why it missed: the prompt changed (system, user or assistant text): messages[0].content\n"
+        "Why it missed: parameters changed: model\n"
         f"Nearest recorded request: interactions[1] POST {url}\n"
         "  differs at (recorded -> sent):\n"
         '    messages[0].content: "Hello" -> "Hello there"\n'

@@ -22,6 +22,7 @@ if _TYPE_CHECKING:
         RecordInCIError,
         StaleCassetteError,
     )
+    from .identity import IdentityOptions, MachineIdentityWarning
     from .importers import import_vcr
     from .interceptors.unavailable import InterceptorUnavailableWarning
     from .matching import DEFAULT_RULES, KeyParts, Rule, drop_body_fields, drop_query_params
@@ -57,6 +58,8 @@ _EXPORTS = {
     "CassetteWriteError": ".errors",
     "RecordInCIError": ".errors",
     "StaleCassetteError": ".errors",
+    "IdentityOptions": ".identity",
+    "MachineIdentityWarning": ".identity",
     "import_vcr": ".importers",
     "InterceptorUnavailableWarning": ".interceptors.unavailable",
     "DEFAULT_RULES": ".matching",
@@ -88,10 +91,12 @@ __all__ = [
     "Drift",
     "DriftWarning",
     "FuzzyMatchWarning",
+    "IdentityOptions",
     "Interaction",
     "InterceptorUnavailableWarning",
     "JobEndpoint",
     "KeyParts",
+    "MachineIdentityWarning",
     "Play",
     "RecordErrorWarning",
     "RecordInCIError",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from functools import partial
 from os import PathLike
@@ -25,16 +25,19 @@ from .cassettes.playback import Pace, pace_factor, untimed_message
 from .credentials.headers import REQUEST_HEADERS, RESPONSE_HEADERS
 from .errors import CassetteMiss, CassetteWriteError
 from .files import persister, saving
+from .identity import IdentityOptions, identity_options
 from .interceptors.decision import PASS_THROUGH, Decision, Record, Replay
 from .longjobs import JobReplay
 from .matching import protocols
 from .matching.background import DEFAULT_IGNORE_HOSTS, DEFAULT_PASSTHROUGH_HOSTS, BackgroundHosts, Treatment
 from .matching.key import request_key
+from .matching.machine import Machine
 from .matching.parts import Rule
 from .matching.rules import default_rules
 from .matching.tape import Tape, fuzzy_threshold
 from .policies import budget, staleness, unwritten, verifying
 from .policies.modes import RecordMode, check_ci, resolve_record_mode
+from .policies.tooldrift import OnToolDrift, resolve_on_tool_drift
 from .recordings import ResponseRecording
 
 if TYPE_CHECKING:
@@ -54,6 +57,8 @@ class Cassette(activation.Block):
     with :func:`~promptvcr.set_default_rules`). ``fuzzy`` (off; ``True`` for a similarity of 0.8,
     or a threshold from 0 to 1) replays, with a :class:`FuzzyMatchWarning` listing the diff, a
     recorded request that differs from a missing one only in message text that similar.
+    ``on_tool_drift="replay"`` replays a request that differs only in what its tools returned
+    (played as ``tool-drift``, see :mod:`.policies.tooldrift`); the default ``"miss"`` misses.
     Requests to ``ignore_hosts`` (telemetry exporters by default) get an empty local ``204``;
     those to ``passthrough_hosts`` (OAuth token endpoints by default) go to the network,
     unrecorded; both in every mode, listed in ``background_hosts``; ``()`` makes them ordinary.
@@ -78,6 +83,8 @@ class Cassette(activation.Block):
     ``max_age`` (``"30d"``, a timedelta) and ``on_stale`` (``warn``, ``fail``, ``rewrite``) act
     on old recordings; ``on_record_error="keep"`` writes a 429, 5xx or timeout received while
     recording, which the default ``"skip"`` leaves out. On CI, see :func:`.policies.modes.check_ci`.
+    ``identity`` (on): the recording machine's paths, user and host names are written as ``<home>``,
+    ``<user>``... and replayed as this machine's (:mod:`.identity`; docs/portability.md).
     """
 
     def __init__(
@@ -88,6 +95,7 @@ class Cassette(activation.Block):
         allow_playback_repeats: bool = False,
         rules: Sequence[Rule] | None = None,
         fuzzy: bool | float = False,
+        on_tool_drift: OnToolDrift | None = None,
         request_headers: Iterable[str] = REQUEST_HEADERS,
         response_headers: Iterable[str] = RESPONSE_HEADERS,
         ignore_hosts: Iterable[str] = DEFAULT_IGNORE_HOSTS,
@@ -101,6 +109,7 @@ class Cassette(activation.Block):
         on_record_error: Literal["skip", "keep"] = "skip",
         before_record_request: Callable[[Request], Request | None] | None = None,
         before_record_response: Callable[[Response], Response | None] | None = None,
+        identity: bool | Mapping[str, str] | IdentityOptions = True,
     ) -> None:
         # The arguments as given (before any other local): each decorated call gets a fresh copy.
         self._options = {name: value for name, value in locals().items() if name not in ("self", "path")}
@@ -116,9 +125,11 @@ class Cassette(activation.Block):
         self.allow_playback_repeats = allow_playback_repeats
         self.rules = tuple(rules) if rules is not None else default_rules()
         self.fuzzy = fuzzy_threshold(fuzzy)
+        self.on_tool_drift = resolve_on_tool_drift(on_tool_drift)
         headers = persister.header_names(request_headers), persister.header_names(response_headers)
         hooks = before_record_request, before_record_response
-        self.writing = persister.Writing(*headers, frozenset(allowed_secrets), *hooks)  # what is written
+        mine = identity_options(identity)  # the machine's values as placeholders (promptvcr.identity)
+        self.writing = persister.Writing(*headers, frozenset(allowed_secrets), *hooks, mine)  # written
         self.script = script  # answers what the file does not hold: see promptvcr.scripted.scripts
         self.max_age = staleness.parse_max_age(max_age)
         self.on_stale = on_stale if on_stale is None else staleness.resolve_on_stale(on_stale)
@@ -129,6 +140,7 @@ class Cassette(activation.Block):
         self._lane = False  # see __enter__: a request found on the tape is then simply replayed
         self._lock = threading.Lock()
         self._active = False
+        self._machine = Machine(None)
 
     def _clear_run(self) -> None:
         """What one use of the cassette gathers, none yet: when it is made and each time it is entered."""
@@ -176,9 +188,10 @@ class Cassette(activation.Block):
         may fire; then key the request, find it on the tape, apply the run's policies (verify,
         the budget) and answer, or, found nowhere, record or miss (see ``RecordMode``)."""
         background = self.background.treatment(request.url)
+        seen = self._machine.seen(request)  # this machine's paths and names as the recording holds them
         if self._lane and background is None:  # the usual request of a test: sent as recorded (issue 22)
             with self._lock:
-                found = self._tape.play_sent(request, allow_repeats=self.allow_playback_repeats)
+                found = self._tape.play_sent(seen, allow_repeats=self.allow_playback_repeats)
                 if found is not None:
                     return self._replayed(request, found)
         if background is not None:
@@ -194,8 +207,10 @@ class Cassette(activation.Block):
                 self.played.append(Play(request, "passthrough"))
             return PASS_THROUGH
         with self._lock:
-            key = "" if self._keyless else request_key(request, self.rules)
-            on_tape = self._find(request, key, fired)
+            key = "" if self._keyless else request_key(seen, self.rules)
+            on_tape = self._find(seen, key, fired)
+            if on_tape is None and seen is not request:  # recorded with the values as they were
+                on_tape = self._find(request, request_key(request, self.rules), fired)
             if on_tape is None:
                 return self._not_found(request, key, fired)
             if isinstance(on_tape, Replay):  # a fault broke the recorded answer
@@ -231,6 +246,8 @@ class Cassette(activation.Block):
         if self.script is not None and (answer := self.script.answer(request, self, fired)) is not None:
             return Replay(answer)
         if self.record_mode is RecordMode.REPLAY:
+            if self.on_tool_drift == "replay" and (drifted := self._tape.play_drifted(request)) is not None:
+                return self._replayed(request, *drifted)
             self.missed.append(request)
             self._misses.append(error := self._miss(request, key))
             raise error
@@ -241,16 +258,16 @@ class Cassette(activation.Block):
         budget.admit(self.path, request, self.missed, self._misses)
         return Record(ResponseRecording(self, request, key))
 
-    def _replayed(self, request: Request, interaction: Interaction) -> Replay:
+    def _replayed(self, request: Request, interaction: Interaction, drift: tuple[str, ...] = ()) -> Replay:
         """Under the lock: ``interaction`` answers ``request`` (kept in ``played`` with the recorded
         bytes when it sent the same). A protocol that ties the answer to the live request (JSON-RPC
         ids) makes it anew (:mod:`.matching.protocols`)."""
-        response, was = interaction.response, None
+        response, was = self._machine.answer(interaction, interaction.response), None
         if request.content == (recorded := interaction.request.content):
             request.content = recorded
         elif (answer := protocols.answer_for(request, interaction)) is not None:
             response, was = answer, interaction.request  # an answer on another stream (MCP's GET) finds it
-        self.played.append(Play(request, "replayed", response, was))
+        self.played.append(Play(request, "tool-drift" if drift else "replayed", response, was, drift))
         response = self._jobs.served(request, response)  # a job's waits and state
         if self._pace is None and request.method != "GET" and not response.websocket:
             return Replay(response)
@@ -309,6 +326,7 @@ class Cassette(activation.Block):
         )
         interactions = self._loaded.interactions if self.record_mode.reads_cassette else []
         self._tape = Tape(interactions, rules=self.rules)
+        self._machine = Machine(self.writing.identity, interactions)  # this machine's values, read now
         # Recording onto nothing, without repeats: no lookup can find anything, so no key (issue 22).
         self._keyless = not (interactions or self.allow_playback_repeats) and self.record_mode.writes_cassette
         # Nothing to weigh for a request the tape holds: no fault, no pacing, not verify (issue 22).

@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ls": ("viewing.ls", "list cassettes: interactions, providers, models, streamed, size, age, tokens"),
     "show": ("viewing.show", "print a cassette's conversation as a person reads it"),
     "stats": ("viewing.stats", "tokens and requests per provider and model across cassettes"),
+    "cache": ("viewing.cache", "where each conversation's prompt cache breaks, with the cached-token counts"),
     "report": (
         "viewing.html_report",
         "write an HTML page of the conversations cassettes hold: turns, tools, tokens and price",

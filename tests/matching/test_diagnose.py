@@ -73,6 +73,7 @@ def test_a_changed_prompt_shows_a_word_diff_at_its_json_path(cassette: Path, pro
     recorded_url = f"{provider.base_url}/v1/chat/completions"
     assert text == (
         head(cassette, f"model=gpt-4o, {SUMMARY}")
+        + "Why it missed: the prompt changed (system, user or assistant text): messages[0].content\n"
         + f"Nearest recorded request: interactions[0] POST {recorded_url}\n"
         "  differs at (recorded -> sent):\n"
         "    messages[0].content: ...briefly: what is the capital of [-France,-]{+Spain,+} "
@@ -97,6 +98,7 @@ def test_a_changed_model_is_one_field(cassette: Path, provider: Any) -> None:
     text = miss(cassette, model="gpt-4.1")
     assert text == (
         head(cassette, f"model=gpt-4.1, {SUMMARY}")
+        + "Why it missed: parameters changed: model\n"
         + f"Nearest recorded request: interactions[0] POST {provider.base_url}/v1/chat/completions\n"
         "  differs at (recorded -> sent):\n"
         '    model: "gpt-4o" -> "gpt-4.1"\n'

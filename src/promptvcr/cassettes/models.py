@@ -164,15 +164,18 @@ class Interaction:
     """One recorded request and the response the server gave to it.
 
     ``recorded`` is when it was recorded (UTC; ``None`` for interactions recorded before
-    promptvcr kept the date, or built by hand): what ``max_age`` measures.
+    promptvcr kept the date, or built by hand): what ``max_age`` measures. ``identity`` names
+    the placeholders of the recording machine's values written into it (``home``, ``user``:
+    see :mod:`promptvcr.identity`): replay restores those, and nothing the provider said.
     """
 
     request: Request
     response: Response
     recorded: datetime | None = None
+    identity: tuple[str, ...] = ()
 
 
-Outcome = Literal["replayed", "recorded", "passthrough", "fault", "ignored", "verified"]
+Outcome = Literal["replayed", "recorded", "passthrough", "fault", "ignored", "verified", "tool-drift"]
 
 
 @dataclass(slots=True, frozen=True)
@@ -188,13 +191,16 @@ class Play:
     with its recording (see ``Cassette.drift``). ``recorded`` is the recorded request a
     replayed one was answered for when the two differ in bytes the key ignores (a JSON-RPC
     ``id``): an answer that comes on another stream (MCP's GET stream) is found by it.
+    ``"tool-drift"``: replayed, though only its tool results differ from the recording
+    (``on_tool_drift="replay"``); ``tool_drift`` then says each: tool, call id, recorded -> sent.
     """
 
     request: Request
     outcome: Outcome
     response: Response | None = None
     recorded: Request | None = None
+    tool_drift: tuple[str, ...] = ()
 
     @property
     def hit(self) -> bool:
-        return self.outcome == "replayed"
+        return self.outcome in ("replayed", "tool-drift")

@@ -35,7 +35,7 @@ from .sse import parse_event_pieces, parse_events
 from .wsframes import Frame as SessionFrame
 from .wsframes import WebSocketSession, frame_json
 
-__all__ = ["Tokens", "frame_tokens", "tokens_of"]
+__all__ = ["CacheTokens", "Tokens", "cache_tokens_of", "frame_tokens", "tokens_of"]
 
 _INPUT = ("prompt_tokens", "input_tokens", "promptTokenCount", "inputTokens")
 _INPUT_EXTRA = ("cache_creation_input_tokens", "cache_read_input_tokens")
@@ -150,6 +150,44 @@ def tokens_of(response: Response) -> Tokens:
             input_tokens = max(input_tokens, _first(usage, _INPUT) + _count(usage, _INPUT_EXTRA))
             output_tokens = max(output_tokens, _first(usage, _OUTPUT) + _count(usage, _OUTPUT_EXTRA))
     return Tokens(input_tokens, output_tokens)
+
+
+#: Prompt tokens read from the provider's prompt cache: OpenAI chat (``prompt_tokens_details``) and
+#: Responses (``input_tokens_details``) ``cached_tokens``, Anthropic, Gemini (``usageMetadata``).
+_CACHE_READ = ("cache_read_input_tokens", "cachedContentTokenCount")
+_CACHE_READ_DETAILS = ("prompt_tokens_details", "input_tokens_details")
+#: Prompt tokens written to the cache (Anthropic bills them above the input price).
+_CACHE_WRITE = ("cache_creation_input_tokens",)
+
+
+@dataclass(frozen=True, slots=True)
+class CacheTokens:
+    """The prompt-cache counts of one answer; ``None`` where the provider reported none."""
+
+    read: int | None = None
+    written: int | None = None
+    prompt: int = 0
+
+
+def cache_tokens_of(response: Response) -> CacheTokens:
+    """What the provider said its prompt cache did for one answer (the largest value a stream
+    reported for each count), and the answer's prompt tokens in all."""
+    read: int | None = None
+    written: int | None = None
+    for body in _bodies(response) if response.websocket is None else ():
+        for usage in _usages(body):
+            details = [usage.get(name) for name in _CACHE_READ_DETAILS]
+            found = [
+                d["cached_tokens"]
+                for d in details
+                if isinstance(d, dict) and _is_count(d.get("cached_tokens"))
+            ]
+            found += [usage[name] for name in _CACHE_READ if _is_count(usage.get(name))]
+            if found:
+                read = max(read or 0, *found)
+            if any(_is_count(usage.get(name)) for name in _CACHE_WRITE):
+                written = max(written or 0, _count(usage, _CACHE_WRITE))
+    return CacheTokens(read, written, tokens_of(response).input)
 
 
 def _session_tokens(session: WebSocketSession) -> Tokens:

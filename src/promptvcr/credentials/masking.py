@@ -17,8 +17,8 @@ import binascii
 import gzip
 import json
 import re
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Protocol
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
 from ..cassettes.largebody import ChunkedBody
@@ -36,6 +36,7 @@ from .placeholder import is_placeholder, placeholder
 __all__ = [
     "MIN_VALUE_LENGTH",
     "Masker",
+    "Substitution",
     "json_credentials",
     "remember_sent",
     "request_credentials",
@@ -183,28 +184,58 @@ def _variants(value: str) -> set[str]:
     return {value, quote(value, safe=""), quote_plus(value), json_escaped(value)} - {""}
 
 
+class Substitution(Protocol):
+    """What a :class:`Masker` may replace instead of credentials: each match of a pattern by what
+    its ``*_sub`` returns (:class:`promptvcr.identity.Identity`: the machine's values)."""
+
+    text_pattern: re.Pattern[str] | None
+    bytes_pattern: re.Pattern[bytes] | None
+    needles: tuple[str, ...]
+    longest: int
+
+    def text_sub(self, match: re.Match[str]) -> str: ...
+
+    def bytes_sub(self, match: re.Match[bytes]) -> bytes: ...
+
+
 #: How much of a large body is masked at a time.
 _SLICE = 1024 * 1024
 
 
 class Masker:
     """Replaces each of some values by a placeholder (``<redacted:sent-credential>`` unless
-    told another) wherever they are in stored data."""
+    told another) wherever they are in stored data; or each match of a :class:`Substitution`
+    (the machine's values) by what it says: one walk over every byte that is written."""
 
-    def __init__(self, values: Iterable[str], what: str = "sent-credential") -> None:
+    def __init__(
+        self,
+        values: Iterable[str] = (),
+        what: str = "sent-credential",
+        *,
+        substitution: Substitution | None = None,
+    ) -> None:
         self._placeholder = placeholder(what)
+        self.count = 0
+        if substitution is not None:  # each match replaced by what the substitution says
+            self._escaped = list(substitution.needles)
+            self._text, self._bytes = substitution.text_pattern, substitution.bytes_pattern
+            self._text_sub: str | Callable[[re.Match[str]], str] = substitution.text_sub
+            self._bytes_sub: bytes | Callable[[re.Match[bytes]], bytes] = substitution.bytes_sub
+            self._longest = substitution.longest
+            self.active = self._text is not None
+            return
         variants = sorted({v for value in values for v in _variants(value)}, key=len, reverse=True)
         self._escaped = [json_escaped(v) for v in variants]
         self.active = bool(variants)
         self._text = re.compile("|".join(map(re.escape, variants))) if variants else None
         self._bytes = re.compile(b"|".join(re.escape(v.encode()) for v in variants)) if variants else None
+        self._text_sub, self._bytes_sub = self._placeholder, self._placeholder.encode()
         self._longest = max((len(v.encode()) for v in variants), default=1)
-        self.count = 0
 
     def text(self, value: str) -> str:
         if self._text is None:
             return value
-        masked, count = self._text.subn(self._placeholder, value)
+        masked, count = self._text.subn(self._text_sub, value)
         self.count += count
         return masked
 
@@ -216,7 +247,7 @@ class Masker:
             if inflated is not None:
                 masked = self.binary(inflated)
                 return content if masked == inflated else gzip.compress(masked, mtime=0)
-        masked, count = self._bytes.subn(self._placeholder.encode(), content)
+        masked, count = self._bytes.subn(self._bytes_sub, content)
         self.count += count
         return masked
 
@@ -264,7 +295,6 @@ class Masker:
         next one, so a value cut by the slicing is masked whole, as in the joined body (a match
         starting before them fits in the slice, whichever variant it is)."""
         assert self._bytes is not None
-        placeholder = self._placeholder.encode()
         held_back = self._longest - 1
         carry = b""
         for piece in byte_slices(chunks, _SLICE):
@@ -275,7 +305,7 @@ class Masker:
             for match in self._bytes.finditer(buffer):
                 if match.start() >= safe:
                     break
-                out += (buffer[at : match.start()], placeholder)
+                out += (buffer[at : match.start()], self._replacement(match))
                 at = match.end()
                 self.count += 1
             if at < safe:
@@ -283,9 +313,13 @@ class Masker:
                 at = safe
             carry = buffer[at:]
             yield b"".join(out)
-        masked, count = self._bytes.subn(placeholder, carry)
+        masked, count = self._bytes.subn(self._bytes_sub, carry)
         self.count += count
         yield masked
+
+    def _replacement(self, match: re.Match[bytes]) -> bytes:
+        sub = self._bytes_sub
+        return sub if isinstance(sub, bytes) else sub(match)
 
     def _base64(self, stored: str) -> str:
         try:
@@ -300,8 +334,8 @@ class Masker:
         assert self._text is not None
         for group in event_groups(data):
             joined = "".join(holder[key] for holder, key, _ in group)
-            spans = [m.span() for m in self._text.finditer(joined)]
-            if not spans:
+            matches = list(self._text.finditer(joined))
+            if not matches:
                 continue
             offset = 0
             for holder, key, _ in group:
@@ -310,12 +344,14 @@ class Masker:
                 offset = end
                 keep = list(piece)
                 touched = False
-                for s, e in spans:
+                for match in matches:
+                    s, e = match.span()
                     if s < end and e > start:
                         for i in range(max(s, start), min(e, end)):
                             keep[i - start] = ""
                         if s >= start:  # the masked value starts in this piece: say so here
-                            keep[s - start] = self._placeholder
+                            sub = self._text_sub
+                            keep[s - start] = sub if isinstance(sub, str) else sub(match)
                         touched = True
                 if touched:
                     holder[key] = "".join(keep)

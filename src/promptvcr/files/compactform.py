@@ -3,7 +3,8 @@
 One interaction is one tuple::
 
     (method, url, request headers, request body, status, response headers, chunks,
-     timing as (headers, chunks) or None, end, recorded as (y, m, d, H, M, S, us) or None)
+     timing as (headers, chunks) or None, end, recorded as (y, m, d, H, M, S, us) or None,
+     identity placeholders as a tuple of names)
 
 of strings, bytes, numbers and tuples only (headers as ``(name, value, name, value, ...)``),
 so that :mod:`marshal` writes and reads it (it constructs no other objects, unlike
@@ -77,7 +78,7 @@ def header(flat: tuple[str, ...], name: str) -> str:
 def interaction(item: Compact, where: str) -> Interaction:
     """The interaction ``item`` holds (``where`` names its cassette in a cut body's messages:
     ``" in PATH"``); ``ValueError``, ``TypeError`` or ``IndexError`` for a damaged one."""
-    method, url, req_headers, content, status, resp_headers, chunks, timing, end, date = item
+    method, url, req_headers, content, status, resp_headers, chunks, timing, end, date, identity = item
     if end not in ENDS:
         raise ValueError(end)
     timed = None if timing is None else Timing(*timing)
@@ -89,7 +90,7 @@ def interaction(item: Compact, where: str) -> Interaction:
     if date is not None:
         year, month, day, hour, minute, second, microsecond = date
         recorded = datetime(year, month, day, hour, minute, second, microsecond, timezone.utc)
-    return Interaction(Request(method, url, headers_of(req_headers), content), response, recorded)
+    return Interaction(Request(method, url, headers_of(req_headers), content), response, recorded, identity)
 
 
 def dumps(items: list[Compact]) -> bytes | None:
@@ -124,7 +125,7 @@ def is_item(item: Any) -> bool:
     holds is checked whole before anything is made of it, as a file's items are."""
     if type(item) is not tuple or len(item) != _FIELDS:
         return False
-    method, url, req_headers, content, status, resp_headers, chunks, timing, end, date = item
+    method, url, req_headers, content, status, resp_headers, chunks, timing, end, date, identity = item
     return (
         type(method) is str
         and type(url) is str
@@ -148,6 +149,7 @@ def is_item(item: Any) -> bool:
         and type(end) is str
         and end in ENDS
         and (date is None or _is_date(date))
+        and _strings(identity)
     )
 
 
@@ -161,4 +163,4 @@ def _is_date(date: Any) -> bool:
     return True
 
 
-_FIELDS = 10
+_FIELDS = 11

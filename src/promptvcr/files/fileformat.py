@@ -9,7 +9,9 @@ Layout::
 
 Each interaction recorded by promptvcr also holds ``recorded: "2026-11-24T06:00:00Z"``, the
 date it was recorded (UTC, quoted so that YAML reads it as text), which ``max_age`` measures;
-older cassettes have none and load as before (their age is unknown). A response also holds
+older cassettes have none and load as before (their age is unknown). ``identity: [home, user]``
+lists the placeholders of the recording machine's values it holds (:mod:`promptvcr.identity`).
+A response also holds
 ``timing: {headers: s, chunks: [s, ...]}`` (see :mod:`.timing`); it is optional, so
 cassettes written without it load as before.
 ``version`` comes last on purpose: a file cut short loses it, so truncation is reported
@@ -149,7 +151,11 @@ def _to_data(
     response: dict[str, Any] = {"status": resp.status}
     if headers := keep_headers(resp.headers, response_headers):
         response["headers"] = headers
-    dated = {} if interaction.recorded is None else {"recorded": date_text(interaction.recorded)}
+    dated: dict[str, Any] = {}
+    if interaction.recorded is not None:
+        dated["recorded"] = date_text(interaction.recorded)
+    if interaction.identity:  # the recording machine's placeholders it holds (see promptvcr.identity)
+        dated["identity"] = list(interaction.identity)
     if resp.websocket is not None:  # its frames, each with its own time (see .wsframes)
         return {
             "request": request,

@@ -104,6 +104,11 @@ class LoadedInteractions(Sequence[Interaction]):
             else:
                 yield item.request  # type: ignore[union-attr]
 
+    def identity_marked(self) -> bool:
+        """Whether an interaction holds placeholders of its recording machine (see
+        :mod:`promptvcr.identity`), read from the items without building them."""
+        return any(item[10] if type(item) is tuple else item.identity for item in self._items)  # type: ignore[union-attr]
+
     def request_fields(self, start: int = 0, end: int | None = None) -> Iterator[RequestFields]:
         """What each request's key is made of, from ``start`` to ``end``, built or not."""
         for item in self._items[start:end]:

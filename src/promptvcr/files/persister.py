@@ -24,6 +24,7 @@ from typing import Any
 from ..cassettes.models import Interaction, Request, Response
 from ..credentials.headers import AllHeadersBut
 from ..errors import CassetteSecretError
+from ..identity import IdentityOptions
 from . import fileformat, parsecache, smallcache, storage
 from .loaded import LoadedInteractions
 
@@ -191,6 +192,8 @@ class Writing:
     allowed_secrets: frozenset[str] = frozenset()
     before_record_request: Callable[[Request], Request | None] | None = None
     before_record_response: Callable[[Response], Response | None] | None = None
+    #: The recording machine's values written as placeholders (``None``: kept as they are).
+    identity: IdentityOptions | None = None
 
     def append(self, path: Path, recorded: Sequence[Interaction], loaded: Loaded) -> None:
         """Add ``recorded`` to the file (:func:`append`) in its stored form."""

@@ -154,11 +154,12 @@ def _checked(data: Any, path: Path, index: int) -> Compact | Interaction:
         raise fail(path, f"interactions[{index}].response.end is {end!r}, expected one of {expected}.")
     recorded = data.get("recorded")
     date = None if recorded is None else _date(recorded, path, index)
+    identity = _identity(data.get("identity", ()), path, index)
     if session is not None:
         if timing is not None:
             session.timing = timing
         session.end, session.playback = end, ended(end, len(chunks), f" in {path}")
-        return Interaction(Request(method.upper(), url, request_headers, content), session, date)
+        return Interaction(Request(method.upper(), url, request_headers, content), session, date, identity)
     return (
         method.upper(),
         url,
@@ -170,7 +171,16 @@ def _checked(data: Any, path: Path, index: int) -> Compact | Interaction:
         None if timing is None else (timing.headers, tuple(timing.chunks)),
         end,
         None if date is None else compactform.date_of(date),
+        identity,
     )
+
+
+def _identity(names: Any, path: Path, index: int) -> tuple[str, ...]:
+    """The placeholders of the recording machine an interaction holds (see :mod:`promptvcr.identity`)."""
+    if not isinstance(names, (list, tuple)) or not all(isinstance(name, str) for name in names):
+        expected = "expected a list of placeholder names"
+        raise fail(path, f"interactions[{index}].identity is {names!r}, {expected}.")
+    return tuple(names)
 
 
 def interaction_from_data(data: Any, path: Path, index: int) -> Interaction:

@@ -45,6 +45,7 @@ from ..credentials.keyshapes import (
     may_hold_secret,
     secret_values,
 )
+from ..credentials.machinevalues import machine_replaced
 from ..credentials.masking import (
     Masker,
     json_credentials,
@@ -55,6 +56,7 @@ from ..credentials.masking import (
 )
 from ..credentials.names import environment_credentials, is_secret_header, is_secret_param
 from ..credentials.reencode import masked_across, masked_strings
+from ..identity import Identity
 from . import fileformat
 
 __all__ = ["Redacted", "SecretMaskedWarning", "masked_message", "redact", "refused_message"]
@@ -77,6 +79,8 @@ class Redacted:
     #: and credential headers of answers left out: what import and migrate report beside
     #: :attr:`masked` (a recording's own ``authorization`` header goes without a word).
     removed: list[Finding] = field(default_factory=list)
+    #: (where, how many of each placeholder) for each interaction the machine's values were replaced in.
+    identity: list[tuple[str, dict[str, int]]] = field(default_factory=list)
     total: int = 0
 
 
@@ -232,6 +236,7 @@ def redact(
     environ: Mapping[str, str] | None = None,
     label: str = "recorded",
     indices: Sequence[int] | None = None,
+    identity: Identity | None = None,
 ) -> Redacted:
     """The stored form of ``interactions`` with every credential removed (see above).
 
@@ -241,7 +246,8 @@ def redact(
 
     ``indices``: each interaction's position among all those recorded by the use (``recorded[N]``
     in the messages), when ``interactions`` is only part of them (a use that saves each
-    recording as it completes, :mod:`promptvcr.files.saving`); by default their own order."""
+    recording as it completes, :mod:`promptvcr.files.saving`); by default their own order.
+    ``identity``: the recording machine's values, replaced by placeholders (:mod:`promptvcr.identity`)."""
     accepted = frozenset(allowed)
     environment = {
         name: value for name, value in environment_credentials(environ or {}).items() if value not in accepted
@@ -260,6 +266,9 @@ def redact(
         if masker.active and (masked := masker.data(data, dump)) is not data:
             data, dump = masked, plain_dump(masked)
         where = f"{label}[{index if indices is None else indices[index]}]"
+        if identity is not None and (mine := machine_replaced(data, dump, identity)) is not None:
+            data, dump = mine[0], plain_dump(mine[0])  # the machine's values: where credentials are looked
+            result.identity.append((where, mine[1]))
         result.removed.extend(_removed_from_request(interaction, data, where, dump))
         if dump is not None and _clean(dump, known):  # nothing to refuse or mask
             if "<redacted:" in dump or "%3Credacted%3A" in dump:  # a form body writes it escaped

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..cassettes.models import Interaction, Request
 from ..errors import CassetteError, CassetteSecretError, CassetteWriteError
+from ..identity import MachineIdentityWarning, replaced_message
 from . import persister, rerecord
 from .rerecord import KeyOf
 
@@ -92,6 +93,8 @@ class Saver:
         self._refused: list[tuple[str, str, list[Any]]] = []
         self._write_error: CassetteError | None = None
         self._lost: list[str] = []  # recordings lost as they arrived (see :meth:`lost`)
+        # The recording machine's values, read once per use (see promptvcr.identity).
+        self._identity = None if writing.identity is None else writing.identity.identity()
         self.saved = Saved()
 
     def recorded(self, interaction: Interaction) -> None:
@@ -145,10 +148,15 @@ class Saver:
                     allowed=writing.allowed_secrets,
                     environ=os.environ,
                     indices=[index for index, _ in kept],
+                    identity=self._identity,
                 )
                 if redacted.masked:
                     message = redaction.masked_message(self._path, redacted)
                     warnings.warn(message, redaction.SecretMaskedWarning, stacklevel=2)
+                if redacted.identity and self._identity is not None:
+                    values = self._identity.values if writing.identity and writing.identity.report else None
+                    message = replaced_message(self._path, redacted.identity, values)
+                    warnings.warn(message, MachineIdentityWarning, stacklevel=2)
                 refused = {label for label, _, _ in redacted.refused}
                 with self._lock:
                     self._refused.extend(redacted.refused)

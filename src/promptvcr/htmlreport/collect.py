@@ -11,11 +11,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..cassettes.models import Interaction
 from ..errors import CassetteError
 from ..files import guarded
 from ..matching.key import request_key
 from .exchanges import drift_line, exchanges, miss
-from .model import Entry
+from .model import DriftLine, Entry
 from .pricing import Prices
 
 if TYPE_CHECKING:
@@ -49,6 +50,28 @@ def add_cassette(entry: Entry, cassette: Cassette, shown: str, prices: Prices) -
             entry.misses.append(miss(request, interactions, rules, why))
     for drift in cassette.drift:
         entry.drift.extend(drift_line(drift.where, line) for line in drift.differences)
+    entry.cache_breaks.extend(
+        _cache_breaks([Interaction(p.request, p.response) for p in plays if p.response])
+    )
+    for play in plays:
+        if play.outcome == "tool-drift":
+            where = f"{play.request.method} {play.request.url}"
+            entry.tool_drift.extend(DriftLine(where, "tool drift", line) for line in play.tool_drift)
+
+
+def _cache_breaks(interactions: list[Interaction]) -> list[DriftLine]:
+    """One line per request that breaks its conversation's prompt cache (:mod:`..readouts.cachebreaks`)."""
+    from ..readouts.cachebreaks import conversations
+
+    return [
+        DriftLine(
+            f"interactions[{turn.position}] {conversation.endpoint} ({conversation.model})",
+            "cache break",
+            turn.break_text,
+        )
+        for conversation in conversations(interactions)
+        for turn in conversation.breaks
+    ]
 
 
 def _cassette_files(paths: Iterable[Path]) -> list[Path]:
@@ -79,5 +102,6 @@ def entries_of_files(paths: Iterable[Path], prices: Prices) -> tuple[list[Entry]
         entry = Entry(name=str(path), cassettes=[str(path)])
         pairs = [(i.request, i.response) for i in interactions]
         entry.exchanges.extend(exchanges(pairs, ["recorded"] * len(pairs), prices))
+        entry.cache_breaks.extend(_cache_breaks(interactions))
         entries.append(entry)
     return entries, problems

@@ -13,7 +13,17 @@ from typing import Any, NamedTuple
 __all__ = ["DriftLine", "Entry", "Exchange", "FieldDiff", "Miss", "Report", "Total", "TurnView"]
 
 #: The outcomes an exchange or a test is filtered by, in the order the filter lists them.
-OUTCOMES = ("replayed", "recorded", "missed", "drifted", "verified", "passthrough", "fault", "ignored")
+OUTCOMES = (
+    "replayed",
+    "tool-drift",
+    "recorded",
+    "missed",
+    "drifted",
+    "verified",
+    "passthrough",
+    "fault",
+    "ignored",
+)
 
 
 @dataclass(frozen=True)
@@ -88,6 +98,10 @@ class Entry:
     exchanges: list[Exchange] = field(default_factory=list)
     misses: list[Miss] = field(default_factory=list)
     drift: list[DriftLine] = field(default_factory=list)
+    #: Requests replayed though their tool results changed: one line per result (tool, call id).
+    tool_drift: list[DriftLine] = field(default_factory=list)
+    #: Where a conversation breaks its prompt cache: one line per request that does.
+    cache_breaks: list[DriftLine] = field(default_factory=list)
 
     @property
     def outcomes(self) -> list[str]:
@@ -113,6 +127,8 @@ class Entry:
         self.exchanges.extend(other.exchanges)
         self.misses.extend(other.misses)
         self.drift.extend(other.drift)
+        self.tool_drift.extend(other.tool_drift)
+        self.cache_breaks.extend(other.cache_breaks)
 
     def to_data(self) -> dict[str, Any]:
         return asdict(self)
@@ -148,6 +164,8 @@ class Entry:
             exchanges=exchanges,
             misses=misses,
             drift=[DriftLine(**d) for d in data["drift"]],
+            tool_drift=[DriftLine(**d) for d in data.get("tool_drift", ())],
+            cache_breaks=[DriftLine(**d) for d in data.get("cache_breaks", ())],
         )
 
 
@@ -190,6 +208,14 @@ class Report:
     @property
     def drift_count(self) -> int:
         return sum(len(t.drift) for t in self.tests)
+
+    @property
+    def cache_break_count(self) -> int:
+        return sum(len(t.cache_breaks) for t in self.tests)
+
+    @property
+    def tool_drift_count(self) -> int:
+        return sum(len(t.tool_drift) for t in self.tests)
 
     @property
     def all_outcomes(self) -> list[str]:

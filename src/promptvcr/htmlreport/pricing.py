@@ -55,3 +55,21 @@ class Prices:
                 continue
             return float(found.input_price), float(found.output_price)
         return None
+
+    def cached(self, provider: str, model: str, read: int, written: int) -> float | None:
+        """The list price in US dollars of prompt tokens read from the cache and written to it
+        (each at its own rate), ``None`` when the model's price is unknown."""
+        if self._module is None or not model or not (read or written):
+            return None
+        usage = self._module.Usage(
+            input_tokens=read + written, cache_read_tokens=read, cache_write_tokens=written
+        )
+        for provider_id in (_PROVIDER_IDS.get(provider, provider), None):
+            try:
+                found = self._module.calc_price(
+                    usage, model, provider_id=provider_id, genai_request_timestamp=None
+                )
+            except (LookupError, ValueError):
+                continue
+            return float(found.input_price)
+        return None

@@ -91,6 +91,16 @@ def _review(best: Candidate, others: list[Candidate]) -> list[str]:
     return lines
 
 
+def _why(request: Request, best: Candidate, rules: Sequence[Rule]) -> list[str]:
+    """The class of the miss (prompt, tool drift, tools, parameters, a volatile value), first."""
+    if not best.same_endpoint or not best.diffs:
+        return []
+    from .whymissed import why_missed
+
+    why = why_missed(best.interaction.request, request, rules)
+    return [] if why is None else why.lines()
+
+
 def miss_message(
     *,
     path: Path,
@@ -118,6 +128,7 @@ def miss_message(
         if not found:
             lines.append("The cassette holds no interactions.")
         else:
+            lines.extend(_why(request, found[0], rules))
             lines.extend(_review(found[0], found[1:]))
     lines.append(record_hint())
     if times_recorded:

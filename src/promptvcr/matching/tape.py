@@ -233,6 +233,18 @@ class Tape:
         warnings.warn(FuzzyMatchWarning(match.warning(path, request)), stacklevel=2)
         return self.play_position(match.position)
 
+    def play_drifted(self, request: Request) -> tuple[Interaction, tuple[str, ...]] | None:
+        """Play the unplayed interaction ``request`` differs from only in what its tools returned
+        (``on_tool_drift="replay"``), with one line per changed result; ``None`` when none does.
+        The diagnostics are imported here, off the path of a request that matches."""
+        from .whymissed import drifted_tools
+
+        found = drifted_tools(request, self.interactions, self.rules, skip=self.played_positions)
+        if found is None:
+            return None
+        position, why = found
+        return self.play_position(position), tuple(change.line() for change in why.changes)
+
     def play_masked(self, request: Request) -> Interaction | None:
         """Play the unplayed interaction ``request`` matches when each placeholder inside a
         recorded string stands for any text (a key quoted in a prompt, see :mod:`.masked`)."""

@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..errors import CassetteMiss
+from ..identity.values import set_project_root
 from ..policies.modes import VCR_MODES, RecordMode, record_flag, vcr_mode_note
 from . import coexist, upkeep, vcr_compat
-from .accounts import drift_gate, html, spending
+from .accounts import cache_gate, drift_gate, html, spending
 from .accounts.report import CassetteUse, summary_lines, unused_of, use_of
 from .coexist import promptvcr_cassette_dir  # noqa: F401  (pytest-recording's vcr_cassette_dir)
 from .fixture_values import fixture_value
@@ -91,7 +92,8 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         _addoption_network(group)
     _addoption_own(group)
     upkeep.add_options(group)  # --max-age, --on-stale, --allow-record-in-ci
-    drift_gate.add_options(group)  # --fail-on-drift
+    drift_gate.add_options(group)  # --fail-on-drift, --on-tool-drift
+    cache_gate.add_options(group)  # --fail-on-cache-break
     spending.add_options(group)  # --max-record-tokens, --max-record-requests
     html.add_options(group)  # --promptvcr-html
 
@@ -147,6 +149,12 @@ def pytest_configure(config: pytest.Config) -> None:
         "from a cassette; without a path, cassettes/<module>/<test>.yaml beside the test file.",
     )
     config.stash[_STATE] = _State(parse_options(config))
+    outer = set_project_root(config.rootpath)  # <project> is the rootdir (promptvcr.identity)
+
+    def give_back() -> None:  # a run inside a run (pytester) leaves the outer one's root
+        set_project_root(outer)
+
+    config.add_cleanup(give_back)
     export_record_mode(config, config.stash[_STATE].options)
     upkeep.configure(config)
     spending.configure(config)
@@ -161,6 +169,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(MissWatch(), "promptvcr-misses")
     config.pluginmanager.register(held, held.NAME)
     drift_gate.configure(config)
+    cache_gate.configure(config)
     html.configure(config)
 
 

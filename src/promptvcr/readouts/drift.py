@@ -10,6 +10,9 @@ differs from its recording (see :mod:`promptvcr.policies.verifying`), per test, 
 command that re-records those tests (``--record-mode=rewrite``: the answers changed, so the
 cassettes are recorded anew).
 
+A replay with ``on_tool_drift="replay"`` adds a third: each request replayed though only its
+tool results differ from the recording, with the tool, the call id, and both values.
+
 A report named ``*.json`` holds the same entries as data, for tools: ``promptvcr drift``
 reads it to list the drifted tests and to write a summary grouped by severity (the drift
 workflow, ``nox -s drift``).
@@ -49,7 +52,8 @@ class DriftEntry:
     nodeid: str
     cassette: str
     message: str
-    #: ``"miss"`` (a request no recording matched) or ``"verify"`` (a live answer that drifted).
+    #: ``"miss"`` (a request no recording matched), ``"verify"`` (a live answer that drifted) or
+    #: ``"tool-drift"`` (a request replayed though its tool results changed).
     kind: str = "miss"
     #: For verify: the answer (``interactions[i] METHOD url``) and its differences, one per line.
     where: str = ""
@@ -85,6 +89,11 @@ def drift_entries(cassette: Cassette, nodeid: str, root: Path) -> list[DriftEntr
         )
         for drift in getattr(cassette, "drift", ())
     ]
+    for play in cassette.played:
+        if play.outcome == "tool-drift":
+            where = f"{play.request.method} {play.request.url}"
+            lines = "\n".join([f"tool drift: {where}", *(f"  {line}" for line in play.tool_drift)])
+            entries.append(DriftEntry(nodeid, shown, lines, "tool-drift", where, tuple(play.tool_drift)))
     if not cassette.missed:
         return entries
     interactions = cassette.interactions
@@ -122,7 +131,27 @@ def _verify_text(entries: list[DriftEntry]) -> list[str]:
     return lines
 
 
+def _tool_drift_text(entries: list[DriftEntry]) -> list[str]:
+    entries = sorted(entries, key=lambda entry: (entry.nodeid, entry.cassette))
+    lines = [
+        f"tool drift: {len(entries)} request(s) replayed (on_tool_drift=replay) though their tool results "
+        "differ from the recording; the prompt, the tools and the parameters are as recorded.",
+        "Each line: the tool (call id as sent): recorded -> sent.",
+    ]
+    for entry in entries:
+        lines += [
+            "",
+            f"== tool drift {entry.nodeid or '(outside a test)'}  cassette {entry.cassette}",
+            entry.message,
+        ]
+    return lines
+
+
 def report_text(entries: list[DriftEntry]) -> str:
+    tools = [entry for entry in entries if entry.kind == "tool-drift"]
+    if tools:
+        head = report_text([entry for entry in entries if entry.kind != "tool-drift"]).rstrip("\n")
+        return "\n".join([head, "", *_tool_drift_text(tools)]) + "\n"
     verified = [entry for entry in entries if entry.kind == "verify"]
     if verified:
         head = report_text([entry for entry in entries if entry.kind != "verify"]).rstrip("\n")

@@ -4,7 +4,8 @@
 playback of the cassette at ``PATH`` (relative to the served folder, else to the server's
 working directory); the requests that name no cassette go to it while it is the only one
 started. Options: ``record_mode``, ``allow_playback_repeats``, ``on_record_error``,
-``max_age``, ``on_stale``, ``timing``, ``faults`` (a list of ``--fault`` texts); the others are
+``max_age``, ``on_stale``, ``on_tool_drift``, ``timing``, ``faults`` (a list of ``--fault``
+texts); the others are
 the command line's. Answers ``{"cassette", "mode", "header": {NAME: VALUE}}``, or ``400`` with
 ``{"error": message}`` (a bad option, a corrupt or stale file).
 
@@ -12,7 +13,7 @@ the command line's. Answers ``{"cassette", "mode", "header": {NAME: VALUE}}``, o
 started; ``passed`` says whether its test passed, default true: a failed test's cassette counts
 as wholly used, and the run's usage record cannot prove anything unused): writes it and
 answers its report: ``played``, ``outcomes``, ``missed`` and ``misses`` (each with the
-message its client was given), ``unused``, ``drift`` (verify), ``errors``, and ``ok``, false
+message its client was given), ``unused``, ``drift`` (verify), ``tool_drift``, ``errors``, and ``ok``, false
 when anything missed or failed, so that the test that stops it fails.
 
 ``GET /_promptvcr/report`` and ``POST /_promptvcr/shutdown`` as before.
@@ -49,6 +50,7 @@ _START_OPTIONS: dict[str, Callable[[Any], bool]] = {
     "on_record_error": lambda v: isinstance(v, str),
     "max_age": lambda v: isinstance(v, str),
     "on_stale": lambda v: isinstance(v, str),
+    "on_tool_drift": lambda v: isinstance(v, str),
     "timing": lambda v: isinstance(v, (str, int, float)) and not isinstance(v, bool),
     "faults": lambda v: isinstance(v, list) and all(isinstance(item, str) for item in v),
 }

@@ -77,16 +77,18 @@ def shown_request(request: Request) -> str:
 
 def report_entry(cassette: ServedCassette) -> dict[str, Any]:
     """What one cassette served: requests per outcome, misses with their messages, the
-    recordings no request played, drift (verify), the errors writing it, and the tokens the
-    answers reported per outcome (a suite in another language prints what replaying saved)."""
+    recordings no request played, drift (verify), tool drift (tool, call id), the errors writing
+    it, and the tokens the answers reported per outcome (a suite in another language prints what
+    replaying saved)."""
     from ..cassettes.tokens import Tokens, tokens_of
 
     outcomes: dict[str, int] = {}
     tokens: dict[str, Tokens] = {}
     for play in cassette.played:
         outcomes[play.outcome] = outcomes.get(play.outcome, 0) + 1
-        if play.response is not None and play.outcome in ("replayed", "recorded", "verified"):
-            tokens[play.outcome] = tokens.get(play.outcome, Tokens()) + tokens_of(play.response)
+        spent = "replayed" if play.outcome == "tool-drift" else play.outcome  # served from the cassette
+        if play.response is not None and spent in ("replayed", "recorded", "verified"):
+            tokens[spent] = tokens.get(spent, Tokens()) + tokens_of(play.response)
     return {
         "path": str(cassette.path),
         "mode": cassette.record_mode.value,
@@ -96,6 +98,11 @@ def report_entry(cassette: ServedCassette) -> dict[str, Any]:
         "misses": [{"request": shown_request(r), "message": m} for r, m in cassette.miss_messages],
         "unused": [shown_request(i.request) for i in cassette.unplayed],
         "drift": [drift.to_data() for drift in cassette.drift],
+        "tool_drift": [
+            {"request": shown_request(p.request), "changes": list(p.tool_drift)}
+            for p in cassette.played
+            if p.outcome == "tool-drift"
+        ],
         "cut_short": [shown_request(r) for r in cassette.cut_short],
         "errors": list(cassette.errors),
         "tokens": {outcome: {"input": t.input, "output": t.output} for outcome, t in tokens.items()},

@@ -89,8 +89,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--fail-on-drift",
         action="store_true",
-        help="with --record-mode verify: exit 1 when a live answer's structure differs from its recording, "
-        "naming each cassette and answer (as pytest's --fail-on-drift)",
+        help="exit 1 when a live answer's structure differs from its recording (--record-mode verify) "
+        "or a request was replayed with tool drift, naming each cassette and answer "
+        "(as pytest's --fail-on-drift)",
+    )
+    parser.add_argument(
+        "--on-tool-drift",
+        choices=["miss", "replay"],
+        default=None,
+        help="a request that differs from its recording only in tool results: miss (default), or replay "
+        "the recorded answer and report the tool drift (tool, call id)",
     )
 
 
@@ -117,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
             "on_record_error": args.on_record_error,
             "max_age": args.max_age,
             "on_stale": args.on_stale,
+            "on_tool_drift": args.on_tool_drift,
         }
         _check(options)
         limits = Limits(args.max_concurrent, args.header_timeout, args.body_timeout, args.fault_silence)
@@ -180,11 +189,19 @@ def _drifted(report: Path) -> list[str]:
     try:
         entries = json.loads(report.read_text(encoding="utf-8"))["cassettes"]
         found = [(entry["path"], Drift.from_data(d)) for entry in entries for d in entry.get("drift", [])]
+        tools = [
+            (entry["path"], d["request"], d["changes"])
+            for entry in entries
+            for d in entry.get("tool_drift", [])
+        ]
     except (OSError, ValueError, KeyError, TypeError):
         return unreadable
     return [
         f"drift (--fail-on-drift) in {path}: {drift.where}: {'; '.join(drift.differences)}"
         for path, drift in found
+    ] + [
+        f"tool drift (--fail-on-drift) in {path}: {where}: {'; '.join(changes)}"
+        for path, where, changes in tools
     ]
 
 

@@ -33,7 +33,8 @@ def _tests(nodeids: set[str]) -> str:
 def summary(entries: list[DriftEntry], rerecorded: bool = False) -> str:
     """Markdown for a pull request body: the drift grouped by severity, each difference once."""
     verified = [entry for entry in entries if entry.kind == "verify"]
-    missed = [entry for entry in entries if entry.kind != "verify"]
+    missed = [entry for entry in entries if entry.kind == "miss"]
+    tools = [entry for entry in entries if entry.kind == "tool-drift"]
     tests = drifted_tests(entries)
     if not verified:
         lines = ["## Provider drift: none", "", "Every verified answer has the structure of its recording."]
@@ -60,6 +61,12 @@ def summary(entries: list[DriftEntry], rerecorded: bool = False) -> str:
             "",
             f"{len(missed)} request(s) missed their cassette (the code changed, not the provider); "
             "the text drift report lists them.",
+        ]
+    if tools:
+        lines += [
+            "",
+            f"{len(tools)} request(s) replayed with tool drift (a tool returned something new; "
+            "--on-tool-drift=replay): the text drift report names each tool and call id.",
         ]
     return "\n".join(lines) + "\n"
 

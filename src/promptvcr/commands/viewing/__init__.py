@@ -1,1 +1,2 @@
-"""Commands that show what cassettes hold, changing nothing: `show`, `explain`, `ls`, `stats`, `report`."""
+"""Commands that show what cassettes hold, changing nothing: `show`, `explain`, `ls`, `stats`, `report`,
+`cache`."""

@@ -20,6 +20,7 @@ from .mcp import jsonrpc_ids, mcp_session_ids
 from .provider import anthropic_beta_query, default_tool_type, drop_seed, vertex_project_location
 from .redacted import drop_credential_params, drop_credentials
 from .text import nfc_text, single_text_part
+from .toolresults import parallel_tool_results
 
 __all__ = [
     "DEFAULT_RULES",
@@ -44,6 +45,7 @@ __all__ = [
     "jsonrpc_ids",
     "mcp_session_ids",
     "nfc_text",
+    "parallel_tool_results",
     "rule_name",
     "rules_for",
     "set_default_rules",
@@ -74,6 +76,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     default_tool_type,
     single_text_part,
     tool_call_ids,
+    parallel_tool_results,
     base64_digests,
     nfc_text,
     jsonrpc_ids,

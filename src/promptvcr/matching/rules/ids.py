@@ -8,7 +8,7 @@ from typing import Any
 
 from ..parts import KeyParts
 
-__all__ = ["tool_call_ids"]
+__all__ = ["call_placeholders", "tool_call_ids"]
 
 #: Fields that name a tool call wherever they appear: OpenAI chat, Groq, Mistral and Cohere
 #: (``tool_call_id``), Anthropic (``tool_use_id``), OpenAI Responses (``call_id``).
@@ -40,6 +40,17 @@ def _replace_ids(value: Any, names: dict[str, str], parent: str) -> Any:
         else:
             out[key] = _replace_ids(item, names, key)
     return out
+
+
+def call_placeholders(body: Any) -> dict[str, str]:
+    """Each tool-call id of ``body`` -> the placeholder :func:`tool_call_ids` puts in its place,
+    for a message that names the call as it was sent (``call_abc``, not ``<tool-call-2>``)."""
+    names: dict[str, str] = {}
+    if isinstance(body, dict):
+        for k, v in body.items():  # as the rule walks them: the same numbering
+            if k in _CONVERSATION_FIELDS:
+                _replace_ids(v, names, k)
+    return names
 
 
 def tool_call_ids(parts: KeyParts) -> KeyParts:

@@ -41,6 +41,8 @@ class CassetteUse:
     """Tokens of the live answers ``verify`` compared: spent, as a recording's are."""
     drift: list[dict[str, Any]] = field(default_factory=list)
     """What ``--record-mode=verify`` found: ``{where, differences}`` per drifted answer."""
+    tool_drift: list[dict[str, Any]] = field(default_factory=list)
+    """Requests replayed with ``on_tool_drift="replay"``: ``{where, differences}``, a line per result."""
     models: dict[str, list[int]] = field(default_factory=dict)
     """With genai-prices installed, to price the tokens: ``provider<TAB>model`` -> replayed
     input, output, then spent (recorded or verified) input, output."""
@@ -69,9 +71,10 @@ def use_of(nodeid: str, active: Cassette, shown: str) -> CassetteUse:
     models: dict[str, list[int]] | None = {} if pricing_installed() else None
     for play in active.played:
         outcomes[play.outcome] = outcomes.get(play.outcome, 0) + 1
-        if play.response is not None and play.outcome in tokens:
+        spent = "replayed" if play.outcome == "tool-drift" else play.outcome  # served from the cassette
+        if play.response is not None and spent in tokens:
             answer = tokens_of(play.response)
-            tokens[play.outcome] += answer
+            tokens[spent] += answer
             if models is not None and answer.total:
                 add_model_tokens(models, play, answer)
     replayed, recorded, verified = tokens["replayed"], tokens["recorded"], tokens["verified"]
@@ -89,6 +92,11 @@ def use_of(nodeid: str, active: Cassette, shown: str) -> CassetteUse:
         recorded_tokens=(recorded.input, recorded.output),
         verified_tokens=(verified.input, verified.output),
         drift=[{"where": drift.where, "differences": list(drift.differences)} for drift in active.drift],
+        tool_drift=[
+            {"where": f"{play.request.method} {play.request.url}", "differences": list(play.tool_drift)}
+            for play in active.played
+            if play.outcome == "tool-drift"
+        ],
         models=models or {},
         aside="" if saved.aside is None else str(saved.aside),
     )
@@ -158,6 +166,23 @@ def _unused_by_cassette(uses: list[CassetteUse]) -> dict[str, list[str]]:
     return {path: lines for path, lines in unplayed.items() if lines}
 
 
+def _tool_drift_lines(uses: list[CassetteUse]) -> list[str]:
+    """Each request replayed though its tool results changed: the tool, the call id, both values."""
+    found = [(use.nodeid, use.path, d["where"], d["differences"]) for use in uses for d in use.tool_drift]
+    if not found:
+        return []
+    lines = [f"tool drift: {_plural(len(found), 'request')} replayed though only tool results differ "
+             "from the recording (on_tool_drift=replay):"]  # fmt: skip
+    for nodeid, path, where, differences in found[: _SHOWN_PER_CASSETTE * 2]:
+        lines.append(f"  {nodeid or '(outside a test)'}  {path}: {where}")
+        lines.extend(f"    {line}" for line in differences)
+    if len(found) > _SHOWN_PER_CASSETTE * 2:
+        lines.append(
+            f"  and {len(found) - _SHOWN_PER_CASSETTE * 2} more (--drift-report FILE lists them all)"
+        )
+    return lines
+
+
 def _provider_model(key: str) -> tuple[str, str]:
     provider, _, model = key.partition("\t")
     return provider, model
@@ -211,6 +236,7 @@ def summary_lines(uses: Iterable[CassetteUse]) -> list[str]:
         )
     lines.extend(budget_lines())
     lines.extend(drift_lines((use.path, d["where"], d["differences"]) for use in uses for d in use.drift))
+    lines.extend(_tool_drift_lines(uses))
     aside = [use for use in uses if use.aside]
     if aside:
         lines.append(f"recordings kept aside (the test failed, its cassette left as it was): {len(aside)}")

@@ -216,8 +216,10 @@ class Tracker:
         self.record.use(path, CassetteUsage(len(interactions), positions, users))
         if self._item is not None:
             self._item_cassettes.append(path)
-        if self.drift_report is not None and (cassette.missed or cassette.drift):
-            from ...readouts.drift import drift_entries  # only on a miss, or drift found by verify
+        if self.drift_report is not None and (
+            cassette.missed or cassette.drift or any(p.outcome == "tool-drift" for p in cassette.played)
+        ):
+            from ...readouts.drift import drift_entries  # only on a miss, drift found by verify, tool drift
 
             nodeid = self._item.nodeid if self._item is not None else ""
             self.drift.extend(drift_entries(cassette, nodeid, self.config.rootpath))
@@ -277,8 +279,10 @@ class Tracker:
         if self.drift_report is not None and not hasattr(self.config, "workerinput"):
             shown = os.path.relpath(self.drift_report, self.config.invocation_params.dir)
             count = sum(entry.kind == "miss" for entry in self.drift)
-            verified = len(self.drift) - count
+            verified = sum(entry.kind == "verify" for entry in self.drift)
+            tools = len(self.drift) - count - verified
             more = f" and {verified} drifted answer(s) (verify)" if verified else ""
+            more += f" and {tools} request(s) with tool drift" if tools else ""
             terminalreporter.write_line(f"promptvcr drift report: {count} missed request(s){more} in {shown}")
 
     def pytest_unconfigure(self) -> None:

@@ -1,0 +1,89 @@
+"""The replaying machine: a live request seen as its recording holds it, an answer given back
+with this machine's own values.
+
+A cassette recorded on one machine holds ``<home>``, ``<project>``, ``<user>``... where that
+machine's values were (:mod:`promptvcr.identity`, applied by :mod:`promptvcr.files.redaction`).
+Replaying elsewhere, the code under test sends *this* machine's paths and names: the request
+is keyed with them replaced the same way, so the recording matches on any machine; and the
+answer's placeholders become this machine's values, so the code reads paths that exist where
+it runs (a websocket's or an MCP server's frames too, on both sides: the code's own frames are
+compared as it sends them here). Only the placeholders an interaction's marker lists
+(``identity: [home, user]``) are restored: an answer that says ``<home>`` itself is left as
+the provider wrote it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from ..cassettes.models import Interaction, Request, Response
+from ..cassettes.wsframes import Frame, WebSocketSession, with_session
+from ..identity import Identity, IdentityOptions, Restorer, restorer
+
+__all__ = ["Machine"]
+
+
+class Machine:
+    """This machine's values for one use of a cassette (read when it is entered), and the
+    cassette's ``interactions`` (loaded)."""
+
+    def __init__(self, options: IdentityOptions | None, interactions: Sequence[Interaction] = ()) -> None:
+        self._values = () if options is None else options.values()
+        self._identity = Identity(self._values) if self._values else None
+        self._restorers: dict[tuple[str, ...], Restorer | None] = {}
+        self._interactions = interactions
+        self._marked: bool | None = None
+
+    def seen(self, request: Request) -> Request:
+        """``request`` with this machine's values replaced in its URL and body, as its recording
+        holds them; ``request`` itself when it holds none (one search in C), or, not even
+        searched, when the cassette holds no placeholder of ours (most: nothing recorded held
+        the machine's values, or it was recorded with ``identity=False`` or before, and its
+        requests match as they are). Headers are left: no default rule keys on a header that
+        holds a path or a name."""
+        identity = self._identity
+        if identity is None or not self._holds_placeholders():  # looked at once a use
+            return request
+        url, content = identity.text(request.url), identity.content(request.content)
+        if url == request.url and content == request.content:
+            return request
+        return Request(request.method, url, request.headers, content)
+
+    def _holds_placeholders(self) -> bool:
+        if self._marked is None:  # at the first request: most uses send none
+            loaded = self._interactions
+            marked = getattr(loaded, "identity_marked", None)
+            self._marked = marked() if marked is not None else any(i.identity for i in loaded)
+        return self._marked
+
+    def answer(self, interaction: Interaction, response: Response) -> Response:
+        """``response`` (of ``interaction``) with the placeholders its marker lists restored to
+        this machine's values, in its headers and body; ``response`` itself when it has none."""
+        if not interaction.identity or not self._values:
+            return response
+        if interaction.identity in self._restorers:
+            back = self._restorers[interaction.identity]
+        else:
+            back = self._restorers[interaction.identity] = restorer(self._values, interaction.identity)
+        if back is None:
+            return response
+        if (session := response.websocket) is not None:  # both sides: the code's frames are compared
+            frames = [_restored_frame(frame, back) for frame in session.frames]
+            return with_session(response, WebSocketSession(frames, session.transport))
+        kind = response.content_type
+        json_text = kind.endswith(("json", "event-stream", "ndjson"))
+        return dataclasses.replace(
+            response,
+            headers={name: back.text(value) for name, value in response.headers.items()},
+            chunks=[back.content(chunk, json_text=json_text) for chunk in response.chunks],
+        )
+
+
+def _restored_frame(frame: Frame, back: Restorer) -> Frame:
+    """A websocket or MCP frame with this machine's values: the server's, as the code reads them;
+    the code's own, as it sends them on this machine (so that they match)."""
+    if frame.kind not in ("text", "binary") or (b"<" not in frame.data and b"%3C" not in frame.data):
+        return frame
+    json_text = frame.data.lstrip()[:1] in (b"{", b"[")
+    return dataclasses.replace(frame, data=back.content(frame.data, json_text=json_text))
