@@ -114,6 +114,7 @@ COMPAT_TESTS = (
     "tests/faults",
     "tests/test_record_replay.py",
     "tests/mcp/test_mcp_sessions.py",
+    "tests/grpc_calls",
     "--deselect=tests/interceptors/test_websockets_latest.py",
 )
 
@@ -130,8 +131,13 @@ COMPAT_TOOLS = (
     "boto3",
     "uvicorn",
 )
-INTERCEPTED = ("httpx2", "httpx", "respx", "aiohttp", "urllib3", "websockets")
-SDKS = ("openai", "anthropic", "google-genai", "mcp")
+INTERCEPTED = ("httpx2", "httpx", "respx", "aiohttp", "urllib3", "websockets", "grpcio", "protobuf")
+#: The gRPC clients (tests/grpc_calls) after the HTTP ones: google-cloud-aiplatform's newest
+#: release beside google-genai 3 is 1.91 (later ones cap google-genai below 3).
+SDKS = (
+    "openai", "anthropic", "google-genai", "mcp",
+    "grpcio-status", "google-cloud-aiplatform", "google-cloud-speech", "qdrant-client",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -182,6 +188,7 @@ COMBOS = {
     **{f"uncapped-{lib}": ("3.11", Combo(uncapped=(lib,))) for lib in ("websockets", "httpx2", "aiohttp")},
     "uncapped-httpx": ("3.11", Combo(uncapped=("httpx", "respx"))),
     "uncapped-urllib3": ("3.11", Combo(uncapped=("urllib3",))),
+    "uncapped-grpcio": ("3.11", Combo(uncapped=("grpcio", "protobuf"))),
     # The older lines users still run.
     # Below the supported floor (2.2.2): what promptvcr promises there, not what it does not.
     "urllib3-1.26": (

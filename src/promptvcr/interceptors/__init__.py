@@ -36,6 +36,7 @@ INTERCEPTORS = {
     "aiohttp": ("aiohttp",),
     "websockets": ("websockets",),  # realtime APIs: openai's client.realtime, google-genai's live
     "mcp_stdio": ("mcp.client.stdio",),  # MCP servers the mcp SDK starts as processes
+    "grpc": ("grpc",),  # Vertex AI's gRPC clients, speech, vector stores (interceptors/grpc/)
 }
 
 

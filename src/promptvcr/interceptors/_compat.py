@@ -336,3 +336,64 @@ def redirect_function(function: Any, replacement: Callable[..., Any]) -> Callabl
 #: module each time, so a replacement set there sees every server started after it. The
 #: same name in mcp 1.x and 2.x.
 MCP_STDIO_SPAWN_SEAM = "_create_platform_compatible_process"
+
+
+# --- grpcio ------------------------------------------------------------------------------
+
+#: The multi-callables a channel hands out by call pattern, sync (``grpc._channel``, each name with
+#: a leading ``_``) and asyncio (``grpc.aio._channel``): patching their classes covers channels and
+#: stubs made before the cassette was entered. Each holds its method (``_method``, bytes), its
+#: serializer and the client's response deserializer (``_response_deserializer``).
+GRPC_CALLABLES = {
+    "unary_unary": "UnaryUnaryMultiCallable",
+    "unary_stream": "UnaryStreamMultiCallable",
+    "stream_unary": "StreamUnaryMultiCallable",
+    "stream_stream": "StreamStreamMultiCallable",
+}
+
+
+def grpc_callable_classes(aio: bool) -> dict[str, type]:
+    """The multi-callable classes by call pattern; :class:`SeamMissing` when one moved."""
+    import importlib
+
+    module = importlib.import_module("grpc.aio._channel" if aio else "grpc._channel")
+    found = {k: getattr(module, name if aio else f"_{name}", None) for k, name in GRPC_CALLABLES.items()}
+    missing = [k for k, cls in found.items() if not isinstance(cls, type)]
+    if missing or not (aio or hasattr(module, "_InactiveRpcError")):
+        raise SeamMissing("grpcio", f"{module.__name__} has no multi-callable or error for {missing}")
+    return found  # type: ignore[return-value]
+
+
+def grpc_method(callable_: Any) -> str:
+    return callable_._method.decode("utf-8")  # type: ignore[no-any-return]
+
+
+def grpc_target(callable_: Any) -> str:
+    """Where the call goes: the channel's target, as the client gave it; an asyncio channel's
+    from grpcio 1.82 (the Cython channel's), before that ``aio-channel``: no name holds it."""
+    target = getattr(callable_, "_target", None) or getattr(callable_._channel, "target", b"aio-channel")
+    target = target() if callable(target) else target
+    return target.decode("utf-8") if isinstance(target, bytes) else str(target)
+
+
+def grpc_coders(callable_: Any) -> tuple[Callable[[Any], bytes] | None, Callable[[bytes], Any] | None]:
+    """The client's request serializer and response deserializer."""
+    return callable_._request_serializer, callable_._response_deserializer
+
+
+def grpc_raw_clone(callable_: Any) -> Any:
+    """The same multi-callable, giving the response messages' bytes (no deserializer): what
+    a recording stores before the client's own deserializer reads them."""
+    import copy
+
+    clone = copy.copy(callable_)
+    clone._response_deserializer = None
+    return clone
+
+
+def grpc_inactive_rpc_error(code: Any, details: str, initial: Any, trailing: Any) -> Exception:
+    """The exception a failed sync unary call raises live, ``grpc._channel._InactiveRpcError``."""
+    from grpc import _channel
+
+    state = _channel._RPCState((), initial, trailing, code, details)
+    return _channel._InactiveRpcError(state)  # type: ignore[no-any-return]
