@@ -199,8 +199,12 @@ def test_a_two_thousand_interaction_report_opens_and_filters(
     assert page.inner_text("#shown") == "200 of 200 shown"
     page.fill("#f-name", "test_042")  # a folded test opens with its conversation
     test = _test(page, "test_042")
+    from playwright.sync_api import expect  # the chromium fixture has skipped where it is missing
+
     test.locator("summary").click()
-    assert test.locator(".turn.r-user .text", has_text="question 3:").is_visible()
+    # A folded test's turns are filled on its "toggle" event, which the browser dispatches as a
+    # task after the click: waited for (up to 5 s), not read at once (it raced under load in CI).
+    expect(test.locator(".turn.r-user .text", has_text="question 3:")).to_be_visible()
     page.screenshot(path=tmp_path / "report-large.png")
     keep(tmp_path / "report-large.png")
     page.close()
