@@ -15,6 +15,7 @@ from ..cassettes.models import Interaction
 from ..errors import CassetteError
 from ..files import guarded
 from ..matching.key import request_key
+from ..readouts.inventory import cassette_files
 from .exchanges import drift_line, exchanges, miss
 from .model import DriftLine, Entry
 from .pricing import Prices
@@ -74,24 +75,12 @@ def _cache_breaks(interactions: list[Interaction]) -> list[DriftLine]:
     ]
 
 
-def _cassette_files(paths: Iterable[Path]) -> list[Path]:
-    from ..readouts.inventory import CASSETTE_SUFFIXES
-
-    found: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if p.suffix in CASSETTE_SUFFIXES and p.is_file()))
-        else:
-            found.append(path)
-    return found
-
-
 def entries_of_files(paths: Iterable[Path], prices: Prices) -> tuple[list[Entry], list[str]]:
     """One entry per cassette file under ``paths`` (files, or folders searched for cassettes),
     and one message per file that could not be read (the report is made of the others)."""
     entries: list[Entry] = []
     problems: list[str] = []
-    for path in _cassette_files(paths):
+    for path in cassette_files(paths):
         try:
             interactions = guarded.read_interactions(path)
             if interactions is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
@@ -114,6 +114,18 @@ def summarize(path: Path) -> CassetteSummary:
         modified=stat.st_mtime,
         interactions=tuple(summarize_interaction(i) for i in interactions),
     )
+
+
+def cassette_files(paths: Iterable[Path]) -> list[Path]:
+    """The cassette files ``paths`` name: each file as given, each folder's cassette files
+    (by suffix, sorted), for the commands and views that take files or folders."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(sorted(p for p in path.rglob("*") if p.suffix in CASSETTE_SUFFIXES and p.is_file()))
+        else:
+            found.append(path)
+    return found
 
 
 def find_cassettes(root: Path) -> Iterator[tuple[Path, CassetteSummary | CassetteError]]:

@@ -16,17 +16,7 @@ from pathlib import Path
 from ...errors import CassetteError
 from ...files import guarded
 from ...readouts.cachebreaks import conversations, report_lines
-from ...readouts.inventory import CASSETTE_SUFFIXES
-
-
-def _files(paths: list[Path]) -> list[Path]:
-    found: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if p.suffix in CASSETTE_SUFFIXES and p.is_file()))
-        else:
-            found.append(path)
-    return found
+from ...readouts.inventory import cassette_files
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
 
     prices = Prices()
     breaks = problems = 0
-    for path in _files(args.cassettes):
+    for path in cassette_files(args.cassettes):
         try:
             interactions = guarded.read_interactions(path)
             if interactions is None:
