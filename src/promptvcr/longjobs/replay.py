@@ -9,7 +9,6 @@ from collections.abc import Callable
 
 from ..cassettes.jobs import job_state
 from ..cassettes.models import Request, Response
-from . import clock
 from .waits import declares_waits, without_waits
 
 __all__ = ["JobReplay"]
@@ -31,11 +30,15 @@ class JobReplay:
         """A use begins; the sleeps are fast-forwarded only when it replays (never when it records)."""
         self.open = set()
         if self.fast and replaying and self._token is None:
+            from . import clock  # with asyncio and inspect: imported only by timing="fast"
+
             self._token = clock.enter(self._skips)
 
     def stop(self) -> None:
         self.open = set()
         if self._token is not None:
+            from . import clock
+
             token, self._token = self._token, None
             clock.leave(self._skips, token)
 
