@@ -8,11 +8,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import openai
 import pytest
 from fake_provider import FakeProvider
 from hypothesis import given
 from hypothesis import strategies as st
+from machines import ask, be
 from property_settings import property_settings
 
 import promptvcr
@@ -21,27 +21,6 @@ from promptvcr.commands.keeping.identityfix import plan_file
 from promptvcr.files import fileformat
 from promptvcr.files.reading import parse_document
 from promptvcr.identity import Identity, MachineValue
-
-
-@pytest.fixture(scope="module")
-def fake() -> Iterator[FakeProvider]:
-    with FakeProvider() as provider:
-        yield provider
-
-
-def be(monkeypatch: pytest.MonkeyPatch, root: Path, user: str, host: str) -> Path:
-    home = root / "home" / user
-    (home / "app").mkdir(parents=True, exist_ok=True)
-    for name, value in (("HOME", str(home)), ("USER", user), ("PROMPTVCR_HOSTNAME", host)):
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("PROMPTVCR_PROJECT_ROOT", str(home / "app"))
-    return home
-
-
-def ask(fake: FakeProvider, text: str) -> str:
-    client = openai.OpenAI(api_key="sk-test-identity", base_url=fake.openai_base_url, max_retries=0)
-    reply = client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": text}])
-    return reply.choices[0].message.content or ""
 
 
 def test_an_old_cassette_is_reported_planned_and_fixed_then_replays_elsewhere(
