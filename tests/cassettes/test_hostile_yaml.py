@@ -15,7 +15,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -48,6 +48,22 @@ def _bomb(levels: int = 9, fanout: int = 9, where: str = "json") -> str:
         aliases = ",".join([f"*a{level - 1}"] * fanout)
         lines.append(f"      a{level}: &a{level} [{aliases}]")
     return HEAD + f"    {where}:\n" + "\n".join(lines) + "\n" + TAIL
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _only_this_module_s_objects_are_collected() -> Iterator[None]:
+    """The session's objects are collected once and frozen for this module's tests.
+
+    Each load starts with a collection (see :data:`LIMIT`); in a worker that has imported every
+    SDK and run hundreds of tests, one full collection walks over a million objects (0.3-1 s),
+    and the fuzzer alone made ~60 of them (46 s of a suite run, 3 s alone). Frozen, those objects
+    are out of every collection, the loads' own included: what a load pays for the collector is
+    what its own objects cost, as in a fresh process.
+    """
+    gc.collect()
+    gc.freeze()
+    yield
+    gc.unfreeze()
 
 
 def _load(text: str, name: str = "hostile.yaml") -> tuple[str, float]:
