@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from heap import objects_so_far_frozen
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -52,18 +53,12 @@ def _bomb(levels: int = 9, fanout: int = 9, where: str = "json") -> str:
 
 @pytest.fixture(scope="module", autouse=True)
 def _only_this_module_s_objects_are_collected() -> Iterator[None]:
-    """The session's objects are collected once and frozen for this module's tests.
-
-    Each load starts with a collection (see :data:`LIMIT`); in a worker that has imported every
-    SDK and run hundreds of tests, one full collection walks over a million objects (0.3-1 s),
-    and the fuzzer alone made ~60 of them (46 s of a suite run, 3 s alone). Frozen, those objects
-    are out of every collection, the loads' own included: what a load pays for the collector is
-    what its own objects cost, as in a fresh process.
-    """
+    """The session's objects are collected once, then frozen for this module's tests (see
+    tests/heap.py): each load starts with a collection (see :data:`LIMIT`), which then walks
+    only what the loads made, as in a fresh process, not a worker's million objects."""
     gc.collect()
-    gc.freeze()
-    yield
-    gc.unfreeze()
+    with objects_so_far_frozen():
+        yield
 
 
 def _load(text: str, name: str = "hostile.yaml") -> tuple[str, float]:
