@@ -15,12 +15,13 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 import yaml
+from heap import objects_so_far_frozen
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -48,6 +49,16 @@ def _bomb(levels: int = 9, fanout: int = 9, where: str = "json") -> str:
         aliases = ",".join([f"*a{level - 1}"] * fanout)
         lines.append(f"      a{level}: &a{level} [{aliases}]")
     return HEAD + f"    {where}:\n" + "\n".join(lines) + "\n" + TAIL
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _only_this_module_s_objects_are_collected() -> Iterator[None]:
+    """The session's objects are collected once, then frozen for this module's tests (see
+    tests/heap.py): each load starts with a collection (see :data:`LIMIT`), which then walks
+    only what the loads made, as in a fresh process, not a worker's million objects."""
+    gc.collect()
+    with objects_so_far_frozen():
+        yield
 
 
 def _load(text: str, name: str = "hostile.yaml") -> tuple[str, float]:

@@ -19,6 +19,7 @@ import gzip
 import json
 import warnings
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ import httpx
 import pytest
 import yaml
 from fake_provider import FakeProvider
+from heap import objects_so_far_frozen
 from hypothesis import given
 from hypothesis import strategies as st
 from property_settings import property_settings
@@ -80,6 +82,14 @@ def _original(part: dict[str, Any]) -> bytes:
     elif content and "deflate" in encoding:
         content = zlib.decompress(content)
     return content
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _worker_objects_frozen() -> Iterator[None]:
+    """The corpus tests make and read back 15 MB of YAML (twice the sources, once what import
+    wrote): the worker's own objects are kept out of the collections that causes (tests/heap.py)."""
+    with objects_so_far_frozen():
+        yield
 
 
 @pytest.fixture(scope="module")

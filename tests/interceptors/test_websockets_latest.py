@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from plugin_suites import QUIET
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -106,7 +107,7 @@ def test_the_newest_websockets_records_and_replays_http_and_websocket_traffic(tm
     assert Path(version[1]).is_relative_to(tmp_path), version  # the venv's, not this environment's
 
     done = subprocess.run(
-        [str(python), "-m", "pytest", "-q", "-n", "0", *TESTS],
+        [str(python), "-m", "pytest", "-q", "-n", "0", *QUIET, *TESTS],
         cwd=ROOT,
         capture_output=True,
         text=True,

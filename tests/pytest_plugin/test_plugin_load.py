@@ -6,6 +6,7 @@ starts: a run that uses no cassette, and ``pytest --co``, must not load the cass
 from __future__ import annotations
 
 import pytest
+from plugin_suites import QUIET
 
 #: Loaded by a cassette when one is used, never by the plugin alone.
 MACHINERY = (
@@ -55,7 +56,7 @@ def test_a_run_without_cassettes_loads_no_cassette_machinery(
 ) -> None:
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_plain=PLAIN)
-    result = pytester.runpytest_subprocess("-s", "-q", "-p", "no:cacheprovider", *args)
+    result = pytester.runpytest_subprocess(*QUIET, "-s", "-q", "-p", "no:cacheprovider", *args)
     assert result.ret == 0, result.stdout.str()
     assert _loaded(result) == []
 
@@ -64,7 +65,7 @@ def test_a_test_with_a_cassette_loads_it(pytester: pytest.Pytester) -> None:
     """The probe sees what a cassette loads: the test above can fail."""
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_marked=MARKED)
-    result = pytester.runpytest_subprocess("-s", "-q", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(*QUIET, "-s", "-q", "-p", "no:cacheprovider")
     assert result.ret == 0, result.stdout.str()
     assert {"promptvcr.cassette", "promptvcr.files.persister"} <= set(_loaded(result))
 
@@ -72,6 +73,6 @@ def test_a_test_with_a_cassette_loads_it(pytester: pytest.Pytester) -> None:
 def test_the_max_age_option_is_still_checked_at_start(pytester: pytest.Pytester) -> None:
     """``--max-age`` is parsed by the cassette machinery, loaded for it only when given."""
     pytester.makepyfile(test_plain=PLAIN)
-    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "--max-age", "soon")
+    result = pytester.runpytest_subprocess(*QUIET, "-q", "-p", "no:cacheprovider", "--max-age", "soon")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--max-age" in result.stderr.str()

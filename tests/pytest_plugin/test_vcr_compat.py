@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from plugin_suites import make_suite, run
+from plugin_suites import QUIET, make_suite, run
 
 from promptvcr.cli import main
 
@@ -204,13 +204,13 @@ def test_both_plugins_installed_pytest_starts_and_says_which_is_active(
     site = _install_fake_recording(pytester.path)
     monkeypatch.setenv("PYTHONPATH", str(site))
     pytester.makepyfile(test_x="def test_x():\n    pass\n")
-    both = pytester.runpytest_subprocess("--record-mode=none")
+    both = pytester.runpytest_subprocess(*QUIET, "--record-mode=none")
     both.assert_outcomes(passed=1)
     both.stdout.fnmatch_lines(["*pytest-recording installed too*-p no:recording or -p no:promptvcr*"])
-    ours = pytester.runpytest_subprocess("-p", "no:recording", "--record-mode=record")
+    ours = pytester.runpytest_subprocess(*QUIET, "-p", "no:recording", "--record-mode=record")
     ours.assert_outcomes(passed=1)
     assert "installed too" not in ours.stdout.str()
-    theirs = pytester.runpytest_subprocess("-p", "no:promptvcr", "--record-mode=all")
+    theirs = pytester.runpytest_subprocess(*QUIET, "-p", "no:promptvcr", "--record-mode=all")
     theirs.assert_outcomes(passed=1)
 
 

@@ -11,7 +11,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from plugin_suites import chat, make_suite, run
+from plugin_suites import QUIET, chat, make_suite, run
 
 from promptvcr.cli import main
 from promptvcr.matching import diagnose
@@ -137,6 +137,7 @@ def test_the_preview_counts_a_test_served_an_older_recording_not_only_misses(
         ]
     )
 
+
 PARAMETRIZED = """
 import pytest
 from llm import ask
@@ -212,7 +213,7 @@ def test_a_miss_names_the_record_option_that_works_in_that_run(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     make_suite(pytester, test_missing=MISSING)
-    alone = pytester.runpytest_subprocess("-p", "no:randomly")
+    alone = pytester.runpytest_subprocess(*QUIET, "-p", "no:randomly")
     alone.assert_outcomes(failed=1)
     alone.stdout.fnmatch_lines(["*(pytest: --record-mode=record)*"])
 
@@ -225,15 +226,15 @@ def test_a_miss_names_the_record_option_that_works_in_that_run(
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: pytest-recording\nVersion: 0.14.1\n")
     (info / "entry_points.txt").write_text("[pytest11]\nrecording = pytest_recording.plugin\n")
     monkeypatch.setenv("PYTHONPATH", str(site))
-    beside = pytester.runpytest_subprocess("-p", "no:randomly")
+    beside = pytester.runpytest_subprocess(*QUIET, "-p", "no:randomly")
     beside.assert_outcomes(failed=1)
     beside.stdout.fnmatch_lines(["*(pytest: --promptvcr-record-mode=record)*"])
     assert "--record-mode=record" not in beside.stdout.str().replace("--promptvcr-record-mode", "")
     # The option it names is one pytest accepts there.
     (Path(pytester.path) / "cassettes").mkdir(exist_ok=True)
-    pytester.runpytest_subprocess("-p", "no:randomly", "--promptvcr-record-mode=replay").assert_outcomes(
-        failed=1
-    )
+    pytester.runpytest_subprocess(
+        *QUIET, "-p", "no:randomly", "--promptvcr-record-mode=replay"
+    ).assert_outcomes(failed=1)
 
 
 def test_the_hints_read_the_option_the_plugin_exported(
