@@ -22,6 +22,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..cassettes.bodyfiles import BodyFile, BodyFileError, body_folder, reference_of
+from ..cassettes.largebody import ChunkedBase64
 from ..cassettes.models import Interaction
 from ..errors import CassetteFormatError
 from . import storage
@@ -80,11 +82,34 @@ def read_for_scan(path: Path) -> tuple[str, Any]:
         raise FileNotFoundError(2, "No such file or directory", str(path))
     text = data.decode("utf-8", errors="replace")
     try:
-        return text, _checked(text, path)
+        parsed = _checked(text, path)
     except TooCostly:
         raise
     except CassetteFormatError:
         return text, None
+    return text, _with_body_files(parsed, path)
+
+
+def _with_body_files(data: Any, path: Path) -> Any:
+    """``data`` with each body file it refers to in place of the reference, under the file's
+    path (``response.file.bodies/sha256-...``), as a large body the searches read a slice at a
+    time: a credential in a body file is found as one in the cassette is. A missing or cut body
+    file is the cassette's error (:class:`~promptvcr.CassetteFormatError`)."""
+    items = data.get("interactions") if isinstance(data, dict) else None
+    searched: set[str] = set()  # a body recorded several times: searched once
+    for index, item in enumerate(items if isinstance(items, list) else ()):
+        for part in ("request", "response"):
+            stored = item.get(part) if isinstance(item, dict) else None
+            if not isinstance(stored, dict) or "file" not in stored:
+                continue
+            try:
+                body = BodyFile(body_folder(path), reference_of(stored["file"]))
+            except BodyFileError as error:
+                raise fail(path, f"interactions[{index}].{part}.file: {error}.") from None
+            if body.reference.path not in searched:
+                searched.add(body.reference.path)
+                stored["file"] = {body.reference.path: ChunkedBase64(body)}
+    return data
 
 
 def read_stored_items(path: Path) -> list[dict[str, Any]] | None:

@@ -1,0 +1,185 @@
+"""Large bodies beside the cassette (issue 57): recorded through the real openai SDK from a
+jobs server on 127.0.0.1, written as ``bodies/sha256-<hex>`` files the cassette refers to,
+and replayed from them, in-process and through ``promptvcr serve``, with the server stopped.
+
+One recording (module scope) serves most tests: a 5.5 MiB file uploaded and downloaded twice
+through ``files.with_streaming_response.content(...).stream_to_file``, into a YAML and a JSON
+cassette. What each test breaks, it breaks in a copy of the folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import openai
+import pytest
+import yaml
+from tests.fake_jobs import FakeJobs
+
+import promptvcr
+from promptvcr.cassettes.bodyfiles import SLICE, BodyFile
+from promptvcr.cassettes.largebody import LARGE_BODY_BYTES
+from promptvcr.cli import main
+from promptvcr.errors import CassetteFormatError
+from promptvcr.server import serve
+
+SIZE = LARGE_BODY_BYTES + 3 * SLICE // 2  # past the threshold, in six slices
+#: Shaped like a key: planted in a body file, it must be found by ``promptvcr scan``.
+PLANTED = "sk-proj-" + "P" * 24 + "plantedkey" + "p" * 24
+
+
+@dataclass
+class Recorded:
+    folder: Path
+    content: bytes
+
+
+def _download(client: openai.OpenAI, file_id: str, target: Path) -> bytes:
+    with client.files.with_streaming_response.content(file_id) as response:
+        response.stream_to_file(target)
+    return target.read_bytes()
+
+
+def _client(base_url: str) -> openai.OpenAI:
+    return openai.OpenAI(api_key="sk-test", base_url=base_url, max_retries=0)
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Recorded]:
+    folder = tmp_path_factory.mktemp("bodyfiles")
+    content = os.urandom(SIZE)
+    with FakeJobs() as jobs:
+        client = _client(jobs.openai_base_url)
+        for name in ("download.yaml", "download.json"):
+            with promptvcr.use_cassette(folder / name, record_mode="record"):
+                uploaded = client.files.create(file=("data.bin", content), purpose="user_data")
+                for attempt in range(2):  # the same body twice: one file
+                    assert _download(client, uploaded.id, folder / f"live-{attempt}.bin") == content
+    yield Recorded(folder, content)
+
+
+def _copy(recorded: Recorded, tmp_path: Path) -> Path:
+    shutil.copytree(recorded.folder, tmp_path / "c")
+    return tmp_path / "c"
+
+
+def _document(path: Path) -> dict:
+    text = path.read_text(encoding="utf-8")
+    return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+
+
+@pytest.mark.parametrize("name", ["download.yaml", "download.json"])
+def test_the_body_lives_beside_the_cassette_and_the_cassette_holds_its_reference(
+    recorded: Recorded, name: str
+) -> None:
+    path = recorded.folder / name
+    assert path.stat().st_size < 16_384  # the reference, not the 5.5 MiB
+    responses = [item["response"] for item in _document(path)["interactions"]]
+    downloads = [response["file"] for response in responses if "file" in response]
+    digest = hashlib.sha256(recorded.content).hexdigest()
+    assert downloads == [{"path": f"bodies/sha256-{digest}", "size": SIZE, "sha256": digest}] * 2
+    assert (recorded.folder / downloads[0]["path"]).read_bytes() == recorded.content
+    upload = _document(path)["interactions"][0]["request"]["file"]  # the multipart upload, too
+    assert upload["size"] > SIZE and (recorded.folder / upload["path"]).stat().st_size == upload["size"]
+
+
+def test_the_same_body_recorded_twice_or_in_two_cassettes_is_one_file(recorded: Recorded) -> None:
+    names = sorted(path.name for path in (recorded.folder / "bodies").iterdir())
+    assert len(names) == 3  # the download (4 references), the YAML's upload, the JSON's (another boundary)
+    assert all(name.startswith("sha256-") for name in names)
+
+
+@pytest.mark.parametrize("name", ["download.yaml", "download.json"])
+def test_replay_with_the_server_stopped_is_byte_identical_and_streams_from_the_file(
+    recorded: Recorded, tmp_path: Path, name: str
+) -> None:
+    folder = _copy(recorded, tmp_path)
+    client = _client("http://127.0.0.1:9/v1")  # nothing listens there
+    with promptvcr.use_cassette(folder / name, record_mode="none") as cassette:
+        uploaded = client.files.create(file=("data.bin", recorded.content), purpose="user_data")
+        assert uploaded.bytes == SIZE
+        for attempt in range(2):
+            assert _download(client, uploaded.id, tmp_path / f"replayed-{attempt}.bin") == recorded.content
+    served = [play.response for play in cassette.played if play.response is not None]
+    bodies = [response.chunks for response in served if isinstance(response.chunks, BodyFile)]
+    assert len(bodies) == 2 and len(bodies[0]) == -(-SIZE // SLICE)  # slices read on demand
+
+
+def test_replay_through_serve_is_byte_identical(recorded: Recorded, tmp_path: Path) -> None:
+    folder = _copy(recorded, tmp_path)
+    with serve(folder / "download.yaml", record_mode="replay") as server:
+        client = _client(f"{server.url}/openai/v1")
+        uploaded = client.files.create(file=("data.bin", recorded.content), purpose="user_data")
+        assert _download(client, uploaded.id, tmp_path / "served.bin") == recorded.content
+
+
+def test_a_body_recorded_through_serve_is_a_body_file_too(tmp_path: Path) -> None:
+    content = os.urandom(LARGE_BODY_BYTES + 12_345)  # another body: recorded by serve's own relay
+    path = tmp_path / "served.yaml"
+    with FakeJobs() as jobs, serve(path, record_mode="record", upstreams={"openai": jobs.base_url}) as server:
+        client = _client(f"{server.url}/openai/v1")
+        uploaded = client.files.create(file=("data.bin", content), purpose="user_data")
+        assert _download(client, uploaded.id, tmp_path / "live.bin") == content
+    digest = hashlib.sha256(content).hexdigest()
+    assert (tmp_path / "bodies" / f"sha256-{digest}").read_bytes() == content
+    with serve(path, record_mode="replay") as server:
+        client = _client(f"{server.url}/openai/v1")
+        uploaded = client.files.create(file=("data.bin", content), purpose="user_data")
+        assert _download(client, uploaded.id, tmp_path / "replayed.bin") == content
+
+
+def _body_file(folder: Path, content: bytes) -> Path:
+    return folder / "bodies" / f"sha256-{hashlib.sha256(content).hexdigest()}"
+
+
+@pytest.mark.parametrize("damage", ["missing", "truncated"])
+def test_a_missing_or_cut_body_file_is_a_clear_error(recorded: Recorded, tmp_path: Path, damage: str) -> None:
+    folder = _copy(recorded, tmp_path)
+    body = _body_file(folder, recorded.content)
+    if damage == "missing":
+        body.unlink()
+    else:
+        with body.open("r+b") as file:
+            file.truncate(SIZE - 10)
+    with pytest.raises(CassetteFormatError) as raised, promptvcr.use_cassette(folder / "download.yaml"):
+        pass
+    message = str(raised.value)
+    assert str(folder / "download.yaml") in message and str(body) in message
+    assert ("missing" if damage == "missing" else f"{SIZE - 10:,} bytes") in message
+    assert "PROMPTVCR_RECORD_MODE=rewrite" in message
+
+
+def test_a_body_file_changed_under_the_same_size_fails_at_its_end(recorded: Recorded, tmp_path: Path) -> None:
+    folder = _copy(recorded, tmp_path)
+    body = _body_file(folder, recorded.content)
+    with body.open("r+b") as file:
+        file.seek(SIZE - 5)
+        file.write(b"XXXXX")
+    client = _client("http://127.0.0.1:9/v1")
+    cassette = promptvcr.use_cassette(folder / "download.yaml", record_mode="none")
+    with pytest.raises(Exception, match="SHA-256 differs") as raised, cassette:
+        uploaded = client.files.create(file=("data.bin", recorded.content), purpose="user_data")
+        _download(client, uploaded.id, tmp_path / "changed.bin")
+    assert str(body) in str(raised.value)
+
+
+def test_scan_finds_a_key_planted_in_a_body_file(
+    recorded: Recorded, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _copy(recorded, tmp_path)
+    (folder / "download.json").unlink()  # one cassette is enough
+    assert main(["scan", str(folder)]) == 0
+    capsys.readouterr()
+    body = _body_file(folder, recorded.content)
+    with body.open("r+b") as file:
+        file.seek(SLICE - 20)  # across two of the slices the scan reads
+        file.write(PLANTED.encode())
+    assert main(["scan", str(folder)]) == 1
+    out = capsys.readouterr().out
+    assert "openai" in out.lower() and PLANTED not in out and "bodies/sha256-" in out
