@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .bodyfiles import BodyFile
 from .eventstream import Frame, chunk_event, decode_frames, is_event_stream
 from .largebody import LARGE_BODY_BYTES, ChunkedText
 from .models import Response
@@ -131,8 +132,8 @@ def _bodies(response: Response) -> Iterable[Any]:
             return [event.get("data") for event in events]
         if response.is_event_stream:
             return [event.get("data") for event in parse_events(response.content.decode("utf-8"))]
-        if not _may_be_json(response.chunks):  # a text or binary body: never joined nor parsed
-            return []
+        if isinstance(response.chunks, BodyFile) or not _may_be_json(response.chunks):
+            return []  # a text or binary body (a body file is never JSON): never joined nor parsed
         return [json.loads(response.content)]
     except (ValueError, UnicodeDecodeError, RecursionError):
         return []
