@@ -155,7 +155,8 @@ def main() -> int:
         bodies = list((cassette.parent / "bodies").iterdir())
         grown = int(recorded["peak"]) - int(recorded["idle"])
         print(
-            f"recorded {int(recorded['size']) / MB:.0f} MB in-process: {grown / MB:.0f} MB above idle; cassette {cassette.stat().st_size:,} bytes, body files "
+            f"recorded {int(recorded['size']) / MB:.0f} MB in-process: {grown / MB:.0f} MB above idle; "
+            f"cassette {cassette.stat().st_size:,} bytes, body files "
             f"{', '.join(f'{b.name[:19]}... {b.stat().st_size / MB:.0f} MB' for b in bodies)}"
         )
         runs = [("in-process, first load", "none"), ("in-process, from the caches", "none")]
