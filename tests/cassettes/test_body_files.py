@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import shutil
+import tracemalloc
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -183,3 +184,29 @@ def test_scan_finds_a_key_planted_in_a_body_file(
     assert main(["scan", str(folder)]) == 1
     out = capsys.readouterr().out
     assert "openai" in out.lower() and PLANTED not in out and "bodies/sha256-" in out
+
+
+@pytest.mark.parametrize("command", ["show", "report"])
+def test_show_and_the_html_report_name_a_body_file_and_never_read_it(
+    recorded: Recorded, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    folder = _copy(recorded, tmp_path)
+    document = _document(folder / "download.yaml")  # the downloads alone (the upload is held: a request)
+    document["interactions"] = [item for item in document["interactions"] if "file" in item["response"]]
+    path = folder / "downloads.yaml"
+    path.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
+    page = tmp_path / "report.html"
+    arguments = ["show", str(path), "--raw"]
+    if command == "report":
+        arguments = ["report", str(path), "--html", str(page)]
+    assert main(arguments) == 0  # once for the imports, which the figure below leaves out
+    tracemalloc.start()
+    try:
+        assert main(arguments) == 0
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    shown = capsys.readouterr().out if command == "show" else page.read_text("utf-8")
+    digest = hashlib.sha256(recorded.content).hexdigest()
+    assert f"{SIZE:,} bytes, sha256 {digest}, file bodies/sha256-{digest}" in shown
+    assert peak < SIZE / 2, f"{command} held {peak / 2**20:.1f} MiB"  # the 5.5 MiB download: never read whole

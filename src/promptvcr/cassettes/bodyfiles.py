@@ -46,6 +46,7 @@ __all__ = [
     "BodyFileError",
     "Reference",
     "body_folder",
+    "described",
     "is_reference",
     "reference_of",
     "slice_count",
@@ -210,6 +211,15 @@ class BodyFile(ChunksOnDisk):
 
     def __repr__(self) -> str:
         return f"BodyFile({self.reference.path}, {self.size:,} bytes)"
+
+
+def described(chunks: Sequence[bytes]) -> str | None:
+    """What a person is shown of a body file, without reading it (``show``, the HTML report):
+    ``N bytes, sha256 H, file bodies/sha256-H``; ``None`` for any other body."""
+    if not isinstance(chunks, BodyFile):
+        return None
+    reference = chunks.reference
+    return f"{reference.size:,} bytes, sha256 {reference.sha256}, file {reference.path}"
 
 
 _lock = threading.Lock()

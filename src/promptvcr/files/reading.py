@@ -17,8 +17,10 @@ from typing import Any, Literal
 
 from ..cassettes.bodies import BODY_KEYS, decode_body
 from ..cassettes.bodyfiles import BodyFile, BodyFileError, body_folder, reference_of
+from ..cassettes.largebody import ChunkedBody
 from ..cassettes.models import Interaction, Request, Response
 from ..cassettes.playback import ENDS, ended
+from ..cassettes.spool import ChunksOnDisk
 from ..cassettes.timing import timing_from_data
 from ..cassettes.wsframes import session_from_data, with_session
 from ..errors import CassetteFormatError
@@ -108,6 +110,8 @@ def _body(data: dict[str, Any], path: Path, index: int, part: str) -> Sequence[b
     try:
         if present == ["file"]:  # a large body beside the cassette: read as it is served
             return BodyFile(body_folder(path), reference_of(data["file"]))
+        if present and isinstance(value := data[present[0]], ChunkedBody):  # stored form made in memory
+            return value.chunks
         return decode_body(data)
     except (ValueError, TypeError) as error:
         where = f"interactions[{index}].{part}"
@@ -139,7 +143,11 @@ def _checked(data: Any, path: Path, index: int) -> Compact | Interaction:
     response_headers = _headers(resp.get("headers"), path, index, "response")
     chunks: Sequence[bytes] = _body(resp, path, index, "response")
     session = None
-    if "websocket" in resp or "stdio" in resp:  # its frames are its chunks (see .wsframes.with_session)
+    if isinstance(chunks, ChunksOnDisk) and "file" not in resp:
+        # a large body of stored form made in memory (the HTML report masks what it shows):
+        # its chunks as they are, in an interaction built whole (the compact form holds bytes)
+        session = Response(status, response_headers, chunks)
+    elif "websocket" in resp or "stdio" in resp:  # its frames are its chunks (see .wsframes.with_session)
         transport: Literal["websocket", "stdio"] = "websocket" if "websocket" in resp else "stdio"
         try:
             frames = session_from_data(resp[transport], transport)
@@ -160,7 +168,7 @@ def _checked(data: Any, path: Path, index: int) -> Compact | Interaction:
     recorded = data.get("recorded")
     date = None if recorded is None else _date(recorded, path, index)
     identity = _identity(data.get("identity", ()), path, index)
-    if session is not None:
+    if session is not None:  # a websocket session, or a body on disk (see above)
         if timing is not None:
             session.timing = timing
         session.end, session.playback = end, ended(end, len(chunks), f" in {path}")
