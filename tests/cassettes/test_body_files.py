@@ -26,6 +26,7 @@ from tests.fake_jobs import FakeJobs
 import promptvcr
 from promptvcr.cassettes.bodyfiles import SLICE, BodyFile
 from promptvcr.cassettes.largebody import LARGE_BODY_BYTES
+from promptvcr.cassettes.spool import SpooledChunks
 from promptvcr.cli import main
 from promptvcr.errors import CassetteFormatError
 from promptvcr.server import serve
@@ -210,3 +211,24 @@ def test_show_and_the_html_report_name_a_body_file_and_never_read_it(
     digest = hashlib.sha256(recorded.content).hexdigest()
     assert f"{SIZE:,} bytes, sha256 {digest}, file bodies/sha256-{digest}" in shown
     assert peak < SIZE / 2, f"{command} held {peak / 2**20:.1f} MiB"  # the 5.5 MiB download: never read whole
+
+
+def test_a_body_file_holding_this_machines_home_replays_it_restored_a_slice_at_a_time(tmp_path: Path) -> None:
+    home = str(Path.home())
+    # the home folder written in the body, one of them across the slices the replay reads
+    content = bytearray(os.urandom(LARGE_BODY_BYTES + SLICE // 2))
+    for offset in (1000, 2 * SLICE - 7, 3 * SLICE - len(home) // 2):
+        content[offset : offset + len(home) + 2] = f" {home}/".encode()
+    path = tmp_path / "home.yaml"
+    with FakeJobs() as jobs:
+        client = _client(jobs.openai_base_url)
+        with pytest.warns(Warning, match="identity"), promptvcr.use_cassette(path, record_mode="record"):
+            uploaded = client.files.create(file=("data.bin", bytes(content)), purpose="user_data")
+            assert _download(client, uploaded.id, tmp_path / "live.bin") == content
+    (body,) = [file for file in (tmp_path / "bodies").iterdir() if file.stat().st_size < len(content) + 99]
+    assert home.encode() not in body.read_bytes() and b"<home>" in body.read_bytes()
+    with promptvcr.use_cassette(path, record_mode="none") as cassette:
+        client = _client("http://127.0.0.1:9/v1")
+        uploaded = client.files.create(file=("data.bin", bytes(content)), purpose="user_data")
+        assert _download(client, uploaded.id, tmp_path / "replayed.bin") == content
+    assert isinstance(cassette.played[-1].response.chunks, SpooledChunks)  # restored on disk, not in memory
