@@ -13,6 +13,8 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
+import time
 import tracemalloc
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,15 +23,20 @@ from pathlib import Path
 import openai
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+from property_settings import property_settings
 from tests.fake_jobs import FakeJobs
 
 import promptvcr
-from promptvcr.cassettes.bodyfiles import SLICE, BodyFile
+from promptvcr.cassettes.bodyfiles import SLICE, BodyFile, stored_reference, write_body_file
 from promptvcr.cassettes.largebody import LARGE_BODY_BYTES
 from promptvcr.cassettes.spool import SpooledChunks
 from promptvcr.cli import main
 from promptvcr.errors import CassetteFormatError
+from promptvcr.files import fileformat
 from promptvcr.server import serve
+from promptvcr.usage.removal import YOUNG_SECONDS, BodySweep, remove_interactions, sweep_bodies
 
 SIZE = LARGE_BODY_BYTES + 3 * SLICE // 2  # past the threshold, in six slices
 #: Shaped like a key: planted in a body file, it must be found by ``promptvcr scan``.
@@ -232,3 +239,65 @@ def test_a_body_file_holding_this_machines_home_replays_it_restored_a_slice_at_a
         uploaded = client.files.create(file=("data.bin", bytes(content)), purpose="user_data")
         assert _download(client, uploaded.id, tmp_path / "replayed.bin") == content
     assert isinstance(cassette.played[-1].response.chunks, SpooledChunks)  # restored on disk, not in memory
+
+
+def _aged(folder: Path) -> None:
+    """Every body file older than the sweep's grace (a recording's are kept while this young)."""
+    old = time.time() - 2 * YOUNG_SECONDS
+    for body in (folder / "bodies").iterdir():
+        os.utime(body, (old, old))
+
+
+def test_prune_deletes_a_body_file_only_once_no_cassette_beside_it_refers_to_it(
+    recorded: Recorded, tmp_path: Path
+) -> None:
+    folder = _copy(recorded, tmp_path)
+    download = _body_file(folder, recorded.content)
+    _aged(folder)
+    swept = remove_interactions(folder / "download.yaml", [1, 2], 3)  # its two downloads
+    assert swept == BodySweep() and download.exists()  # download.json still refers to it
+    json_upload = folder / _document(folder / "download.json")["interactions"][0]["request"]["file"]["path"]
+    (folder / "download.json").write_text(fileformat.dumps([], folder / "download.json"))
+    swept = remove_interactions(folder / "download.yaml", [], 1)
+    assert sorted(swept.deleted) == sorted([download, json_upload]) and swept.kept is None
+    assert not download.exists()
+    (upload,) = (folder / "bodies").iterdir()  # the YAML's upload: its cassette refers to it
+    assert f"bodies/{upload.name}" in (folder / "download.yaml").read_text()
+
+
+def test_a_young_body_file_is_kept_a_recording_may_be_about_to_refer_to_it(tmp_path: Path) -> None:
+    young = write_body_file(tmp_path, [b"x" * 100])
+    assert sweep_bodies(tmp_path) == BodySweep() and (tmp_path / young.path).exists()
+    _aged(tmp_path)
+    again = write_body_file(tmp_path, [b"x" * 100])  # recorded again: the same file, touched
+    assert again == young and sweep_bodies(tmp_path) == BodySweep()
+
+
+@property_settings(25)
+@given(
+    references=st.lists(st.sets(st.integers(0, 5), max_size=4), min_size=1, max_size=4),
+    other=st.sampled_from(["notes.txt", "old.yml", ".hidden", "x.rerecorded.yaml"]),
+)
+def test_prune_never_deletes_a_body_file_any_file_beside_it_names(
+    references: list[set[int]], other: str
+) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        bodies = [write_body_file(folder, [b"body %d" % n]) for n in range(6)]
+        for index, named in enumerate(references):  # a cassette naming some of them, or a stray file
+            items = [
+                {
+                    "request": {"method": "GET", "url": f"http://127.0.0.1/{n}"},
+                    "response": {"status": 200, "file": stored_reference(bodies[n])},
+                }
+                for n in sorted(named)
+            ]
+            name = other if index == 0 else f"c{index}.{'json' if index % 2 else 'yaml'}"
+            (folder / name).write_text(fileformat.dumps(items, folder / name), encoding="utf-8")
+        (folder / "bodies" / "readme.md").write_text("not a body file")
+        _aged(folder)
+        swept = sweep_bodies(folder)
+        named = set().union(*references)
+        assert set(swept.deleted) == {folder / bodies[n].path for n in range(6) if n not in named}
+        assert all((folder / bodies[n].path).exists() for n in named)
+        assert (folder / "bodies" / "readme.md").exists()

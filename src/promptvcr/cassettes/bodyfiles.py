@@ -257,7 +257,9 @@ def write_body_file(folder: Path, chunks: Sequence[bytes]) -> Reference:
                 kept = os.stat(target).st_size == size
             except FileNotFoundError:
                 kept = False
-            if not kept:
+            if kept:  # touched: a sweep keeps a body file this young (see usage.removal)
+                os.utime(target)
+            else:
                 os.chmod(temp, 0o644)  # as a new cassette is written (mkstemp makes it 0600)
                 os.replace(temp, target)
                 temp = ""
