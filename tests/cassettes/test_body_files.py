@@ -9,6 +9,7 @@ cassette. What each test breaks, it breaks in a copy of the folder.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -20,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import aiohttp
 import openai
 import pytest
 import yaml
@@ -194,15 +196,22 @@ def test_scan_finds_a_key_planted_in_a_body_file(
     assert "openai" in out.lower() and PLANTED not in out and "bodies/sha256-" in out
 
 
+def _downloads_only(recorded: Recorded, tmp_path: Path) -> Path:
+    """A copy of the YAML cassette with its downloads alone: the upload, a request, is held whole
+    (keyed by its parts, shown as text), which a figure of memory must leave out."""
+    folder = _copy(recorded, tmp_path)
+    document = _document(folder / "download.yaml")
+    document["interactions"] = [item for item in document["interactions"] if "file" in item["response"]]
+    path = folder / "downloads.yaml"
+    path.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
+    return path
+
+
 @pytest.mark.parametrize("command", ["show", "report"])
 def test_show_and_the_html_report_name_a_body_file_and_never_read_it(
     recorded: Recorded, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
 ) -> None:
-    folder = _copy(recorded, tmp_path)
-    document = _document(folder / "download.yaml")  # the downloads alone (the upload is held: a request)
-    document["interactions"] = [item for item in document["interactions"] if "file" in item["response"]]
-    path = folder / "downloads.yaml"
-    path.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
+    path = _downloads_only(recorded, tmp_path)
     page = tmp_path / "report.html"
     arguments = ["show", str(path), "--raw"]
     if command == "report":
@@ -301,3 +310,26 @@ def test_prune_never_deletes_a_body_file_any_file_beside_it_names(
         assert set(swept.deleted) == {folder / bodies[n].path for n in range(6) if n not in named}
         assert all((folder / bodies[n].path).exists() for n in named)
         assert (folder / "bodies" / "readme.md").exists()
+
+
+def test_aiohttp_replays_a_body_file_as_the_application_reads_it(recorded: Recorded, tmp_path: Path) -> None:
+    path = _downloads_only(recorded, tmp_path)
+    url = _document(path)["interactions"][0]["request"]["url"]
+
+    async def download() -> tuple[bytes, int]:
+        async with aiohttp.ClientSession() as session:
+            tracemalloc.start()
+            try:
+                async with session.get(url) as response:
+                    digest = hashlib.sha256()
+                    async for piece in response.content.iter_chunked(65536):
+                        digest.update(piece)
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+        return digest.digest(), peak
+
+    with promptvcr.use_cassette(path, record_mode="none"):
+        received, peak = asyncio.run(download())
+    assert received == hashlib.sha256(recorded.content).digest()
+    assert peak < SIZE * 0.75, f"held {peak / 2**20:.1f} MiB of a {SIZE / 2**20:.1f} MiB body"  # fed as read

@@ -35,6 +35,7 @@ from multidict import CIMultiDict
 
 from ..cassettes.models import Request, Response
 from ..cassettes.playback import Breakage, StreamNotRecorded
+from ..cassettes.spool import ChunksOnDisk
 from ..cassettes.wire import CONNECTION_HEADERS, FRAMING_HEADERS, reason_phrase
 from ._compat import (
     AIOHTTP_CONNECT_SEAM,
@@ -156,6 +157,21 @@ class _Protocol(aiohttp_response_handler()):  # type: ignore[misc]
         self._pump: asyncio.Task[None] | None = None
         self._stored = stored
         self._live = live
+        self._drained = asyncio.Event()  # cleared while aiohttp's payload reader is full
+        self._drained.set()
+
+    def pause_reading(self, *args: Any, **kwargs: Any) -> None:
+        """aiohttp's payload reader holds as much as it will: :class:`_FromDisk` waits."""
+        super().pause_reading(*args, **kwargs)
+        self._drained.clear()
+
+    def resume_reading(self, *args: Any, **kwargs: Any) -> None:
+        super().resume_reading(*args, **kwargs)
+        self._drained.set()
+
+    async def drained(self) -> None:
+        """Until the application has read what was fed (below aiohttp's high-water mark)."""
+        await self._drained.wait()
 
     def set_response_params(self, **params: Any) -> None:
         super().set_response_params(**params)
@@ -244,6 +260,28 @@ class _Live:
         finally:
             real.release()
             await self._session.close()
+
+
+class _FromDisk:
+    """A body on disk (a body file beside the cassette), fed a slice at a time as the
+    application reads it: fed at once, aiohttp's payload reader would hold all of it."""
+
+    def __init__(self, method: str, response: Response) -> None:
+        self._method = method
+        self._response = response
+
+    async def pump(self, protocol: _Protocol) -> None:
+        response = self._response
+        protocol.feed(
+            _head(response.status, list(response.headers.items()), ("Transfer-Encoding", "chunked"))
+        )
+        for chunk in response.chunks:
+            await protocol.drained()
+            if not protocol.is_connected():
+                return  # the application let go of the response
+            if chunk:
+                protocol.feed(_chunk(chunk))
+        protocol.feed(b"0\r\n\r\n")
 
 
 class _Paced:
@@ -357,7 +395,13 @@ def install(handler: Handler) -> Uninstall:
         if isinstance(decision, Replay):
             stored = decision.response
             playback = stored.playback
-            if playback is None:
+            if (
+                playback is None
+                and isinstance(stored.chunks, ChunksOnDisk)
+                and _has_body(req.method, stored.status)
+            ):
+                protocol = _Protocol(loop, None, _FromDisk(req.method, stored))
+            elif playback is None:
                 protocol = _Protocol(loop, _stored_bytes(req.method, stored), None)
             elif playback.breaks_before_headers and playback.breakage == "connect_timeout":
                 raise _fail("connect_timeout")
