@@ -19,9 +19,11 @@ import time
 import tracemalloc
 from collections.abc import Iterator
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 import aiohttp
+import jsonschema
 import openai
 import pytest
 import yaml
@@ -333,3 +335,29 @@ def test_aiohttp_replays_a_body_file_as_the_application_reads_it(recorded: Recor
         received, peak = asyncio.run(download())
     assert received == hashlib.sha256(recorded.content).digest()
     assert peak < SIZE * 0.75, f"held {peak / 2**20:.1f} MiB of a {SIZE / 2**20:.1f} MiB body"  # fed as read
+
+
+def test_a_cassette_with_body_files_follows_the_schema_and_a_broken_reference_does_not(
+    recorded: Recorded,
+) -> None:
+    text = (resources.files("promptvcr") / "cassettes" / "cassette.schema.json").read_text(encoding="utf-8")
+    validator = jsonschema.Draft202012Validator(json.loads(text))
+    for name in ("download.yaml", "download.json"):
+        document = _document(recorded.folder / name)
+        assert list(validator.iter_errors(document)) == [], name
+    document["interactions"][1]["response"]["file"]["path"] = "../../etc/passwd"
+    assert list(validator.iter_errors(document))
+
+
+def test_a_reference_outside_the_bodies_folder_is_refused(recorded: Recorded, tmp_path: Path) -> None:
+    folder = _copy(recorded, tmp_path)
+    path = folder / "download.yaml"
+    text = path.read_text(encoding="utf-8")
+    digest = hashlib.sha256(recorded.content).hexdigest()
+    path.write_text(
+        text.replace(f"path: bodies/sha256-{digest}", "path: ../../etc/passwd", 1), encoding="utf-8"
+    )
+    with pytest.raises(
+        CassetteFormatError, match=r"interactions\[1\]\.response\.file: path is '../../etc/passwd'"
+    ):
+        promptvcr.use_cassette(path, record_mode="none").__enter__()
