@@ -90,7 +90,10 @@ def interaction(item: Compact, where: str, cassette: Path | None = None) -> Inte
     if end not in ENDS:
         raise ValueError(end)
     timed = None if timing is None else Timing(*timing)
-    body: Sequence[bytes] = _body_file(chunks, where, cassette) if is_reference(chunks) else list(chunks)
+    # a body file's reference holds a str where chunks are bytes (checked whole by is_item)
+    body: Sequence[bytes] = (
+        list(chunks) if not chunks or type(chunks[0]) is bytes else _body_file(chunks, where, cassette)
+    )
     response = Response(status, headers_of(resp_headers), body, timed)
     if end != "complete":
         response.end = end
