@@ -112,24 +112,15 @@ def test_the_same_body_recorded_twice_or_in_two_cassettes_is_one_file(recorded: 
 def test_replay_with_the_server_stopped_is_byte_identical_and_streams_from_the_file(
     recorded: Recorded, tmp_path: Path, name: str
 ) -> None:
-    folder = _copy(recorded, tmp_path)
+    path = _downloads_only(recorded, tmp_path, name)  # the upload replays in the tests below
+    file_id = _document(path)["interactions"][0]["request"]["url"].split("/")[-2]
     client = _client("http://127.0.0.1:9/v1")  # nothing listens there
-    with promptvcr.use_cassette(folder / name, record_mode="none") as cassette:
-        uploaded = client.files.create(file=("data.bin", recorded.content), purpose="user_data")
-        assert uploaded.bytes == SIZE
+    with promptvcr.use_cassette(path, record_mode="none") as cassette:
         for attempt in range(2):
-            assert _download(client, uploaded.id, tmp_path / f"replayed-{attempt}.bin") == recorded.content
+            assert _download(client, file_id, tmp_path / f"replayed-{attempt}.bin") == recorded.content
     served = [play.response for play in cassette.played if play.response is not None]
     bodies = [response.chunks for response in served if isinstance(response.chunks, BodyFile)]
     assert len(bodies) == 2 and len(bodies[0]) == -(-SIZE // SLICE)  # slices read on demand
-
-
-def test_replay_through_serve_is_byte_identical(recorded: Recorded, tmp_path: Path) -> None:
-    folder = _copy(recorded, tmp_path)
-    with serve(folder / "download.yaml", record_mode="replay") as server:
-        client = _client(f"{server.url}/openai/v1")
-        uploaded = client.files.create(file=("data.bin", recorded.content), purpose="user_data")
-        assert _download(client, uploaded.id, tmp_path / "served.bin") == recorded.content
 
 
 def test_a_body_recorded_through_serve_is_a_body_file_too(tmp_path: Path) -> None:
@@ -169,24 +160,24 @@ def test_a_missing_or_cut_body_file_is_a_clear_error(recorded: Recorded, tmp_pat
 
 
 def test_a_body_file_changed_under_the_same_size_fails_at_its_end(recorded: Recorded, tmp_path: Path) -> None:
-    folder = _copy(recorded, tmp_path)
-    body = _body_file(folder, recorded.content)
+    path = _downloads_only(recorded, tmp_path)
+    body = _body_file(path.parent, recorded.content)
     with body.open("r+b") as file:
         file.seek(SIZE - 5)
         file.write(b"XXXXX")
+    file_id = _document(path)["interactions"][0]["request"]["url"].split("/")[-2]
     client = _client("http://127.0.0.1:9/v1")
-    cassette = promptvcr.use_cassette(folder / "download.yaml", record_mode="none")
-    with pytest.raises(Exception, match="SHA-256 differs") as raised, cassette:
-        uploaded = client.files.create(file=("data.bin", recorded.content), purpose="user_data")
-        _download(client, uploaded.id, tmp_path / "changed.bin")
+    with pytest.raises(Exception, match="SHA-256 differs") as raised, promptvcr.use_cassette(path):
+        _download(client, file_id, tmp_path / "changed.bin")
     assert str(body) in str(raised.value)
 
 
 def test_scan_finds_a_key_planted_in_a_body_file(
     recorded: Recorded, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = _copy(recorded, tmp_path)
-    (folder / "download.json").unlink()  # one cassette is enough
+    folder = _downloads_only(recorded, tmp_path).parent
+    for name in ("download.yaml", "download.json"):  # the downloads alone: one body file to read
+        (folder / name).unlink()
     assert main(["scan", str(folder)]) == 0
     capsys.readouterr()
     body = _body_file(folder, recorded.content)
@@ -198,14 +189,15 @@ def test_scan_finds_a_key_planted_in_a_body_file(
     assert "openai" in out.lower() and PLANTED not in out and "bodies/sha256-" in out
 
 
-def _downloads_only(recorded: Recorded, tmp_path: Path) -> Path:
-    """A copy of the YAML cassette with its downloads alone: the upload, a request, is held whole
-    (keyed by its parts, shown as text), which a figure of memory must leave out."""
+def _downloads_only(recorded: Recorded, tmp_path: Path, name: str = "download.yaml") -> Path:
+    """A copy of a cassette with its downloads alone: the upload, a request, is held whole (keyed
+    by its parts, shown as text), which a figure of memory must leave out, and costs time."""
     folder = _copy(recorded, tmp_path)
-    document = _document(folder / "download.yaml")
+    document = _document(folder / name)
     document["interactions"] = [item for item in document["interactions"] if "file" in item["response"]]
-    path = folder / "downloads.yaml"
-    path.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
+    path = folder / f"downloads{Path(name).suffix}"
+    text = json.dumps(document) if path.suffix == ".json" else yaml.safe_dump(document, sort_keys=False)
+    path.write_text(text, encoding="utf-8")
     return path
 
 
