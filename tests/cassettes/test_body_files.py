@@ -352,3 +352,26 @@ def test_a_reference_outside_the_bodies_folder_is_refused(recorded: Recorded, tm
     refused = r"interactions\[1\]\.response\.file: path is '../../etc/passwd', expected bodies/sha256-"
     with pytest.raises(CassetteFormatError, match=refused), promptvcr.use_cassette(path, record_mode="none"):
         pass
+
+
+def test_scan_fix_identity_rewrites_a_cassette_with_body_files_and_keeps_their_references(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    content = os.urandom(LARGE_BODY_BYTES + 1000)
+    named = f"{Path.home()}/data.bin"  # this machine's home, in the file object the server answers
+    path = tmp_path / "mine.yaml"
+    with FakeJobs() as jobs, promptvcr.use_cassette(path, record_mode="record", identity=False):
+        client = _client(jobs.openai_base_url)
+        uploaded = client.files.create(file=(named, content), purpose="user_data")
+        assert _download(client, uploaded.id, tmp_path / "live.bin") == content
+    before = sorted((tmp_path / "bodies").iterdir())
+    assert main(["scan", "--fix-identity", "--apply", str(path)]) == 0
+    assert "<home>" in path.read_text(encoding="utf-8") and str(Path.home()) not in path.read_text(
+        encoding="utf-8"
+    )
+    assert sorted((tmp_path / "bodies").iterdir()) == before
+    client = _client("http://127.0.0.1:9/v1")
+    with promptvcr.use_cassette(path, record_mode="none"):
+        uploaded = client.files.create(file=(named, content), purpose="user_data")
+        assert uploaded.filename == named  # put back: this machine's home
+        assert _download(client, uploaded.id, tmp_path / "replayed.bin") == content
