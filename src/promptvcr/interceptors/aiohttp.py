@@ -26,6 +26,7 @@ connection ends without the rest of the body, so aiohttp raises ``ClientPayloadE
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -34,7 +35,7 @@ from aiohttp import BaseConnector
 from multidict import CIMultiDict
 
 from ..cassettes.models import Request, Response
-from ..cassettes.playback import Breakage, StreamNotRecorded
+from ..cassettes.playback import Breakage, Playback, StreamNotRecorded
 from ..cassettes.spool import ChunksOnDisk
 from ..cassettes.wire import CONNECTION_HEADERS, FRAMING_HEADERS, reason_phrase
 from ._compat import (
@@ -161,17 +162,12 @@ class _Protocol(aiohttp_response_handler()):  # type: ignore[misc]
         self._drained.set()
 
     def pause_reading(self, *args: Any, **kwargs: Any) -> None:
-        """aiohttp's payload reader holds as much as it will: :class:`_FromDisk` waits."""
         super().pause_reading(*args, **kwargs)
         self._drained.clear()
 
     def resume_reading(self, *args: Any, **kwargs: Any) -> None:
         super().resume_reading(*args, **kwargs)
         self._drained.set()
-
-    async def drained(self) -> None:
-        """Until the application has read what was fed (below aiohttp's high-water mark)."""
-        await self._drained.wait()
 
     def set_response_params(self, **params: Any) -> None:
         super().set_response_params(**params)
@@ -262,28 +258,6 @@ class _Live:
             await self._session.close()
 
 
-class _FromDisk:
-    """A body on disk (a body file beside the cassette), fed a slice at a time as the
-    application reads it: fed at once, aiohttp's payload reader would hold all of it."""
-
-    def __init__(self, method: str, response: Response) -> None:
-        self._method = method
-        self._response = response
-
-    async def pump(self, protocol: _Protocol) -> None:
-        response = self._response
-        protocol.feed(
-            _head(response.status, list(response.headers.items()), ("Transfer-Encoding", "chunked"))
-        )
-        for chunk in response.chunks:
-            await protocol.drained()
-            if not protocol.is_connected():
-                return  # the application let go of the response
-            if chunk:
-                protocol.feed(_chunk(chunk))
-        protocol.feed(b"0\r\n\r\n")
-
-
 class _Paced:
     """A stored response served as its ``playback`` says: the head after the recorded
     time to headers, each chunk when due, then the injected breakage, if any."""
@@ -307,6 +281,7 @@ class _Paced:
             )
             protocol.feed(_head(response.status, headers, framing))
             async for chunk in PacedBody(response.chunks, playback, _fail):
+                await protocol._drained.wait()  # fed as the application reads (a body file: 1 MiB slices)
                 if not protocol.is_connected():
                     return  # the application let go of the response: no more sleeping for it
                 if chunk:
@@ -394,14 +369,10 @@ def install(handler: Handler) -> Uninstall:
         loop = asyncio.get_running_loop()
         if isinstance(decision, Replay):
             stored = decision.response
+            if stored.playback is None and isinstance(stored.chunks, ChunksOnDisk):  # never fed whole
+                stored = dataclasses.replace(stored, playback=Playback())
             playback = stored.playback
-            if (
-                playback is None
-                and isinstance(stored.chunks, ChunksOnDisk)
-                and _has_body(req.method, stored.status)
-            ):
-                protocol = _Protocol(loop, None, _FromDisk(req.method, stored))
-            elif playback is None:
+            if playback is None:
                 protocol = _Protocol(loop, _stored_bytes(req.method, stored), None)
             elif playback.breaks_before_headers and playback.breakage == "connect_timeout":
                 raise _fail("connect_timeout")
