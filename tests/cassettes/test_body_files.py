@@ -10,6 +10,7 @@ cassette. What each test breaks, it breaks in a copy of the folder.
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import json
 import os
@@ -375,3 +376,17 @@ def test_scan_fix_identity_rewrites_a_cassette_with_body_files_and_keeps_their_r
         uploaded = client.files.create(file=(named, content), purpose="user_data")
         assert uploaded.filename == named  # put back: this machine's home
         assert _download(client, uploaded.id, tmp_path / "replayed.bin") == content
+
+
+def test_a_cassette_holding_a_large_body_inline_replays_as_before(tmp_path: Path) -> None:
+    content = os.urandom(LARGE_BODY_BYTES + 10)  # written before body files: base64 in the cassette
+    path = tmp_path / "old.json"  # JSON: a 5.6 MB YAML scalar takes seconds to write and read
+    item = {
+        "request": {"method": "GET", "url": "http://127.0.0.1:9/v1/files/file-old/content"},
+        "response": {"status": 200, "headers": {"content-type": "application/octet-stream"},
+                     "base64": base64.b64encode(content).decode()},
+    }  # fmt: skip
+    path.write_text(json.dumps({"interactions": [item], "version": 1}), encoding="utf-8")
+    with promptvcr.use_cassette(path, record_mode="none"):
+        assert _download(_client("http://127.0.0.1:9/v1"), "file-old", tmp_path / "old.bin") == content
+    assert not (tmp_path / "bodies").exists()  # read as it is, nothing written
