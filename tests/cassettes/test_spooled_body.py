@@ -209,7 +209,9 @@ def test_a_recording_closed_early_cut_or_abandoned_leaves_no_spool(
     assert _closed_early_cut_and_abandoned(path, server, spool_folder) == ["closed", "disconnect", "closed"]
     gc.collect()
     assert _spool_files(spool_folder) == [] and _spools_named(spool_folder) == []
-    assert path.stat().st_size > LARGE_BODY_BYTES * 5  # all written (2 x 4 MB, 2 x 4 MB, 1.5 x 4 MB)
+    bodies = sorted((tmp_path / "bodies").iterdir())  # each beside the cassette (cassettes.bodyfiles)
+    assert len(bodies) == 3 and all(f"path: bodies/{body.name}" in path.read_text() for body in bodies)
+    assert sum(body.stat().st_size for body in bodies) > LARGE_BODY_BYTES * 5  # 2x, 2x and 1.5x 4 MB
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 64])

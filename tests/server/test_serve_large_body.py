@@ -111,9 +111,9 @@ def test_a_large_stream_recorded_through_serve_is_never_held_and_replays_byte_fo
         assert _read_through(server.url) == expected
         grown = _memory(server.process.pid)["VmHWM"] - idle  # the save ran before the body's end
     assert grown < BOUND, f"serve grew {grown / MIB:.0f} MB recording a {expected[0] / MIB:.0f} MB stream"
-    with path.open(encoding="utf-8") as file:  # stored whole, as text: no event layout that large
-        head = file.read(4096)
-    assert '\n    text: "data: {' in head and "events:" not in head
+    text = path.read_text(encoding="utf-8")  # the body beside it, as received: no event layout that large
+    assert "\n    file:\n      path: bodies/sha256-" in text and "events:" not in text and len(text) < 8192
+    assert [body.stat().st_size for body in (tmp_path / "bodies").iterdir()] == [expected[0]]
 
     with serve(path, record_mode="replay") as server:
         assert _read_through(server.url) == expected

@@ -7,6 +7,8 @@ A body is stored under exactly one of these keys, chosen when it is written:
 ``frames``  an AWS event-stream body, one decoded frame per item (see :mod:`.eventstream`)
 ``text``    UTF-8 text that is not JSON (long text becomes a YAML block scalar)
 ``base64``  anything else: images, audio, binary frames
+``file``    a large body that is not JSON, kept beside the cassette (see :mod:`.bodyfiles`):
+            written from a :class:`~.largebody.ChunkedBody`, read by the cassette's reader
 
 An empty body stores nothing. Replay gives the exact bytes received: a ``json`` body that
 was not compact has its ``style`` beside it (see :mod:`.jsonstyle`), and one that no common
@@ -25,6 +27,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .bodyfiles import reference_of, slice_count
 from .eventstream import decode_frames, encode_frame, is_event_stream
 from .jsonstyle import dump_json, json_style, same_json, valid_style
 from .largebody import BINARY_CONTROL, LARGE_BODY_BYTES, ChunkedBody, chunked_body
@@ -41,7 +44,7 @@ __all__ = [
     "stored_chunk_count",
 ]
 
-BODY_KEYS = ("json", "events", "frames", "text", "base64")
+BODY_KEYS = ("json", "events", "frames", "text", "base64", "file")
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
@@ -163,7 +166,13 @@ def encode_chunks(
 
 
 def stored_chunk_count(stored: dict[str, Any]) -> int:
-    """How many chunks :func:`decode_body` replays for ``stored``, without building them."""
+    """How many chunks :func:`decode_body` replays for ``stored``, without building them: a
+    large body (to be written as a body file) or a body file, one per slice of it."""
+    if "file" in stored:
+        return slice_count(reference_of(stored["file"]).size)
+    for value in stored.values():
+        if isinstance(value, ChunkedBody):
+            return slice_count(body_size(value.chunks))
     for key in ("events", "frames"):
         if key in stored:
             return len(stored[key] or ())
@@ -173,7 +182,10 @@ def stored_chunk_count(stored: dict[str, Any]) -> int:
 
 
 def decode_body(stored: dict[str, Any]) -> list[bytes]:
-    """The chunks to replay for a stored body: one per event for streams, else one (or none)."""
+    """The chunks to replay for a stored body: one per event for streams, else one (or none).
+    A body ``file`` is read by the cassette's reader, which knows where the cassette is."""
+    if "file" in stored:
+        raise ValueError("a body file is read with the cassette that refers to it")
     if "events" in stored:
         return [encode_event(event) for event in stored["events"] or ()]
     if "frames" in stored:

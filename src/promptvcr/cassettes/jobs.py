@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from .spool import body_size
+
 __all__ = ["JobEndpoint", "JobState", "add_job_endpoint", "job_endpoints", "job_state", "poll_endpoint"]
 
 #: A job's state is read from a JSON answer no larger than this: a job object is a few kB.
@@ -129,7 +131,7 @@ def job_state(method: str, url: str, content_type: str, chunks: Sequence[bytes])
     a large body). The body is joined only for a job's answer."""
     path = _path(url)
     endpoint = next((e for e in _ENDPOINTS if e.polled_by(method, path) or e.created_by(method, path)), None)
-    if endpoint is None or "json" not in content_type or sum(map(len, chunks)) > _MAX_STATE_BODY:
+    if endpoint is None or "json" not in content_type or body_size(chunks) > _MAX_STATE_BODY:
         return None
     body = b"".join(chunks)
     try:

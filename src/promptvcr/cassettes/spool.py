@@ -25,12 +25,53 @@ from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import overload
 
-__all__ = ["SpooledChunks", "body_size", "byte_slices", "chunk_lengths"]
+__all__ = ["ChunksOnDisk", "SpooledChunks", "body_size", "byte_slices", "chunk_lengths", "pread_range"]
 
 _pread = getattr(os, "pread", None)
 
 
-class SpooledChunks(Sequence[bytes]):
+class ChunksOnDisk(Sequence[bytes]):
+    """A body whose bytes stay in a file: a spool being recorded (:class:`SpooledChunks`) or a
+    body file a cassette refers to (:mod:`.bodyfiles`). What reads a body a slice at a time
+    (:func:`byte_slices`, :func:`body_size`, :func:`chunk_lengths`) asks these, never joins."""
+
+    __slots__ = ()
+
+    @property
+    def size(self) -> int:
+        """The body's length in bytes."""
+        raise NotImplementedError
+
+    def read(self, start: int, stop: int) -> bytes:
+        """Bytes ``start`` to ``stop`` of the body."""
+        raise NotImplementedError
+
+    def lengths(self) -> list[int]:
+        """The length of each chunk, without reading any."""
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)) or len(other) != len(self):
+            return False
+        return all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def pread_range(fd: int, start: int, stop: int) -> bytes:
+    """Bytes ``start`` to ``stop`` of the open file ``fd`` (fewer at its end), by ``pread``:
+    threads may read the same file at once."""
+    parts = []
+    while start < stop:
+        part = _pread(fd, stop - start, start)  # type: ignore[misc]
+        if not part:
+            break
+        parts.append(part)
+        start += len(part)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+class SpooledChunks(ChunksOnDisk):
     """The chunks of a body as received, kept in a temporary file: the process holds only
     where each chunk ends. Indexing and iterating read the chunks back; :func:`byte_slices`
     reads the body in slices of any size."""
@@ -73,15 +114,7 @@ class SpooledChunks(Sequence[bytes]):
             with self._lock:
                 self._file.seek(start)
                 return self._file.read(stop - start)
-        parts = []
-        fd = self._file.fileno()
-        while start < stop:
-            part = _pread(fd, stop - start, start)
-            if not part:
-                break
-            parts.append(part)
-            start += len(part)
-        return parts[0] if len(parts) == 1 else b"".join(parts)
+        return pread_range(self._file.fileno(), start, stop)
 
     def __len__(self) -> int:
         return len(self._ends)
@@ -104,35 +137,28 @@ class SpooledChunks(Sequence[bytes]):
             yield self.read(start, end)
             start = end
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)) or len(other) != len(self):
-            return False
-        return all(a == b for a, b in zip(self, other, strict=True))
-
-    __hash__ = None  # type: ignore[assignment]
-
     def __repr__(self) -> str:
         return f"SpooledChunks({len(self)} chunks, {self.size:,} bytes)"
 
 
 def body_size(chunks: Sequence[bytes]) -> int:
-    """The length of a body in chunks, without reading a spooled one."""
-    if isinstance(chunks, SpooledChunks):
+    """The length of a body in chunks, without reading one on disk."""
+    if type(chunks) is not list and isinstance(chunks, ChunksOnDisk):  # a list: the common case, at once
         return chunks.size
     return len(chunks[0]) if len(chunks) == 1 else sum(len(chunk) for chunk in chunks)
 
 
 def chunk_lengths(chunks: Sequence[bytes]) -> Sequence[int]:
-    """The length of each chunk, without reading a spooled body."""
-    if isinstance(chunks, SpooledChunks):
+    """The length of each chunk, without reading a body on disk."""
+    if isinstance(chunks, ChunksOnDisk):
         return chunks.lengths()
     return [len(chunk) for chunk in chunks]
 
 
 def byte_slices(chunks: Sequence[bytes], size: int) -> Iterator[bytes | memoryview]:
-    """The body in slices of at most ``size`` bytes, in order: a spooled one read a slice at a
+    """The body in slices of at most ``size`` bytes, in order: one on disk read a slice at a
     time, one in memory cut into views of its chunks (nothing copied)."""
-    if isinstance(chunks, SpooledChunks):
+    if isinstance(chunks, ChunksOnDisk):
         total = chunks.size
         for start in range(0, total, size):
             yield chunks.read(start, min(start + size, total))

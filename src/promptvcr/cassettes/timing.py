@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .bodyfiles import slice_ends
 from .spool import body_size, chunk_lengths
 from .sse import event_ends
 
@@ -113,7 +114,8 @@ def timing_to_data(
     """The stored form: ``{headers: s, chunks: [s, ...]}``, one offset per stored chunk.
 
     ``body_key`` is how the body is stored (see :mod:`.bodies`): ``events`` and ``frames``
-    replay one chunk per event or frame; any other body replays as a single chunk.
+    replay one chunk per event or frame, a body ``file`` one per slice (:mod:`.bodyfiles`);
+    any other body replays as a single chunk.
     ``stored_chunks`` is how many chunks the stored body replays: offsets that do not
     match them one for one are left out rather than make the cassette unreadable.
     """
@@ -121,6 +123,8 @@ def timing_to_data(
         offsets = stored_offsets(timing, received, event_ends(b"".join(received)))
     elif body_key == "frames":
         offsets = stored_offsets(timing, received, _frame_ends(b"".join(received)))
+    elif body_key == "file":  # its slices, due as the bytes of each had arrived
+        offsets = stored_offsets(timing, received, slice_ends(body_size(received)))
     elif len(received) == 1 and len(timing.chunks) == 1:  # most answers: one chunk, due when it came
         offsets = timing.chunks if received[0] else ()
     else:  # one stored chunk: its end is the body's length (a large body is not joined for it)

@@ -27,10 +27,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .bodyfiles import BodyFile
 from .eventstream import Frame, chunk_event, decode_frames, is_event_stream
 from .largebody import LARGE_BODY_BYTES, ChunkedText
 from .models import Response
-from .spool import SpooledChunks
+from .spool import ChunksOnDisk
 from .sse import parse_event_pieces, parse_events
 from .wsframes import Frame as SessionFrame
 from .wsframes import WebSocketSession, frame_json
@@ -106,7 +107,7 @@ def _may_be_json(chunks: Any) -> bool:
 _FIRST_BYTE = re.compile(rb"[^ \t\r\n]")
 
 
-def _spooled_frames(chunks: SpooledChunks) -> Iterator[Frame]:
+def _spooled_frames(chunks: ChunksOnDisk) -> Iterator[Frame]:
     """The frames of a spooled event-stream body, read one at a time (each starts with its
     length); they end at the first bytes that are not a frame, or one too large to hold."""
     at, size = 0, chunks.size
@@ -122,17 +123,17 @@ def _spooled_frames(chunks: SpooledChunks) -> Iterator[Frame]:
 def _bodies(response: Response) -> Iterable[Any]:
     if is_event_stream(response.content_type):  # AWS event-stream frames (Bedrock streams)
         chunks = response.chunks
-        if isinstance(chunks, SpooledChunks):  # one frame held at a time
+        if isinstance(chunks, ChunksOnDisk):  # one frame held at a time
             return (_frame_body(frame) for frame in _spooled_frames(chunks))
         return [_frame_body(frame) for frame in decode_frames(response.content) or ()]
     try:
-        if response.is_event_stream and isinstance(response.chunks, SpooledChunks):  # read in slices
+        if response.is_event_stream and isinstance(response.chunks, ChunksOnDisk):  # read in slices
             events = parse_event_pieces(ChunkedText(response.chunks).pieces(), "usage")
             return [event.get("data") for event in events]
         if response.is_event_stream:
             return [event.get("data") for event in parse_events(response.content.decode("utf-8"))]
-        if not _may_be_json(response.chunks):  # a text or binary body: never joined nor parsed
-            return []
+        if isinstance(response.chunks, BodyFile) or not _may_be_json(response.chunks):
+            return []  # a text or binary body (a body file is never JSON): never joined nor parsed
         return [json.loads(response.content)]
     except (ValueError, UnicodeDecodeError, RecursionError):
         return []

@@ -24,7 +24,7 @@ from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 from ..cassettes.largebody import ChunkedBody
 from ..cassettes.models import Request
 from ..cassettes.multipart import parse_multipart
-from ..cassettes.spool import SpooledChunks, byte_slices
+from ..cassettes.spool import ChunksOnDisk, SpooledChunks, byte_slices
 from .bodyfields import walk_fields
 from .byname import names_secret_field
 from .compressed import decompressed, inflate
@@ -288,7 +288,7 @@ class Masker:
         if not any(self._bytes.search(window) for window in windows(body.chunks)):
             return body
         masked = (piece for piece in self._masked_slices(body.chunks) if piece)
-        return type(body)(SpooledChunks(masked) if isinstance(body.chunks, SpooledChunks) else list(masked))
+        return type(body)(SpooledChunks(masked) if isinstance(body.chunks, ChunksOnDisk) else list(masked))
 
     def _masked_slices(self, chunks: Sequence[bytes]) -> Iterator[bytes]:
         """``chunks`` masked, in slices: the last ``longest - 1`` bytes of each slice wait for the

@@ -6,7 +6,9 @@ One interaction is one tuple::
      timing as (headers, chunks) or None, end, recorded as (y, m, d, H, M, S, us) or None,
      identity placeholders as a tuple of names)
 
-of strings, bytes, numbers and tuples only (headers as ``(name, value, name, value, ...)``),
+of strings, bytes, numbers and tuples only (a large body kept beside the cassette is its
+reference in place of its chunks: ``(path, size)``, see :mod:`promptvcr.cassettes.bodyfiles`;
+the caches never hold its bytes) (headers as ``(name, value, name, value, ...)``),
 so that :mod:`marshal` writes and reads it (it constructs no other objects, unlike
 ``pickle``), and so that the garbage collector stops tracking it once it has seen it: a
 tuple holding a dict, even an untracked one, stays tracked. A loaded cassette is held in this
@@ -22,12 +24,16 @@ Only a websocket session does not fit: its file is read every time, its items bu
 from __future__ import annotations
 
 import marshal
+from collections.abc import Sequence
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
+from ..cassettes.bodyfiles import BodyFile, BodyFileError, Reference, body_folder, is_reference
 from ..cassettes.models import Interaction, Request, Response
 from ..cassettes.playback import ENDS, ended
 from ..cassettes.timing import Timing
+from ..errors import CassetteFormatError
 
 __all__ = [
     "Compact",
@@ -75,22 +81,43 @@ def header(flat: tuple[str, ...], name: str) -> str:
     return ""
 
 
-def interaction(item: Compact, where: str) -> Interaction:
+def interaction(item: Compact, where: str, cassette: Path | None = None) -> Interaction:
     """The interaction ``item`` holds (``where`` names its cassette in a cut body's messages:
-    ``" in PATH"``); ``ValueError``, ``TypeError`` or ``IndexError`` for a damaged one."""
+    ``" in PATH"``; ``cassette`` is that file, which a body file's reference is relative to);
+    ``ValueError``, ``TypeError`` or ``IndexError`` for a damaged one, and
+    :class:`~promptvcr.CassetteFormatError` for a body file missing or cut short."""
     method, url, req_headers, content, status, resp_headers, chunks, timing, end, date, identity = item
     if end not in ENDS:
         raise ValueError(end)
     timed = None if timing is None else Timing(*timing)
-    response = Response(status, headers_of(resp_headers), list(chunks), timed)
+    # a body file's reference holds a str where chunks are bytes (checked whole by is_item)
+    body: Sequence[bytes] = (
+        list(chunks) if not chunks or type(chunks[0]) is bytes else _body_file(chunks, where, cassette)
+    )
+    response = Response(status, headers_of(resp_headers), body, timed)
     if end != "complete":
         response.end = end
-        response.playback = ended(end, len(chunks), where)
+        response.playback = ended(end, len(body), where)
     recorded = None
     if date is not None:
         year, month, day, hour, minute, second, microsecond = date
         recorded = datetime(year, month, day, hour, minute, second, microsecond, timezone.utc)
     return Interaction(Request(method, url, headers_of(req_headers), content), response, recorded, identity)
+
+
+def _body_file(reference: tuple[str, int], where: str, cassette: Path | None) -> BodyFile:
+    """The body file a compact item refers to, checked as the reader checks it."""
+    if cassette is None:
+        raise ValueError("a body file's reference, read without its cassette's path")
+    try:
+        return BodyFile(body_folder(cassette), Reference(reference))
+    except BodyFileError as error:
+        raise CassetteFormatError(
+            f"Cassette {cassette} cannot be replayed: a response's body file: {error}.\n"
+            f"Restore the file (it is committed beside the cassette), or record the cassette again "
+            f"(PROMPTVCR_RECORD_MODE=rewrite).",
+            path=cassette,
+        ) from None
 
 
 def dumps(items: list[Compact]) -> bytes | None:
@@ -135,7 +162,7 @@ def is_item(item: Any) -> bool:
         and 100 <= status <= 599
         and _strings(resp_headers, pairs=True)
         and type(chunks) is tuple
-        and all(type(chunk) is bytes for chunk in chunks)
+        and (all(type(chunk) is bytes for chunk in chunks) or is_reference(chunks))
         and (
             timing is None
             or (

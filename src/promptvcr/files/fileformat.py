@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from ..cassettes.bodies import drop_stale_raw, encode_chunks, stored_chunk_count
+from ..cassettes.bodyfiles import body_folder, slice_count, stored_reference, write_body_file
+from ..cassettes.largebody import ChunkedBody
 from ..cassettes.models import Interaction
 from ..cassettes.timing import timing_to_data
 from ..cassettes.wsframes import STORED_AS, session_to_data
@@ -169,11 +171,15 @@ def _to_data(
     if redact_bodies:
         _redact_body(body, resp_type, request=False)
     response.update(body)
+    large = any(isinstance(value, ChunkedBody) for value in body.values())  # to be a body file
     if resp.end != "complete":
         response["end"] = resp.end
     if resp.timing is not None:
         response["timing"] = timing_to_data(
-            resp.timing, resp.chunks, body_key=next(iter(body), ""), stored_chunks=stored_chunk_count(body)
+            resp.timing,
+            resp.chunks,
+            body_key="file" if large else next(iter(body), ""),
+            stored_chunks=stored_chunk_count(body),
         )
     return {"request": request, "response": response, **dated}
 
@@ -188,9 +194,43 @@ def _yaml_items(data: list[dict[str, Any]]) -> Iterator[str]:
     return sequence_items(data)
 
 
+def _body_files_written(data: list[dict[str, Any]], path: Path) -> list[dict[str, Any]]:
+    """``data`` with each large body (a :class:`ChunkedBody`, masked already) written as a body
+    file beside the cassette at ``path`` and replaced by its reference (see :mod:`.bodyfiles`),
+    in place. Called as the file's text is made, so every body file is on disk before the
+    cassette that refers to it is. A timing measured on the body before a credential was
+    masked in it (another length, maybe another count of slices) keeps its headers only."""
+    folder: Path | None = None
+    for item in data:
+        if not isinstance(item, dict):
+            continue
+        for part in ("request", "response"):
+            stored = item.get(part)
+            if not isinstance(stored, dict):
+                continue
+            for key, value in list(stored.items()):
+                if not isinstance(value, ChunkedBody):
+                    continue
+                folder = body_folder(path) if folder is None else folder
+                reference = write_body_file(folder, value.chunks)
+                kept = [
+                    (k, v) if k != key else ("file", stored_reference(reference)) for k, v in stored.items()
+                ]
+                stored.clear()  # the reference where the body was: before the timing
+                stored.update(kept)
+                timing = stored.get("timing")
+                if isinstance(timing, dict) and len(timing.get("chunks") or ()) != slice_count(
+                    reference.size
+                ):
+                    del timing["chunks"]
+    return data
+
+
 def dump_pieces(data: list[dict[str, Any]], path: Path) -> Iterator[str]:
     """File text for interactions already in stored form (see :func:`interaction_to_data`),
-    in pieces: a writer streams them to disk, so a large body is never held as one string."""
+    in pieces: a writer streams them to disk, so a large body is never held as one string;
+    a large body that is not JSON is written beside it (:func:`_body_files_written`)."""
+    data = _body_files_written(data, path)
     if is_json_path(path):
         yield from jsonwriter.document_pieces(data, FORMAT_VERSION)
         return
@@ -225,7 +265,7 @@ def appended_pieces(text: str, data: list[dict[str, Any]], path: Path) -> Iterat
 
     def pieces() -> Iterator[str]:
         yield text[: -len(_VERSION_LINE)]
-        yield from _yaml_items(data)
+        yield from _yaml_items(_body_files_written(data, path))
         yield _VERSION_LINE
 
     return pieces()

@@ -22,12 +22,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..cassettes.bodyfiles import BodyFile, BodyFileError, body_folder, reference_of
+from ..cassettes.largebody import ChunkedBase64
 from ..cassettes.models import Interaction
 from ..errors import CassetteFormatError
 from . import storage
 from .reading import TooCostly, document_interactions, fail, parse_document, read_stored
 
-__all__ = ["MAX_DEPTH", "missing", "read_data", "read_for_scan", "read_interactions", "read_stored_items"]
+__all__ = [
+    "MAX_DEPTH",
+    "missing",
+    "read_data",
+    "read_for_scan",
+    "read_interactions",
+    "read_stored_items",
+    "with_body_files",
+]
 
 #: Nesting a cassette may have, the file's own four levels included: far more than any
 #: provider's JSON, well within what a recursive walk of it may take.
@@ -80,11 +90,41 @@ def read_for_scan(path: Path) -> tuple[str, Any]:
         raise FileNotFoundError(2, "No such file or directory", str(path))
     text = data.decode("utf-8", errors="replace")
     try:
-        return text, _checked(text, path)
+        parsed = _checked(text, path)
     except TooCostly:
         raise
     except CassetteFormatError:
         return text, None
+    return text, parsed
+
+
+def with_body_files(data: Any, path: Path) -> Any:
+    """A copy of a parsed cassette (``data``, left as it is) with each body file it refers to in
+    place of the reference, under the file's path (``response.file.bodies/sha256-...``), as a
+    large body the searches read a slice at a time: for ``scan``, so that a credential in a body
+    file is found as one in the cassette is. A missing or cut body file is the cassette's error
+    (:class:`~promptvcr.CassetteFormatError`)."""
+    items = data.get("interactions") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        return data
+    searched: set[str] = set()  # a body recorded several times: searched once
+    copied = []
+    for index, item in enumerate(items):
+        if isinstance(item, dict):
+            item = dict(item)
+            for part in ("request", "response"):
+                stored = item.get(part)
+                if not isinstance(stored, dict) or "file" not in stored:
+                    continue
+                try:
+                    body = BodyFile(body_folder(path), reference_of(stored["file"]))
+                except BodyFileError as error:
+                    raise fail(path, f"interactions[{index}].{part}.file: {error}.") from None
+                if body.reference.path not in searched:
+                    searched.add(body.reference.path)
+                    item[part] = {**stored, "file": {body.reference.path: ChunkedBase64(body)}}
+        copied.append(item)
+    return {**data, "interactions": copied}
 
 
 def read_stored_items(path: Path) -> list[dict[str, Any]] | None:

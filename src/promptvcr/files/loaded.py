@@ -22,6 +22,7 @@ and :meth:`~LoadedInteractions.offer_keys` (see :mod:`.parsecache`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import overload
 
 from ..cassettes.models import Interaction, Request
@@ -43,7 +44,7 @@ class LoadedInteractions(Sequence[Interaction]):
     keeps them for the next read. The token is opaque here: the matching layer makes it.
     """
 
-    __slots__ = ("_items", "_keys", "_remember", "_usages", "_where")
+    __slots__ = ("_cassette", "_items", "_keys", "_remember", "_usages", "_where")
 
     def __init__(
         self,
@@ -52,8 +53,10 @@ class LoadedInteractions(Sequence[Interaction]):
         keys: tuple[bytes, Sequence[str]] | None = None,
         remember: Callable[[bytes, list[str]], None] | None = None,
         usages: Sequence[tuple[int, int]] | None = None,
+        cassette: Path | None = None,
     ) -> None:
         self._items: list[Compact | Interaction] = list(items)
+        self._cassette = cassette  # the file: a body file's reference is relative to its folder
         self._where = where
         self._keys = keys
         self._remember = remember
@@ -81,7 +84,7 @@ class LoadedInteractions(Sequence[Interaction]):
         item = items[position]
         if type(item) is not tuple:
             return item  # type: ignore[return-value]
-        built = compactform.interaction(item, self._where)
+        built = compactform.interaction(item, self._where, self._cassette)
         if self._usages is not None:
             built.response.usage = self._usages[position if position >= 0 else position + len(items)]
         items[position] = built

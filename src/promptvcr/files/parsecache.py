@@ -180,7 +180,7 @@ def lookup(name: str, path: Path) -> LoadedInteractions | None:
         if keys is not None and not _is_keys(keys):
             raise ValueError("keys")
         items = compactform.items_from(view[_HEADER : _HEADER + size])
-        loaded = LoadedInteractions(items, f" in {path}", keys, _keeper(name, signed))
+        loaded = LoadedInteractions(items, f" in {path}", keys, _keeper(name, signed), cassette=path)
     except (ValueError, TypeError, EOFError, IndexError):
         return None
     with contextlib.suppress(OSError):
@@ -216,10 +216,10 @@ def store(
     form (offering keys keeps them too). See :func:`.reading.read`, which gives both."""
     part = None if compact is None else compactform.dumps(compact)
     if part is None or compact is None:
-        return LoadedInteractions(interactions, f" in {path}")
+        return LoadedInteractions(interactions, f" in {path}", cassette=path)
     signed = _write(name, part)
     remember = None if signed is None else _keeper(name, signed)
-    return LoadedInteractions(compact, f" in {path}", None, remember)
+    return LoadedInteractions(compact, f" in {path}", None, remember, cassette=path)
 
 
 def _write(name: str, part: bytes) -> hmac.HMAC | None:

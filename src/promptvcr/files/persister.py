@@ -74,7 +74,8 @@ def load(path: Path, *, appending: bool = True) -> Loaded:
             return Loaded(smallcache.loads(data, text, path), exists=True, signature=signature)
         if parsecache.cache_dir() is None:
             interactions, compact = fileformat.read(text, path)
-            held = LoadedInteractions(interactions if compact is None else compact, f" in {path}")
+            items = interactions if compact is None else compact
+            held = LoadedInteractions(items, f" in {path}", cassette=path)
             return Loaded(held, exists=True, signature=signature)
         # A large file: read once, then found again by its text (see .parsecache).
         name = parsecache.file_entry_name(data, path)

@@ -16,8 +16,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..cassettes.bodies import BODY_KEYS, decode_body
+from ..cassettes.bodyfiles import BodyFile, BodyFileError, body_folder, reference_of
+from ..cassettes.largebody import ChunkedBody
 from ..cassettes.models import Interaction, Request, Response
 from ..cassettes.playback import ENDS, ended
+from ..cassettes.spool import ChunksOnDisk
 from ..cassettes.timing import timing_from_data
 from ..cassettes.wsframes import session_from_data, with_session
 from ..errors import CassetteFormatError
@@ -92,7 +95,7 @@ def _headers(value: Any, path: Path, index: int, part: str) -> dict[str, str]:
     return dict(value)
 
 
-def _body(data: dict[str, Any], path: Path, index: int, part: str) -> list[bytes]:
+def _body(data: dict[str, Any], path: Path, index: int, part: str) -> Sequence[bytes]:
     if "json" in data and not ("events" in data or "frames" in data or "text" in data or "base64" in data):
         try:  # the common case, checked without building the list of body keys
             content = json_body(data)  # the common styles, by a kept encoder (see .storedjson)
@@ -105,9 +108,15 @@ def _body(data: dict[str, Any], path: Path, index: int, part: str) -> list[bytes
         where = f"interactions[{index}].{part}"
         raise fail(path, f"{where} has more than one body ({', '.join(present)}); keep one.")
     try:
+        if present == ["file"]:  # a large body beside the cassette: read as it is served
+            return BodyFile(body_folder(path), reference_of(data["file"]))
+        if present and isinstance(value := data[present[0]], ChunkedBody):  # stored form made in memory
+            return value.chunks
         return decode_body(data)
     except (ValueError, TypeError) as error:
         where = f"interactions[{index}].{part}"
+        if isinstance(error, BodyFileError):
+            raise fail(path, f"{where}.{present[0]}: {error}.") from None
         raise fail(path, f"{where}.{present[0]} is not a valid body ({error}).") from None
 
 
@@ -134,7 +143,11 @@ def _checked(data: Any, path: Path, index: int) -> Compact | Interaction:
     response_headers = _headers(resp.get("headers"), path, index, "response")
     chunks: Sequence[bytes] = _body(resp, path, index, "response")
     session = None
-    if "websocket" in resp or "stdio" in resp:  # its frames are its chunks (see .wsframes.with_session)
+    if isinstance(chunks, ChunksOnDisk) and "file" not in resp:
+        # a large body of stored form made in memory (the HTML report masks what it shows):
+        # its chunks as they are, in an interaction built whole (the compact form holds bytes)
+        session = Response(status, response_headers, chunks)
+    elif "websocket" in resp or "stdio" in resp:  # its frames are its chunks (see .wsframes.with_session)
         transport: Literal["websocket", "stdio"] = "websocket" if "websocket" in resp else "stdio"
         try:
             frames = session_from_data(resp[transport], transport)
@@ -155,7 +168,7 @@ def _checked(data: Any, path: Path, index: int) -> Compact | Interaction:
     recorded = data.get("recorded")
     date = None if recorded is None else _date(recorded, path, index)
     identity = _identity(data.get("identity", ()), path, index)
-    if session is not None:
+    if session is not None:  # a websocket session, or a body on disk (see above)
         if timing is not None:
             session.timing = timing
         session.end, session.playback = end, ended(end, len(chunks), f" in {path}")
@@ -167,7 +180,7 @@ def _checked(data: Any, path: Path, index: int) -> Compact | Interaction:
         content,
         status,
         compactform.flat_headers(response_headers),
-        tuple(chunks),
+        tuple(chunks.reference) if isinstance(chunks, BodyFile) else tuple(chunks),
         None if timing is None else (timing.headers, tuple(timing.chunks)),
         end,
         None if date is None else compactform.date_of(date),
@@ -186,7 +199,7 @@ def _identity(names: Any, path: Path, index: int) -> tuple[str, ...]:
 def interaction_from_data(data: Any, path: Path, index: int) -> Interaction:
     """The interaction an item of the file holds; ``CassetteFormatError`` for a broken one."""
     item = _checked(data, path, index)
-    return item if isinstance(item, Interaction) else compactform.interaction(item, f" in {path}")
+    return item if isinstance(item, Interaction) else compactform.interaction(item, f" in {path}", path)
 
 
 def parse_document(text: str, path: Path) -> Any:
@@ -272,7 +285,7 @@ def read_stored(stored_items: list[Any], path: Path) -> tuple[list[Interaction],
             interactions.append(item)
             compact = None
         else:
-            interactions.append(compactform.interaction(item, where))
+            interactions.append(compactform.interaction(item, where, path))
             if compact is not None:
                 compact.append(item)
     return interactions, compact

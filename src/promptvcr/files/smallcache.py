@@ -84,7 +84,7 @@ def loads(data: bytes, text: str, path: Path) -> Sequence[Interaction]:
     where = f" in {path}"
     if memo is None:
         interactions, items = fileformat.read(text, path)
-        return LoadedInteractions(interactions if items is None else items, where)
+        return LoadedInteractions(interactions if items is None else items, where, cassette=path)
     name = parsecache.file_entry_name(data, path)
     entry = memo.used.get(name) or memo.found.get(name)
     if entry is not None:
@@ -94,7 +94,7 @@ def loads(data: bytes, text: str, path: Path) -> Sequence[Interaction]:
             if len(usages) != len(held) or not all(_is_usage(usage) for usage in usages):
                 raise ValueError("usages")
             _use(memo, name, entry, added=False)
-            return LoadedInteractions(held, where, keys, _keeper(memo, name), usages)
+            return LoadedInteractions(held, where, keys, _keeper(memo, name), usages, path)
     interactions, items = fileformat.read(text, path)
     compact = None if items is None else compactform.dumps(items)
     if compact is None or items is None:
@@ -104,7 +104,7 @@ def loads(data: bytes, text: str, path: Path) -> Sequence[Interaction]:
     # counted once: the plugin's summary asks next
     usages = tuple((t.input, t.output) for t in map(tokens_of, (i.response for i in interactions)))
     _use(memo, name, (compact, usages, None), added=True)
-    return LoadedInteractions(items, where, None, _keeper(memo, name), usages)
+    return LoadedInteractions(items, where, None, _keeper(memo, name), usages, path)
 
 
 def _keeper(memo: _Memo, name: str) -> Callable[[bytes, list[str]], None]:

@@ -14,9 +14,11 @@ import json
 import os
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..cassettes.bodyfiles import described
 from ..cassettes.models import Interaction, Request, Response
 from ..cassettes.providers import provider_label
 from ..matching.diffs import MISSING, candidates
@@ -38,21 +40,31 @@ def masked(pairs: Sequence[tuple[Request, Response | None]]) -> list[Interaction
     """Each ``(request, response)`` as a cassette would store it; ``None`` for one whose request
     redaction refuses (a credential in a place it cannot mask without changing the request).
 
-    One redaction for all: what it sets up (the environment's credentials) is done once."""
+    One redaction for all: what it sets up (the environment's credentials) is done once. A body
+    file beside the cassette is shown by its reference alone (see :func:`.transcript.answer_turns`):
+    it is put back after redaction rather than read through it (``promptvcr scan`` reads it)."""
     from ..files import reading, redaction
 
     label = "report"
+    answers = [response or _NO_RESPONSE for _, response in pairs]
+    unread = [replace(a, chunks=[], timing=None) if described(a.chunks) else a for a in answers]
     redacted = redaction.redact(
-        [Interaction(request, response or _NO_RESPONSE) for request, response in pairs],
+        [Interaction(request, answer) for (request, _), answer in zip(pairs, unread, strict=True)],
         environ=os.environ,
         label=label,
     )
     refused = {int(where[len(label) + 1 : -1]) for where, _, _ in redacted.refused}
     kept = iter(redacted.data)
-    return [
-        None if index in refused else reading.interaction_from_data(next(kept), Path(label), index)
-        for index in range(len(pairs))
-    ]
+    shown: list[Interaction | None] = []
+    for index, answer in enumerate(answers):
+        if index in refused:
+            shown.append(None)
+            continue
+        interaction = reading.interaction_from_data(next(kept), Path(label), index)
+        if described(answer.chunks):
+            interaction.response.chunks = answer.chunks
+        shown.append(interaction)
+    return shown
 
 
 def _views(turns: Sequence[Turn]) -> list[TurnView]:

@@ -15,6 +15,7 @@ import json
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from ..cassettes.bodyfiles import described
 from ..cassettes.models import Request, Response
 from ..cassettes.wsframes import WebSocketSession, frame_json
 from ..readouts.sessionreading import answer_documents, parsed_json, read_session
@@ -174,7 +175,7 @@ def _result_turn(message: dict[str, Any]) -> Turn:
 
 def jsonrpc_answer(response: Response) -> list[Turn] | None:
     """An MCP answer (JSON, or JSON-RPC messages as SSE events); ``None`` when it holds none."""
-    if b'"jsonrpc"' not in response.content:
+    if described(response.chunks) is not None or b'"jsonrpc"' not in response.content:
         return None
     messages: list[dict[str, Any]]
     if response.is_event_stream:

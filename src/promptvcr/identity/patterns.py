@@ -16,7 +16,7 @@ import functools
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from urllib.parse import quote
 
 from .values import MachineValue
@@ -250,6 +250,24 @@ class Restorer:
         so a value is written escaped as a JSON string holds it."""
         table = self._json if json_text else self._forms
         return self._bytes.sub(lambda match: table[match.group().decode()].encode(), value)
+
+    def content_pieces(self, pieces: Iterable[bytes | memoryview], *, json_text: bool) -> Iterator[bytes]:
+        """:meth:`content` of a body read in pieces (a large body on disk), without joining it:
+        the end of each piece that may start a placeholder waits for the next one, so that a
+        placeholder cut by the slicing is restored as in the whole body."""
+        held_back = max(map(len, self._forms)) - 1
+        carry = b""
+        for piece in pieces:
+            data = carry + bytes(piece)
+            cut = max(len(data) - held_back, 0)
+            for match in self._bytes.finditer(data, max(cut - held_back, 0)):
+                if match.start() < cut < match.end():
+                    cut = match.start()  # a placeholder across the cut: kept whole for the next
+                    break
+            yield self.content(data[:cut], json_text=json_text)
+            carry = data[cut:]
+        if carry:
+            yield self.content(carry, json_text=json_text)
 
 
 def restorer(values: Sequence[MachineValue], names: Iterable[str]) -> Restorer | None:

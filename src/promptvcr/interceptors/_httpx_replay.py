@@ -11,6 +11,7 @@ from types import ModuleType
 from typing import Any
 
 from ..cassettes.models import Response
+from ..cassettes.spool import body_size
 from ._compat import headers_with_lines
 from ._httpx_family import MAX_LINES, Line, failures, stream_classes
 from .pacing import PacedBody
@@ -52,7 +53,7 @@ def _wire_headers(module: ModuleType, response: Response) -> Any:
       would only cost the memory the next requests need warm).
     """
     chunks = response.chunks
-    size = len(chunks[0]) if len(chunks) == 1 else sum(map(len, chunks))
+    size = body_size(chunks)  # a body file's from its reference, not read
     if len(response.headers) > _FEW:  # more than a cassette keeps by default: made each time
         headers = _made(module, response, size)
     else:

@@ -26,6 +26,7 @@ connection ends without the rest of the body, so aiohttp raises ``ClientPayloadE
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -34,7 +35,8 @@ from aiohttp import BaseConnector
 from multidict import CIMultiDict
 
 from ..cassettes.models import Request, Response
-from ..cassettes.playback import Breakage, StreamNotRecorded
+from ..cassettes.playback import Breakage, Playback, StreamNotRecorded
+from ..cassettes.spool import ChunksOnDisk
 from ..cassettes.wire import CONNECTION_HEADERS, FRAMING_HEADERS, reason_phrase
 from ._compat import (
     AIOHTTP_CONNECT_SEAM,
@@ -156,6 +158,16 @@ class _Protocol(aiohttp_response_handler()):  # type: ignore[misc]
         self._pump: asyncio.Task[None] | None = None
         self._stored = stored
         self._live = live
+        self._drained = asyncio.Event()  # cleared while aiohttp's payload reader is full
+        self._drained.set()
+
+    def pause_reading(self, *args: Any, **kwargs: Any) -> None:
+        super().pause_reading(*args, **kwargs)
+        self._drained.clear()
+
+    def resume_reading(self, *args: Any, **kwargs: Any) -> None:
+        super().resume_reading(*args, **kwargs)
+        self._drained.set()
 
     def set_response_params(self, **params: Any) -> None:
         super().set_response_params(**params)
@@ -269,6 +281,7 @@ class _Paced:
             )
             protocol.feed(_head(response.status, headers, framing))
             async for chunk in PacedBody(response.chunks, playback, _fail):
+                await protocol._drained.wait()  # fed as the application reads (a body file: 1 MiB slices)
                 if not protocol.is_connected():
                     return  # the application let go of the response: no more sleeping for it
                 if chunk:
@@ -356,6 +369,8 @@ def install(handler: Handler) -> Uninstall:
         loop = asyncio.get_running_loop()
         if isinstance(decision, Replay):
             stored = decision.response
+            if stored.playback is None and isinstance(stored.chunks, ChunksOnDisk):  # never fed whole
+                stored = dataclasses.replace(stored, playback=Playback())
             playback = stored.playback
             if playback is None:
                 protocol = _Protocol(loop, _stored_bytes(req.method, stored), None)

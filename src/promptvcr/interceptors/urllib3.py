@@ -27,6 +27,7 @@ from urllib3.connectionpool import HTTPConnectionPool
 
 from ..cassettes.models import Request
 from ..cassettes.playback import Breakage
+from ..cassettes.spool import body_size
 from ..cassettes.wire import WIRE_HEADERS, reason_phrase
 from ._compat import URLLIB3_ATTEMPT_SEAM
 from ._forwarding import forwarding, is_forwarding
@@ -226,7 +227,7 @@ def install(handler: Handler) -> Uninstall:
         decision = handler.handle(request)
         if isinstance(decision, Replay):
             answer = decision.response
-            length = str(sum(len(chunk) for chunk in answer.chunks))
+            length = str(body_size(answer.chunks))
             if length == "0":  # a HEAD answer: the length of the body it did not send
                 length = answer.headers.get("content-length", length)
             stored = [(k, v) for k, v in answer.headers.items() if k not in WIRE_HEADERS]

@@ -17,7 +17,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from ..cassettes.bodyfiles import SLICE
 from ..cassettes.models import Interaction, Request, Response
+from ..cassettes.spool import ChunksOnDisk, SpooledChunks, byte_slices
+from ..cassettes.timing import Timing
 from ..cassettes.wsframes import Frame, WebSocketSession, with_session
 from ..identity import Identity, IdentityOptions, Restorer, restorer
 
@@ -73,10 +76,19 @@ class Machine:
             return with_session(response, WebSocketSession(frames, session.transport))
         kind = response.content_type
         json_text = kind.endswith(("json", "event-stream", "ndjson"))
+        timing = response.timing
+        if isinstance(response.chunks, ChunksOnDisk):  # a body file: restored into a spool, a slice at a time
+            slices = back.content_pieces(byte_slices(response.chunks, SLICE), json_text=json_text)
+            chunks: Sequence[bytes] = SpooledChunks(slices)
+            if timing is not None and len(timing.chunks) != len(chunks):  # slices cut elsewhere now
+                timing = Timing(timing.headers)
+        else:
+            chunks = [back.content(chunk, json_text=json_text) for chunk in response.chunks]
         return dataclasses.replace(
             response,
             headers={name: back.text(value) for name, value in response.headers.items()},
-            chunks=[back.content(chunk, json_text=json_text) for chunk in response.chunks],
+            chunks=chunks,
+            timing=timing,
         )
 
 

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..cassettes.bodyfiles import described
 from ..cassettes.models import Response
 from ..cassettes.sse import parse_events
 from ..cassettes.wsframes import Frame, WebSocketSession, frame_json
@@ -173,7 +174,10 @@ def parsed_json(content: bytes) -> Any:
 
 
 def answer_documents(response: Response) -> list[Any]:
-    """The JSON documents of an answer: each SSE event's data, or the body's one document."""
+    """The JSON documents of an answer: each SSE event's data, or the body's one document
+    (none for a body file beside the cassette: never JSON, never read here)."""
+    if described(response.chunks) is not None:
+        return []
     if response.is_event_stream:
         return [event.get("data") for event in parse_events(response.content.decode("utf-8", "replace"))]
     return [parsed_json(response.content)]

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..cassettes.bodyfiles import described
 from ..cassettes.eventstream import Frame, chunk_event, decode_frames
 from ..cassettes.eventstream import is_event_stream as is_aws_event_stream
 from ..cassettes.models import Request, Response
@@ -344,7 +345,10 @@ def _frames_answer(content: bytes) -> list[Turn]:
 
 
 def answer_turns(response: Response) -> list[Turn]:
-    """The answer as a person reads it; a streamed answer reassembled from its events."""
+    """The answer as a person reads it; a streamed answer reassembled from its events. A body
+    file beside the cassette is named, never read (it may be hundreds of megabytes)."""
+    if (body_file := described(response.chunks)) is not None:
+        return [Turn("body", body_file)]
     if response.is_event_stream:
         events = parse_events(response.content.decode("utf-8", "replace"))
         return _events_answer([event.get("data") for event in events])

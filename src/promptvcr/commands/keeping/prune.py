@@ -20,10 +20,13 @@ import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rich.console import Console
+
+from ...cassettes.bodyfiles import body_folder
 from ...errors import CassetteError
 from ...readouts.inventory import CassetteSummary, find_cassettes
 from ...usage.removal import RUN_AGAIN as _RUN_AGAIN
-from ...usage.removal import remove_interactions
+from ...usage.removal import BodySweep, remove_interactions, sweep_bodies
 from ...usage.run_record import RECORD_PATH, UsageRecord
 from .. import _output
 
@@ -39,6 +42,14 @@ class Plan:
     """Cassettes no test opened, found in a folder: kept (a script may use them), and listed."""
     skipped_tests: list[Path] = field(default_factory=list)
     """Cassettes of skipped tests: kept, named or not."""
+
+
+def _print_sweep(out: Console, path: Path, sweep: BodySweep) -> None:
+    """The body files removed beside ``path`` (none a cassette there refers to), or why none were."""
+    for body in sweep.deleted:
+        out.print(f"removed {body} (no cassette beside it refers to it)", markup=False)
+    if sweep.kept is not None:
+        out.print(f"kept the body files beside {path}: {sweep.kept}", markup=False)
 
 
 class Refusal(Exception):
@@ -166,15 +177,18 @@ def run(args: argparse.Namespace) -> int:
             except OSError as error:
                 failed.append(f"{path}: not removed ({error.strerror or error})")
                 continue
+            _print_sweep(out, path, sweep_bodies(body_folder(path)))
         removed_files += 1
         out.print(f"{verb} {path} (named here, and no test used it)", markup=False)
     for path, positions in todo.interactions.items():
         if not args.dry_run:
             try:
-                remove_interactions(path, positions, record.cassettes[str(path.resolve())].interactions)
+                held = record.cassettes[str(path.resolve())].interactions
+                sweep = remove_interactions(path, positions, held)
             except CassetteError as error:
                 failed.append(f"{path}: nothing removed: {error}")
                 continue
+            _print_sweep(out, path, sweep)
         removed += len(positions)
         shown = ", ".join(f"interactions[{p}]" for p in positions)
         out.print(f"{verb} {shown} from {path} (no test played them)", markup=False)

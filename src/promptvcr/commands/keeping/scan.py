@@ -42,7 +42,7 @@ def scan_paths(
     identity = Identity(machine_values()) if plans is not None else None
     for path in cassette_files(paths):
         text, data = guarded.read_for_scan(path)
-        findings.extend(scan_file(path, text, data))
+        findings.extend(scan_file(path, text, guarded.with_body_files(data, path)))  # body files too
         plan = (
             None if identity is None else identityfix.plan_file(path, text, data, identity, rewrite=rewrite)
         )

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ...cassettes.bodyfiles import described
 from ...cassettes.models import Request, Response
 from ...cassettes.wsframes import WebSocketSession
 from ...readouts.sessionreading import (
@@ -174,6 +175,8 @@ def session_turns(session: WebSocketSession) -> list[Turn]:
 def exchange_turns(request: Request, response: Response) -> list[Turn] | None:
     """MCP over HTTP: a POSTed message and its answer (a JSON body, or the events of a stream),
     or a GET stream's messages, as calls and results; ``None`` when neither is JSON-RPC."""
+    if described(response.chunks) is not None:  # a body file: never an MCP message, never read
+        return None
     if b'"jsonrpc"' not in request.content and b'"jsonrpc"' not in response.content:
         return None
     methods: dict[str, str] = {}

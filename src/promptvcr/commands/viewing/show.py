@@ -15,6 +15,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from ...cassettes.bodyfiles import described
 from ...cassettes.eventstream import decode_frames, is_event_stream
 from ...cassettes.models import Interaction, Response
 from ...cassettes.sse import parse_events
@@ -55,6 +56,8 @@ def _events(response: Response) -> list[object]:
 
 def _raw(interaction: Interaction, streamed: bool) -> list[str]:
     response = interaction.response
+    if (body_file := described(response.chunks)) is not None:
+        return [f"    {body_file}"]
     if streamed:
         return [f"    {json.dumps(event, ensure_ascii=False)}" for event in _events(response)]
     return [f"    {response.content.decode('utf-8', 'replace')}"]
@@ -89,7 +92,11 @@ def render(out: Console, position: int, interaction: Interaction, *, raw: bool) 
         _render_session(out, response, raw=raw)
         return
     summary = summarize_interaction(interaction)
-    streamed = f"streamed, {len(_events(response))} events" if summary.streamed else "not streamed"
+    body_file = described(response.chunks)  # named, never read
+    if summary.streamed and body_file is None:
+        streamed = f"streamed, {len(_events(response))} events"
+    else:
+        streamed = "streamed" if summary.streamed else "not streamed"
     exchange = exchange_turns(request, response)  # MCP over HTTP: calls and results
     figures = [summary.provider, summary.model or "-", f"status {response.status}", streamed]
     figures.append(_output.tokens(summary.tokens, int(summary.tokens.total == 0)))
