@@ -126,3 +126,46 @@ def test_the_per_value_report_says_what_each_placeholder_stood_for(
     assert "<org> x2" in said and "<org> stands for 'org-4f2a9c'" in said
     assert f"<project> stands for '{home / 'app'}'" not in said  # only the ones it used
     assert f"<home> stands for '{home}'" in said
+
+
+@pytest.mark.parametrize("size", [4_000, 5 * 1024 * 1024], ids=["inline", "body-file"])
+def test_a_binary_answer_replays_as_the_provider_sent_it_whatever_it_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: int
+) -> None:
+    """A download (audio, a zip) is bytes, not the machine's text: where it happens to hold the
+    recording machine's path or host name, it still replays, on another machine, byte for byte."""
+    import hashlib
+    import http.server
+    import threading
+
+    import httpx
+
+    home = be(monkeypatch, tmp_path / "a", "alicewonder", "vm")
+    noise = hashlib.shake_256(b"audio").digest(size)
+    body = noise[:1000] + f"\x00{home}/app\x00/vm/\x00alicewonder\xff".encode() + noise[1000:]
+
+    class Blob(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "application/octet-stream")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Blob)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/v1/files/file-1/content"
+    cassette = tmp_path / "c.yaml"
+    try:
+        with promptvcr.use_cassette(cassette, record_mode="record"):
+            assert httpx.get(url).content == body
+    finally:
+        server.shutdown()
+        server.server_close()
+    be(monkeypatch, tmp_path / "b", "bobbuilder", "bob-desktop")
+    with promptvcr.use_cassette(cassette, record_mode="replay") as replayed:
+        assert httpx.get(url).content == body
+    assert [play.outcome for play in replayed.played] == ["replayed"]

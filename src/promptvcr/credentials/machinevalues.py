@@ -6,6 +6,12 @@ events joined, base64 and gzip bodies, large bodies in slices): given the machin
 were. The interaction is marked with the names it now holds, the only ones replay restores;
 a name whose placeholder the interaction held already (a prompt that says ``<home>`` itself)
 is not used in it, so that replay cannot take the one for the other.
+
+A binary response body (stored as ``base64``, or a large one that is not text) is left as the
+provider sent it: in audio, an image or a zip, the bytes of a short host name or a path are
+chance, not the machine (a 5.5 MB random body held ``/vm`` where the host was ``vm``), and a
+placeholder there would replay as other bytes on another machine. A request's binary body is
+still looked into: its key is what a replay elsewhere must find again.
 """
 
 from __future__ import annotations
@@ -27,7 +33,13 @@ def machine_replaced(
     values replaced and ``identity: [names]`` added, and how many of each placeholder were
     written; ``None`` when it holds none."""
     identity.used.clear()
-    replaced = Masker(substitution=identity).data(data, dump)
+    masker = Masker(substitution=identity)
+    if dump is not None and not any(needle in dump for needle in identity.needles):
+        return None
+    replaced = {
+        key: (Masker(substitution=identity, binary=False) if key == "response" else masker).data(value)
+        for key, value in data.items()
+    }
     if not identity.used:
         return None
     text = (dump if dump is not None else json_text(data)) or ""  # a large body: not looked into

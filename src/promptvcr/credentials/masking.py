@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
-from ..cassettes.largebody import ChunkedBody
+from ..cassettes.largebody import ChunkedBody, ChunkedText
 from ..cassettes.models import Request
 from ..cassettes.multipart import parse_multipart
 from ..cassettes.spool import ChunksOnDisk, SpooledChunks, byte_slices
@@ -213,9 +213,13 @@ class Masker:
         what: str = "sent-credential",
         *,
         substitution: Substitution | None = None,
+        binary: bool = True,
     ) -> None:
         self._placeholder = placeholder(what)
         self.count = 0
+        #: Whether binary bodies (``base64``, a large one's slices) are looked into: always for
+        #: credentials; not for the machine's values in a response (see :mod:`.machinevalues`).
+        self._binary = binary
         if substitution is not None:  # each match replaced by what the substitution says
             self._escaped = list(substitution.needles)
             self._text, self._bytes = substitution.text_pattern, substitution.bytes_pattern
@@ -271,9 +275,9 @@ class Masker:
             result: dict[Any, Any] = {}
             for key, item in value.items():
                 if key == "base64" and isinstance(item, str):
-                    result[key] = self._base64(item)
+                    result[key] = self._base64(item) if self._binary else item
                 elif isinstance(item, ChunkedBody):
-                    result[key] = self._large(item)
+                    result[key] = self._large(item) if self._binary or isinstance(item, ChunkedText) else item
                 else:
                     result[self.text(key) if isinstance(key, str) else key] = self._walk(item)
             return result
