@@ -25,6 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench_serve import _memory_of
+
 #: A loopback upstream streaming ``argv[1]`` bytes, never holding them: 64 KiB chunks of a
 #: counter's SHA-256 stream (not compressible, the same on every run).
 UPSTREAM = r"""
@@ -87,13 +89,6 @@ MB = 1_000_000
 GOAL = 100 * MB
 
 
-def _memory_of(pid: int) -> dict[str, int]:
-    found = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        name, _, value = line.partition(":")
-        if name in ("VmRSS", "VmHWM"):
-            found[name] = int(value.split()[0]) * 1024
-    return found
 
 
 def _client(cassette: Path, mode: str, url: str, cache: Path) -> dict[str, int | str]:

@@ -35,7 +35,7 @@ import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
 from .spool import ChunksOnDisk, body_size, byte_slices, pread_range
 
@@ -180,17 +180,8 @@ class BodyFile(ChunksOnDisk):
     def __len__(self) -> int:
         return slice_count(self.size)
 
-    @overload
-    def __getitem__(self, index: int) -> bytes: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[bytes]: ...
-
-    def __getitem__(self, index: int | slice) -> bytes | list[bytes]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(len(self))[index]]
-        index = range(len(self))[index]  # negative indices, and IndexError past the end
-        return self.read(index * SLICE, (index + 1) * SLICE)
+    def bounds(self, index: int) -> tuple[int, int]:
+        return index * SLICE, min((index + 1) * SLICE, self.size)
 
     def __iter__(self) -> Iterator[bytes]:
         digest = hashlib.sha256() if not self._checked else None

@@ -50,6 +50,22 @@ class ChunksOnDisk(Sequence[bytes]):
         """The length of each chunk, without reading any."""
         raise NotImplementedError
 
+    def bounds(self, index: int) -> tuple[int, int]:
+        """Where chunk ``index`` (``0 <= index < len(self)``) starts and stops in the body."""
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> bytes: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[bytes]: ...
+
+    def __getitem__(self, index: int | slice) -> bytes | list[bytes]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(len(self))[index]]
+        index = range(len(self))[index]  # negative indices, and IndexError past the end
+        return self.read(*self.bounds(index))
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, (str, bytes)) or len(other) != len(self):
             return False
@@ -119,17 +135,8 @@ class SpooledChunks(ChunksOnDisk):
     def __len__(self) -> int:
         return len(self._ends)
 
-    @overload
-    def __getitem__(self, index: int) -> bytes: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[bytes]: ...
-
-    def __getitem__(self, index: int | slice) -> bytes | list[bytes]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(len(self))[index]]
-        index = range(len(self))[index]  # negative indices, and IndexError past the end
-        return self.read(self._ends[index - 1] if index else 0, self._ends[index])
+    def bounds(self, index: int) -> tuple[int, int]:
+        return (self._ends[index - 1] if index else 0), self._ends[index]
 
     def __iter__(self) -> Iterator[bytes]:
         start = 0
