@@ -33,13 +33,10 @@ def machine_replaced(
     values replaced and ``identity: [names]`` added, and how many of each placeholder were
     written; ``None`` when it holds none."""
     identity.used.clear()
-    masker = Masker(substitution=identity)
     if dump is not None and not any(needle in dump for needle in identity.needles):
-        return None
-    replaced = {
-        key: (Masker(substitution=identity, binary=False) if key == "response" else masker).data(value)
-        for key, value in data.items()
-    }
+        return None  # the common case, as Masker.data finds it: the parts are walked apart below
+    anywhere, as_sent = Masker(substitution=identity), Masker(substitution=identity, binary=False)
+    replaced = {key: (as_sent if key == "response" else anywhere).data(value) for key, value in data.items()}
     if not identity.used:
         return None
     text = (dump if dump is not None else json_text(data)) or ""  # a large body: not looked into
