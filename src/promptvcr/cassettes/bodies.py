@@ -24,27 +24,33 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .bodyfiles import reference_of, slice_count
 from .eventstream import decode_frames, encode_frame, is_event_stream
 from .jsonstyle import dump_json, json_style, same_json, valid_style
-from .largebody import BINARY_CONTROL, LARGE_BODY_BYTES, ChunkedBody, chunked_body
+from .largebody import BINARY_CONTROL, LARGE_BODY_BYTES, ChunkedBody, ChunkedText, chunked_body
+from .largejson import skeleton
 from .spool import body_size
 from .sse import RAW, decode_events, encode_event
 
 __all__ = [
     "BODY_KEYS",
+    "STRINGS",
     "decode_body",
     "drop_stale_raw",
     "encode_body",
     "encode_chunks",
+    "encode_request_body",
     "json_bytes",
     "stored_chunk_count",
 ]
 
 BODY_KEYS = ("json", "events", "frames", "text", "base64", "file")
+#: Beside the ``json`` of a large request, until the cassette writer takes them out: its long
+#: strings by stand-in (:func:`encode_request_body`). Never written as such.
+STRINGS = "strings"
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
@@ -163,6 +169,25 @@ def encode_chunks(
             return chunked_body(chunks)
     content = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     return encode_body(content, content_type, streamed_events=streamed_events)
+
+
+def encode_request_body(
+    content: bytes, strings: Mapping[str, Sequence[bytes]] | None, content_type: str
+) -> dict[str, Any]:
+    """:func:`encode_body` for a request's body. A JSON document over :data:`LARGE_BODY_BYTES`
+    is stored with a stand-in for each long string (see :mod:`.largejson`), and the strings
+    under :data:`STRINGS`, each a :class:`~.largebody.ChunkedText` that the credential searches
+    read a slice at a time and the cassette writer puts in a body file. ``strings``: the
+    request holds the document with stand-ins already (``promptvcr serve``), and these."""
+    if strings is None and len(content) > LARGE_BODY_BYTES and _looks_like_json(content[:256], content_type):
+        made = skeleton([content])
+        if made is not None and made[1] and "json" in (stored := encode_body(made[0], content_type)):
+            content, strings = made  # the document outside the strings is JSON too
+            return {**stored, STRINGS: {name: ChunkedText(chunks) for name, chunks in strings.items()}}
+    stored = encode_body(content, content_type)
+    if strings and "json" in stored:
+        stored[STRINGS] = {name: ChunkedText(chunks) for name, chunks in strings.items()}
+    return stored
 
 
 def stored_chunk_count(stored: dict[str, Any]) -> int:

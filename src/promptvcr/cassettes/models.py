@@ -6,7 +6,7 @@ tested without a client and each interceptor only converts to and from them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -22,12 +22,18 @@ __all__ = ["Interaction", "LazyRequest", "Outcome", "Play", "Request", "Response
 
 @dataclass(slots=True)
 class Request:
-    """An HTTP request as promptvcr sees it: header names lower-case, the body fully read."""
+    """An HTTP request as promptvcr sees it: header names lower-case, the body fully read.
+
+    ``strings``: set when ``content`` is a large JSON body's document with stand-ins for its
+    long strings (:mod:`.largejson`; ``promptvcr serve`` keys a large request so), the strings
+    themselves by stand-in, on disk, for the cassette writer. Not compared: the stand-ins name
+    the strings' digests, and a request holding the whole body has the same key."""
 
     method: str
     url: str
     headers: dict[str, str] = field(default_factory=dict)
     content: bytes = b""
+    strings: Mapping[str, Sequence[bytes]] | None = field(default=None, compare=False, repr=False)
 
     @property
     def path(self) -> str:
@@ -84,6 +90,8 @@ class LazyRequest(Request):
         if name == "raw_content_type":
             value = self.raw_content_type = self.headers.get("content-type", "")
             return value
+        if name == "strings":  # a request an interceptor built holds its whole body
+            return None
         raise AttributeError(name)
 
     @property

@@ -27,9 +27,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..cassettes.bodies import drop_stale_raw, encode_chunks, stored_chunk_count
+from ..cassettes.bodies import STRINGS, drop_stale_raw, encode_chunks, encode_request_body, stored_chunk_count
 from ..cassettes.bodyfiles import body_folder, slice_count, stored_reference, write_body_file
 from ..cassettes.largebody import ChunkedBody
+from ..cassettes.largejson import leaves_replaced, stand_in
 from ..cassettes.models import Interaction
 from ..cassettes.timing import timing_to_data
 from ..cassettes.wsframes import STORED_AS, session_to_data
@@ -146,7 +147,7 @@ def _to_data(
     request: dict[str, Any] = {"method": req.method.upper(), "url": redact_url(req.url)}
     if headers := keep_headers(req.headers, request_headers):
         request["headers"] = headers
-    request_body = encode_chunks([req.content], req_type)
+    request_body = encode_request_body(req.content, req.strings, req_type)
     if redact_bodies:
         _redact_body(request_body, req_type, request=True)
     request.update(request_body)
@@ -208,6 +209,9 @@ def _body_files_written(data: list[dict[str, Any]], path: Path) -> list[dict[str
             stored = item.get(part)
             if not isinstance(stored, dict):
                 continue
+            if STRINGS in stored:  # a large request's long strings
+                folder = body_folder(path) if folder is None else folder
+                _strings_written(stored, folder)
             for key, value in list(stored.items()):
                 if not isinstance(value, ChunkedBody):
                     continue
@@ -224,6 +228,20 @@ def _body_files_written(data: list[dict[str, Any]], path: Path) -> list[dict[str
                 ):
                     del timing["chunks"]
     return data
+
+
+def _strings_written(stored: dict[str, Any], folder: Path) -> None:
+    """A large request's long strings (:data:`~promptvcr.cassettes.bodies.STRINGS`) written
+    as body files, in place: each named by its stand-in in the document (a string a
+    credential was masked in has another digest, so its stand-in is renamed)."""
+    renamed: dict[str, str] = {}
+    for name, body in stored.pop(STRINGS).items():
+        reference = write_body_file(folder, body.chunks)
+        if (now := stand_in(reference.size, reference.sha256)) != name:
+            renamed[name] = now
+    if renamed and "json" in stored:
+        stored["json"] = leaves_replaced(stored["json"], lambda value: renamed.get(value, value))
+        stored.pop("raw", None)  # it holds the stand-ins as they were
 
 
 def dump_pieces(data: list[dict[str, Any]], path: Path) -> Iterator[str]:

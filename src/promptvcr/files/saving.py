@@ -237,4 +237,3 @@ class Saver:
                 path=self._path,
             ) from hook_error
         return saved
-

@@ -1,6 +1,8 @@
 """A request taken apart into what its key is made of: method, path, query, parsed body.
 
-Bodies are parsed by meaning: JSON by value (``1`` and ``1.0`` are the same number),
+Bodies are parsed by meaning: JSON by value (``1`` and ``1.0`` are the same number; in a
+document over :data:`~promptvcr.cassettes.largebody.LARGE_BODY_BYTES`, each long string by
+its digest: :mod:`promptvcr.cassettes.largejson`),
 forms as sorted pairs, multipart as its parts without the random boundary, text as text,
 anything else by digest. Rules (:mod:`.rules`) then work on these parts.
 """
@@ -18,9 +20,11 @@ from typing import Any
 from urllib.parse import SplitResult, parse_qsl, urlsplit
 
 from ..cassettes.jsonstyle import c_encoder
+from ..cassettes.largebody import LARGE_BODY_BYTES
+from ..cassettes.largejson import stood_in
 from ..cassettes.models import Request
 
-__all__ = ["KeyParts", "Rule", "key_parts", "parse_body", "parts_of"]
+__all__ = ["KeyParts", "Rule", "is_json_body", "key_parts", "parse_body", "parts_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +141,19 @@ def _multipart(content: bytes, content_type: str) -> Any:
     return {"multipart": entries}
 
 
+def is_json_body(request: Request) -> bool:
+    """Whether :func:`parse_body` reads ``request``'s body as JSON (``promptvcr serve`` asks
+    it of a large body's document with stand-ins, which is JSON exactly when the body is)."""
+    content = request.content
+    if not (content[:1] in _OPENERS or "json" in request.content_type or content.lstrip()[:1] in _OPENERS):
+        return False
+    try:
+        _json(content)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
 def parse_body(request: Request) -> Any:
     content = request.content
     if not content:
@@ -147,9 +164,11 @@ def parse_body(request: Request) -> Any:
     content_type = "" if opens else request.content_type
     if opens or "json" in content_type or content.lstrip()[:1] in _OPENERS:
         try:
-            return _json(content)
+            value = _json(content)
         except (ValueError, RecursionError):
             pass
+        else:  # a large document: each long string by its digest (see cassettes.largejson)
+            return stood_in(value) if len(content) > LARGE_BODY_BYTES else value
         if opens:
             content_type = request.content_type
     if content_type == "application/x-www-form-urlencoded":

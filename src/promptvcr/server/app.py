@@ -26,10 +26,11 @@ import aiohttp
 from aiohttp import web
 
 from ..cassettes.models import Request
+from ..cassettes.spool import SpooledChunks
 from ..errors import CassetteError, CassetteMiss
 from ..interceptors.decision import Record, Replay
 from .admin import ADMIN_PREFIX, add_admin_routes, foreign
-from .inbound import is_websocket, read_body, to_request
+from .inbound import is_websocket, read_body, to_request, with_large_body
 from .miss_reply import error_response
 from .playout import play_out
 from .relay import UPSTREAM_FAILED, relay
@@ -175,7 +176,11 @@ async def _decide(incoming: web.Request) -> web.StreamResponse:
             f"promptvcr serve: the request body did not arrive within {incoming.app[LIMITS].body_timeout:g} s"
         )
         return web.json_response({"error": {"message": message}}, status=408, headers={"connection": "close"})
-    request = to_request(incoming, upstream, upstream_name, rest, body, websocket=websocket)
+    spooled = body if isinstance(body, SpooledChunks) else None
+    content = b"" if isinstance(body, SpooledChunks) else body
+    request = to_request(incoming, upstream, upstream_name, rest, content, websocket=websocket)
+    if spooled is not None:  # a large body: keyed from its spool, sent from it
+        request = await with_large_body(request, spooled)
     try:
         decision = cassette.handle(request)
     except CassetteMiss as miss:
@@ -196,7 +201,7 @@ async def _decide(incoming: web.Request) -> web.StreamResponse:
         return await play_out(incoming, decision.response, silence)
     recorder = decision.recorder if isinstance(decision, Record) else None
     try:
-        return await relay(incoming.app[SESSION], incoming, request, recorder, cassette)
+        return await relay(incoming.app[SESSION], incoming, request, recorder, cassette, spooled)
     except aiohttp.ClientError as error:
         message = f"promptvcr serve: could not reach {request.url} for cassette {cassette.path}: {error}"
         log.error("%s", message)

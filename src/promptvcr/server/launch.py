@@ -32,6 +32,8 @@ __all__ = ["READY_PREFIX", "Served", "serve"]
 READY_PREFIX = "promptvcr serve: listening on "
 
 _START_TIMEOUT = 30.0
+#: Seconds a stopped server may take to write what it recorded and exit, before it is killed.
+_STOP_TIMEOUT = 120.0
 
 
 @dataclass
@@ -175,12 +177,14 @@ def _wait_ready(process: subprocess.Popen[str], log: list[str]) -> str:
 
 
 def _stop(served: Served) -> None:
+    """Ask the server to stop and wait for it: it writes what it is still recording first (a
+    300 MB recording takes about ten seconds), so it is killed only after :data:`_STOP_TIMEOUT`."""
     try:
         with _opener.open(
             urllib.request.Request(f"{served.url}/_promptvcr/shutdown", method="POST"), timeout=10
         ):
             pass
-        served.process.wait(timeout=30)
+        served.process.wait(timeout=_STOP_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired):
         served.process.kill()
         served.process.wait()

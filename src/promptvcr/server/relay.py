@@ -9,9 +9,10 @@ stream's first event reaches the client within a few milliseconds of the upstrea
 The request is sent inside :func:`~promptvcr.interceptors._forwarding.forwarding`, so the
 in-process interceptors (installed while the server's cassettes are entered) let it through.
 A client that goes away mid-stream does not cut the recording short: the rest is read, so
-the cassette holds the whole answer. The server's stop does (it cancels the relay): what
-arrived is recorded as closed early (``end: closed``), written, and listed in the cassette's
-``cut_short`` so that the server exits non-zero.
+the cassette holds the whole answer. The recording is written, in a thread, before the
+client gets the end of the answer. The server's stop cuts an answer still arriving (it
+cancels the relay): what arrived is recorded as closed early (``end: closed``), written, and
+listed in the cassette's ``cut_short`` so that the server exits non-zero.
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ import aiohttp
 from aiohttp import web
 
 from ..cassettes.models import Request
+from ..cassettes.spool import SpooledChunks
 from ..cassettes.wire import CONNECTION_HEADERS
 from ..interceptors._forwarding import forwarding
 from ..interceptors.decision import Recorder
 from ..interceptors.recording import Recording
-from .inbound import upstream_headers
+from .inbound import sent_body, upstream_headers
 from .served import ServedCassette
 
 __all__ = ["UPSTREAM_FAILED", "relay"]
@@ -45,16 +47,22 @@ async def relay(
     request: Request,
     recorder: Recorder | None,
     cassette: ServedCassette,
+    spooled: SpooledChunks | None = None,
 ) -> web.StreamResponse:
-    """Send ``request`` upstream, stream its answer back; record it when ``recorder`` is given."""
+    """Send ``request`` upstream, stream its answer back; record it when ``recorder`` is given.
+    ``spooled``: the body as received, when it was too large to hold (``request`` then holds
+    it as it is keyed: see :mod:`.inbound`)."""
     recording = Recording(recorder) if recorder is not None else None
+    sent_headers = upstream_headers(request)
+    if spooled is not None:
+        sent_headers["content-length"] = str(spooled.size)  # sent as received, not chunked
     try:
         with forwarding():
             upstream = await session.request(
                 request.method,
                 request.url,
-                headers=upstream_headers(request),
-                data=request.content or None,
+                headers=sent_headers,
+                data=sent_body(spooled) if spooled is not None else (request.content or None),
                 allow_redirects=False,
             )
     except asyncio.CancelledError:  # stopped before the answer's headers: nothing to write
@@ -100,7 +108,9 @@ async def relay(
             return response
         if recording is not None:
             recording.complete()
-            recording.hand_over()
+            # Written in a thread (a large recording takes seconds): the server answers the
+            # others meanwhile, and a stop lets the write end (see .running).
+            await asyncio.to_thread(recording.hand_over)
         if not client_gone:
             with contextlib.suppress(ConnectionError, RuntimeError):
                 await response.write_eof()
