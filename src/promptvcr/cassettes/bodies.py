@@ -184,7 +184,7 @@ def encode_request_body(
         if made is not None and made[1] and "json" in (stored := encode_body(made[0], content_type)):
             content, strings = made  # the document outside the strings is JSON too
             return {**stored, STRINGS: {name: ChunkedText(chunks) for name, chunks in strings.items()}}
-    stored = encode_body(content, content_type)
+    stored = encode_chunks([content], content_type)  # a large body that is not JSON: a body file
     if strings and "json" in stored:
         stored[STRINGS] = {name: ChunkedText(chunks) for name, chunks in strings.items()}
     return stored

@@ -15,13 +15,18 @@ the provider wrote it.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
 
 from ..cassettes.bodyfiles import SLICE
+from ..cassettes.largebody import ChunkedText
+from ..cassettes.largejson import stand_in
 from ..cassettes.models import Interaction, Request, Response
 from ..cassettes.spool import ChunksOnDisk, SpooledChunks, byte_slices
 from ..cassettes.timing import Timing
 from ..cassettes.wsframes import Frame, WebSocketSession, with_session
+from ..credentials.masking import Masker
 from ..identity import Identity, IdentityOptions, Restorer, restorer
 
 __all__ = ["Machine"]
@@ -49,9 +54,12 @@ class Machine:
         if identity is None or not self._holds_placeholders():  # looked at once a use
             return request
         url, content = identity.text(request.url), identity.content(request.content)
+        strings = request.strings
+        if strings:  # a large request's document: its long strings are looked into too
+            content, strings = _strings_seen(identity, content, strings)
         if url == request.url and content == request.content:
             return request
-        return Request(request.method, url, request.headers, content)
+        return Request(request.method, url, request.headers, content, strings)
 
     def _holds_placeholders(self) -> bool:
         if self._marked is None:  # at the first request: most uses send none
@@ -90,6 +98,30 @@ class Machine:
             chunks=chunks,
             timing=timing,
         )
+
+
+def _strings_seen(
+    identity: Identity, document: bytes, strings: Mapping[str, Sequence[bytes]]
+) -> tuple[bytes, Mapping[str, Sequence[bytes]]]:
+    """A large request's document and long strings (:mod:`promptvcr.cassettes.largejson`) with
+    the machine's values replaced in the strings, a slice at a time, as the recording's writer
+    replaced them (the same walk); a string changed gets the stand-in of its new bytes."""
+    masker = Masker(substitution=identity)
+    seen: dict[str, Sequence[bytes]] = {}
+    for name, chunks in strings.items():
+        body = ChunkedText(chunks)
+        replaced = masker.data({name: body})[name]
+        if replaced is body:
+            seen[name] = chunks
+            continue
+        digest, size = hashlib.sha256(), 0
+        for piece in byte_slices(replaced.chunks, SLICE):
+            digest.update(piece)
+            size += len(piece)
+        now = stand_in(size, digest.hexdigest())
+        seen[now] = replaced.chunks
+        document = document.replace(json.dumps(name).encode(), json.dumps(now).encode())
+    return document, seen
 
 
 def _restored_frame(frame: Frame, back: Restorer) -> Frame:

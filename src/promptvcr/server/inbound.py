@@ -70,17 +70,18 @@ async def read_body(incoming: web.Request, timeout: float) -> bytes | SpooledChu
 
 
 async def _received(incoming: web.Request) -> bytes | SpooledChunks:
-    held = bytearray()
+    held: list[bytes] = []
+    size = 0
     spool: SpooledChunks | None = None
     async for chunk in incoming.content.iter_chunked(SLICE):
         if spool is not None:
             spool.append(chunk)
             continue
-        held += chunk
-        if len(held) > LARGE_BODY_BYTES:
-            spool = SpooledChunks([bytes(held)])
-            held = bytearray()
-    return bytes(held) if spool is None else spool
+        held.append(chunk)
+        size += len(chunk)
+        if size > LARGE_BODY_BYTES:  # from now on on disk, a slice a chunk
+            spool, held = SpooledChunks(held), []
+    return b"".join(held) if spool is None else spool
 
 
 async def with_large_body(request: Request, spool: SpooledChunks) -> Request:
