@@ -28,9 +28,12 @@ from tests.fake_provider import FakeProvider
 from promptvcr import use_cassette
 from promptvcr.cassettes.largebody import LARGE_BODY_BYTES
 from promptvcr.cassettes.largejson import STAND_IN
+from promptvcr.cli import main
 from promptvcr.server import serve
 
 MIB = 1024 * 1024
+#: Shaped like a key: planted in a stored long string, ``promptvcr scan`` must find it.
+PLANTED = "sk-proj-" + "P" * 24 + "plantedkey" + "p" * 24
 #: A picture as the SDK sends it: about 6 MB of base64 in one string (letters and digits only:
 #: no chance path or name of this machine in it, which the recording would replace).
 _RANDOM = base64.b64encode(random.Random(54).randbytes(4_500_000)).decode()
@@ -55,7 +58,9 @@ def _ask(base_url: str, picture: str = PICTURE) -> str:
     return answer.choices[0].message.content or ""
 
 
-def test_a_large_request_recorded_through_serve_replays_through_it_and_in_process(tmp_path: Path) -> None:
+def test_a_large_request_recorded_through_serve_replays_through_it_and_in_process(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     served, in_process = tmp_path / "served.yaml", tmp_path / "in_process.yaml"
     with FakeProvider() as fake:
         with serve(served, record_mode="record", upstreams={"openai": fake.base_url}) as server:
@@ -74,7 +79,8 @@ def test_a_large_request_recorded_through_serve_replays_through_it_and_in_proces
         log, picture = content[1:]
         found = STAND_IN.fullmatch(picture["image_url"]["url"])
         assert found is not None and int(found.group(1)) == len(PICTURE)
-        assert (tmp_path / "bodies" / f"sha256-{found.group(2)}").read_bytes() == PICTURE.encode()
+        picture_file = tmp_path / "bodies" / f"sha256-{found.group(2)}"
+        assert picture_file.read_bytes() == PICTURE.encode()
         found = STAND_IN.fullmatch(log["text"])
         assert found is not None
         stored_log = (tmp_path / "bodies" / f"sha256-{found.group(2)}").read_text(encoding="utf-8")
@@ -90,6 +96,15 @@ def test_a_large_request_recorded_through_serve_replays_through_it_and_in_proces
             assert "promptvcr" in str(missed.value)
         with use_cassette(path, record_mode="replay"):
             assert _ask(f"{upstream}/v1") == answer
+
+    # scan reads the long strings beside the cassettes: a key planted in the picture is found
+    assert main(["scan", str(tmp_path)]) == 0
+    with picture_file.open("r+b") as file:
+        file.seek(len(PICTURE) // 2)
+        file.write(PLANTED.encode())
+    assert main(["scan", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "messages[0].content[2]" in out and PLANTED not in out
 
 
 class _Sink(BaseHTTPRequestHandler):

@@ -19,11 +19,13 @@ Every failure is a :class:`~promptvcr.CassetteFormatError` naming the file and w
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
-from ..cassettes.bodyfiles import BodyFile, BodyFileError, body_folder, reference_of
-from ..cassettes.largebody import ChunkedBase64
+from ..cassettes.bodyfiles import BODY_FOLDER, BodyFile, BodyFileError, Reference, body_folder, reference_of
+from ..cassettes.largebody import ChunkedBase64, ChunkedText
+from ..cassettes.largejson import STAND_IN, leaves_replaced
 from ..cassettes.models import Interaction
 from ..errors import CassetteFormatError
 from . import storage
@@ -100,10 +102,10 @@ def read_for_scan(path: Path) -> tuple[str, Any]:
 
 def with_body_files(data: Any, path: Path) -> Any:
     """A copy of a parsed cassette (``data``, left as it is) with each body file it refers to in
-    place of the reference, under the file's path (``response.file.bodies/sha256-...``), as a
-    large body the searches read a slice at a time: for ``scan``, so that a credential in a body
-    file is found as one in the cassette is. A missing or cut body file is the cassette's error
-    (:class:`~promptvcr.CassetteFormatError`)."""
+    place of the reference, under the file's path (``response.file.bodies/sha256-...``; a large
+    request's long string in place of its stand-in), as a large body the searches read a slice
+    at a time: for ``scan``, so that a credential in a body file is found as one in the cassette
+    is. A missing or cut body file is the cassette's error (:class:`~promptvcr.CassetteFormatError`)."""
     items = data.get("interactions") if isinstance(data, dict) else None
     if not isinstance(items, list):
         return data
@@ -114,6 +116,12 @@ def with_body_files(data: Any, path: Path) -> Any:
             item = dict(item)
             for part in ("request", "response"):
                 stored = item.get(part)
+                if (
+                    part == "request"
+                    and isinstance(stored, dict)
+                    and isinstance(stored.get("json"), (dict, list))
+                ):
+                    item[part] = stored = _with_strings(stored, path, index, searched)
                 if not isinstance(stored, dict) or "file" not in stored:
                     continue
                 try:
@@ -125,6 +133,29 @@ def with_body_files(data: Any, path: Path) -> Any:
                     item[part] = {**stored, "file": {body.reference.path: ChunkedBase64(body)}}
         copied.append(item)
     return {**data, "interactions": copied}
+
+
+def _with_strings(stored: dict[str, Any], path: Path, index: int, searched: set[str]) -> dict[str, Any]:
+    """A large request (:mod:`promptvcr.cassettes.largejson`) with each long string its stand-in
+    names read from its body file, a slice at a time, in the stand-in's place."""
+    if "<promptvcr: " not in json.dumps(stored["json"]):
+        return stored
+
+    def read(value: Any) -> Any:
+        found = STAND_IN.fullmatch(value) if isinstance(value, str) else None
+        if found is None:
+            return value
+        reference = Reference((f"{BODY_FOLDER}/sha256-{found.group(2)}", int(found.group(1))))
+        try:
+            body = BodyFile(body_folder(path), reference)
+        except BodyFileError as error:
+            raise fail(path, f"interactions[{index}].request.json: {error}.") from None
+        if reference.path in searched:
+            return value
+        searched.add(reference.path)
+        return ChunkedText(body)
+
+    return {**stored, "json": leaves_replaced(stored["json"], read)}
 
 
 def read_stored_items(path: Path) -> list[dict[str, Any]] | None:
