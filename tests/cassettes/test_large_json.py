@@ -13,8 +13,10 @@ import hashlib
 import json
 import random
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import yaml
 from hypothesis import example, given
 from hypothesis import strategies as st
 from property_settings import property_settings
@@ -22,7 +24,9 @@ from property_settings import property_settings
 from promptvcr.cassettes import largejson
 from promptvcr.cassettes.largebody import LARGE_BODY_BYTES
 from promptvcr.cassettes.largejson import STAND_IN, leaves_replaced, skeleton, stand_in, stood_in
-from promptvcr.cassettes.models import Request
+from promptvcr.cassettes.models import Interaction, Request, Response
+from promptvcr.files import fileformat
+from promptvcr.files.redaction import redact
 from promptvcr.matching.key import request_key
 
 
@@ -166,3 +170,23 @@ def test_a_large_request_has_one_key_whole_or_as_its_document() -> None:
     changed[random.Random(54).randrange(len(body) // 2, len(body) - 10)] ^= 1  # inside the picture
     assert request_key(Request("POST", url, headers, bytes(changed))) != whole
     assert request_key(Request("POST", url, headers, _chat(picture, "What is in this photo?"))) != whole
+
+
+def test_a_long_string_in_a_credential_field_is_never_written(tmp_path: Path) -> None:
+    """A field removed by name (``client_secret``) takes its long string with it: no body file
+    holds it; the other long string is written under the stand-in the cassette holds."""
+    secret = "s" * (LARGE_BODY_BYTES // 2)
+    filler = "f" * (LARGE_BODY_BYTES // 2 + 10)
+    body = json.dumps({"client_secret": secret, "input": filler}).encode()
+    request = Request("POST", "https://api.example.com/v1/embed", {"content-type": "application/json"}, body)
+    response = Response(200, {"content-type": "application/json"}, [b'{"ok": true}'])
+    redacted = redact([Interaction(request, response)])
+    path = tmp_path / "c.yaml"
+    path.write_text("".join(fileformat.dump_pieces(redacted.data, path)), encoding="utf-8")
+    stored = yaml.safe_load(path.read_text(encoding="utf-8"))["interactions"][0]["request"]["json"]
+    assert stored["client_secret"].startswith("<redacted:")
+    found = STAND_IN.fullmatch(stored["input"])
+    assert found is not None
+    files = list((tmp_path / "bodies").iterdir())
+    assert [file.name for file in files] == [f"sha256-{found.group(2)}"]
+    assert files[0].read_bytes() == filler.encode()

@@ -3,6 +3,7 @@
 The values (:mod:`.models`, :mod:`.timing`, :mod:`.playback`, answers served as a session in
 :mod:`.sessions`); bodies as they are stored (:mod:`.bodies`, :mod:`.sse`, :mod:`.eventstream`,
 :mod:`.multipart`, :mod:`.largebody` and the :mod:`.spool` of one being recorded,
+:mod:`.bodyfiles` beside the cassette, a large request's document in :mod:`.largejson`,
 :mod:`.jsonstyle`) and websocket frames (:mod:`.wsframes`); which provider a request is for
 (:mod:`.providers`), what an answer cost (:mod:`.tokens`), and what HTTP puts around a body
 (:mod:`.wire`).

@@ -233,9 +233,14 @@ def _body_files_written(data: list[dict[str, Any]], path: Path) -> list[dict[str
 def _strings_written(stored: dict[str, Any], folder: Path) -> None:
     """A large request's long strings (:data:`~promptvcr.cassettes.bodies.STRINGS`) written
     as body files, in place: each named by its stand-in in the document (a string a
-    credential was masked in has another digest, so its stand-in is renamed)."""
+    credential was masked in has another digest, so its stand-in is renamed); one whose stand-in
+    the document no longer holds (a credential field, removed by name) is not written."""
     renamed: dict[str, str] = {}
+    named: set[str] = set()  # a stand-in removed by name (a credential field) is not written
+    leaves_replaced(stored.get("json"), lambda value: named.add(value) if isinstance(value, str) else None)
     for name, body in stored.pop(STRINGS).items():
+        if name not in named:
+            continue
         reference = write_body_file(folder, body.chunks)
         if (now := stand_in(reference.size, reference.sha256)) != name:
             renamed[name] = now
