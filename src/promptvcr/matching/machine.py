@@ -26,7 +26,6 @@ from ..cassettes.models import Interaction, Request, Response
 from ..cassettes.spool import ChunksOnDisk, SpooledChunks, byte_slices
 from ..cassettes.timing import Timing
 from ..cassettes.wsframes import Frame, WebSocketSession, with_session
-from ..credentials.masking import Masker
 from ..identity import Identity, IdentityOptions, Restorer, restorer
 
 __all__ = ["Machine"]
@@ -106,6 +105,8 @@ def _strings_seen(
     """A large request's document and long strings (:mod:`promptvcr.cassettes.largejson`) with
     the machine's values replaced in the strings, a slice at a time, as the recording's writer
     replaced them (the same walk); a string changed gets the stand-in of its new bytes."""
+    from ..credentials.masking import Masker  # what replaces a value a slice at a time: rarely needed
+
     masker = Masker(substitution=identity)
     seen: dict[str, Sequence[bytes]] = {}
     for name, chunks in strings.items():
