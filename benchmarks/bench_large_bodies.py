@@ -25,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench_serve import _memory_of
+from bench_serve import process_memory
 
 #: A loopback upstream streaming ``argv[1]`` bytes, never holding them: 64 KiB chunks of a
 #: counter's SHA-256 stream (not compressible, the same on every run).
@@ -89,8 +89,6 @@ MB = 1_000_000
 GOAL = 100 * MB
 
 
-
-
 def _client(cassette: Path, mode: str, url: str, cache: Path) -> dict[str, int | str]:
     env = {"PROMPTVCR_CACHE_DIR": str(cache), "PATH": "/usr/bin:/bin", "HOME": str(cache.parent)}
     done = subprocess.run(
@@ -110,7 +108,7 @@ def _through_serve(cassette: Path, path: str, base: str) -> tuple[int, str, int]
     from promptvcr.server import serve
 
     with serve(cassette, record_mode="replay", upstreams={"openai": base}) as served:
-        idle = _memory_of(served.process.pid)["VmRSS"]
+        idle = process_memory(served.process.pid)["VmRSS"]
         connection = http.client.HTTPConnection(urlsplit(served.url).netloc, timeout=600)
         connection.request("GET", f"/openai{path}")
         response = connection.getresponse()
@@ -119,7 +117,7 @@ def _through_serve(cassette: Path, path: str, base: str) -> tuple[int, str, int]
             digest.update(data)
             size += len(data)
         connection.close()
-        peak = _memory_of(served.process.pid)["VmHWM"]
+        peak = process_memory(served.process.pid)["VmHWM"]
     return size, digest.hexdigest(), peak - idle
 
 

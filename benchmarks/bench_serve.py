@@ -53,6 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from bench_floor import OPENAI_BASE, OpenAIChat, interactions, write_promptvcr
 from fake_provider import FakeProvider
+from loopback import process_memory
 
 from promptvcr import use_cassette
 from promptvcr.server import serve
@@ -278,16 +279,6 @@ async def answer(request):
 )
 
 
-def _memory_of(pid: int) -> dict[str, int]:
-    """A process's resident memory now (``VmRSS``) and at its peak (``VmHWM``), in bytes."""
-    found = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        name, _, value = line.partition(":")
-        if name in ("VmRSS", "VmHWM"):
-            found[name] = int(value.split()[0]) * 1024
-    return found
-
-
 def _read_through(url: str) -> tuple[int, str]:
     """POST the big stream's request to serve; the bytes received and their SHA-256."""
     parts = urlsplit(url)
@@ -314,9 +305,9 @@ def memory(scratch: Path, size: int) -> bool:
     path = scratch / "big.yaml"
     try:
         with serve(path, record_mode="record", upstreams={"openai": base}) as served:
-            idle = _memory_of(served.process.pid)["VmRSS"]
+            idle = process_memory(served.process.pid)["VmRSS"]
             received, recorded = _read_through(served.url)
-            peak = _memory_of(served.process.pid)["VmHWM"]
+            peak = process_memory(served.process.pid)["VmHWM"]
     finally:
         upstream.terminate()
         upstream.wait()
@@ -327,9 +318,9 @@ def memory(scratch: Path, size: int) -> bool:
         f"cassette {path.stat().st_size / 1e6:.0f} MB"
     )
     with serve(path, record_mode="replay") as served:
-        idle = _memory_of(served.process.pid)["VmRSS"]
+        idle = process_memory(served.process.pid)["VmRSS"]
         replayed, digest = _read_through(served.url)
-        peak = _memory_of(served.process.pid)["VmHWM"]
+        peak = process_memory(served.process.pid)["VmHWM"]
     same = "identical" if (replayed, digest) == (received, recorded) else "DIFFERENT"
     print(
         f"memory: replaying it through serve ({replayed / 1e6:.0f} MB, bytes {same}): "
@@ -379,9 +370,9 @@ def request_memory(scratch: Path, size: int) -> bool:
         for mode in ("record", "replay"):
             with serve(path, record_mode=mode, upstreams={"openai": base}) as served:
                 _post_body(served.url, 1000)
-                idle = _memory_of(served.process.pid)["VmRSS"]
+                idle = process_memory(served.process.pid)["VmRSS"]
                 status = _post_body(served.url, size)
-                peak = _memory_of(served.process.pid)["VmHWM"]
+                peak = process_memory(served.process.pid)["VmHWM"]
             grown = peak - idle
             held = held and status == 200 and grown < min(size, 100_000_000)
             print(

@@ -9,14 +9,14 @@ the save holds only a slice at a time, never the body again.
 
 from __future__ import annotations
 
-import threading
 import tracemalloc
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import httpx2
 import pytest
+from tests.loopback import serving
 
 import promptvcr
 from promptvcr.files import fileformat
@@ -44,12 +44,8 @@ class _Huge(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def huge_url() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Huge)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/huge"
-    server.shutdown()
-    server.server_close()
+    with serving(_Huge) as url:
+        yield f"{url}/huge"
 
 
 class _Stop(Exception):

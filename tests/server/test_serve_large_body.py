@@ -13,14 +13,14 @@ from __future__ import annotations
 import hashlib
 import http.client
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx2
 import pytest
+from tests.loopback import process_memory, serving
 
 from promptvcr import use_cassette
 from promptvcr.cassettes.largebody import LARGE_BODY_BYTES
@@ -62,22 +62,8 @@ class _Upstream(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def upstream() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-
-
-def _memory(pid: int) -> dict[str, int]:
-    """A process's resident memory now (``VmRSS``) and at its peak (``VmHWM``), in bytes."""
-    found = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        name, _, value = line.partition(":")
-        if name in ("VmRSS", "VmHWM"):
-            found[name] = int(value.split()[0]) * 1024
-    return found
+    with serving(_Upstream) as url:
+        yield url
 
 
 def _read_through(url: str) -> tuple[int, str]:
@@ -107,9 +93,9 @@ def test_a_large_stream_recorded_through_serve_is_never_held_and_replays_byte_fo
     del sent
     path = tmp_path / "large.yaml"
     with serve(path, record_mode="record", upstreams={"openai": upstream}) as server:
-        idle = _memory(server.process.pid)["VmRSS"]
+        idle = process_memory(server.process.pid)["VmRSS"]
         assert _read_through(server.url) == expected
-        grown = _memory(server.process.pid)["VmHWM"] - idle  # the save ran before the body's end
+        grown = process_memory(server.process.pid)["VmHWM"] - idle  # the save ran before the body's end
     assert grown < BOUND, f"serve grew {grown / MIB:.0f} MB recording a {expected[0] / MIB:.0f} MB stream"
     text = path.read_text(encoding="utf-8")  # the body beside it, as received: no event layout that large
     assert "\n    file:\n      path: bodies/sha256-" in text and "events:" not in text and len(text) < 8192

@@ -14,9 +14,8 @@ import base64
 import http.client
 import json
 import random
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -24,6 +23,7 @@ import openai
 import pytest
 import yaml
 from tests.fake_provider import FakeProvider
+from tests.loopback import process_memory, serving
 
 from promptvcr import use_cassette
 from promptvcr.cassettes.largebody import LARGE_BODY_BYTES
@@ -129,21 +129,8 @@ class _Sink(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def sink() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Sink)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-
-
-def _memory(pid: int) -> dict[str, int]:
-    found = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        name, _, value = line.partition(":")
-        if name in ("VmRSS", "VmHWM"):
-            found[name] = int(value.split()[0]) * 1024
-    return found
+    with serving(_Sink) as url:
+        yield url
 
 
 def _post(url: str, body: bytes) -> int:
@@ -166,9 +153,9 @@ def test_serve_holds_a_fraction_of_a_large_request_recording_and_replaying_it(
     for mode in ("record", "replay"):
         with serve(path, record_mode=mode, upstreams={"openai": sink}) as server:
             assert _post(server.url, warm) == 200  # what the first request loads is idle memory
-            idle = _memory(server.process.pid)["VmRSS"]
+            idle = process_memory(server.process.pid)["VmRSS"]
             assert _post(server.url, body) == 200
-            grown = _memory(server.process.pid)["VmHWM"] - idle
+            grown = process_memory(server.process.pid)["VmHWM"] - idle
         assert grown < len(body) / 2, (
             f"{mode}: serve grew {grown / MIB:.0f} MB for a {len(body) / MIB:.0f} MB request"
         )
