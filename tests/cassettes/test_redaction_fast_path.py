@@ -25,9 +25,9 @@ from property_settings import property_settings
 
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cassettes.timing import Timing
-from promptvcr.credentials import masking
+from promptvcr.credentials import masking, sentmasker
 from promptvcr.credentials.masking import Masker, request_credentials
-from promptvcr.files import fileformat, redaction
+from promptvcr.files import fileformat
 from promptvcr.files.redaction import redact
 
 KEY = "Zq8fK2mWcR7tLx4pN9vB3hJ6dS1gY5aE0uQ"
@@ -211,7 +211,7 @@ def test_new_credentials_in_answers_that_hold_none_compile_no_masker(monkeypatch
             compiled.append(len(values))
             super().__init__(values, *args, **kwargs)
 
-    monkeypatch.setattr(redaction, "Masker", Counted)
+    monkeypatch.setattr(sentmasker, "Masker", Counted)
     cookies = [f"session-{secrets.token_hex(12)}" for _ in range(30)]
     answers = [b'{"answer": "plain text"}', b'data: {"delta": "a"}\n\ndata: {"delta": "b"}\n\n']
     for number, cookie in enumerate(cookies):

@@ -24,20 +24,17 @@ Documented examples (:mod:`.examples`) and a cassette's ``allowed_secrets`` are 
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote_plus, urlsplit
+from urllib.parse import unquote_plus, urlsplit
 
 from ..cassettes.models import Interaction
 from ..credentials.byname import names_secret_field, redact_url
-from ..credentials.compressed import inflate
-from ..credentials.decode import body_texts, event_groups, holds_base64, json_escaped, plain_dump, texts
+from ..credentials.decode import body_texts, event_groups, holds_base64, plain_dump, texts
 from ..credentials.headers import REQUEST_HEADERS, RESPONSE_HEADERS
 from ..credentials.keyshapes import (
     KIND_SLUGS,
@@ -59,6 +56,7 @@ from ..credentials.masking import (
 )
 from ..credentials.names import environment_credentials, is_secret_header, is_secret_param
 from ..credentials.reencode import masked_across, masked_strings
+from ..credentials.sentmasker import escaped_forms, sent_masker
 from ..identity import Identity
 from . import fileformat
 
@@ -99,13 +97,8 @@ class _Known:
 
 
 def _known(environment: Mapping[str, str], sent: frozenset[str], allowed: frozenset[str]) -> _Known:
-    escaped = _masker(sent).escaped | _escaped_forms(environment.values())  # the set's: made once
+    escaped = sent_masker(sent).escaped | escaped_forms(environment.values())  # the set's: made once
     return _Known(environment, sent, allowed, tuple(sorted(escaped)))
-
-
-def _escaped_forms(values: Iterable[str]) -> frozenset[str]:
-    """Each value as JSON text writes it, raw and percent-encoded (:attr:`_Known.escaped`)."""
-    return frozenset(json_escaped(form) for value in values for form in (value, quote(value, safe="")))
 
 
 def _found(data: Any, where: str, known: _Known) -> list[tuple[Finding, str, str]]:
@@ -217,95 +210,6 @@ def _url_removals(url: str, stored: dict[str, Any], where: str) -> list[Finding]
     ]
 
 
-class _SentMasker:
-    """The :class:`Masker` of one set of credentials sent, compiled only for data that may hold
-    one of them. A run's set grows with each new key or cookie (an import of a large vcrpy
-    suite: a few hundred), compiling the pattern of every form of every value costs about
-    0.2 s, and most interactions hold none of the values. So each value is first looked for
-    by a substring search, in C, for a stretch of it that every form the masker looks for
-    keeps: its longest run of characters that neither percent-encoding nor JSON escapes
-    (``A-Z a-z 0-9 - . _ ~``). Where no run is, the masker would have returned the data as it
-    was; the masker is compiled, once per set, for the first data where one is."""
-
-    __slots__ = ("_anchors", "_masker", "escaped", "sent")
-
-    def __init__(self, sent: frozenset[str]) -> None:
-        self.sent = sent
-        #: The set's part of :attr:`_Known.escaped`, made once per set too.
-        self.escaped = _escaped_forms(sent)
-        #: A value of no such character gives "", found in any text: that set is always compiled.
-        self._anchors = tuple({max(_KEPT.findall(value), key=len, default="") for value in sent})
-        self._masker: Masker | None = None
-
-    def data(self, data: Any, dump: str | None) -> Any:
-        """:meth:`Masker.data` of the set's masker: ``data`` itself when nothing is masked."""
-        if not self.sent or not self._may_hold(data, dump):
-            return data
-        if self._masker is None:
-            self._masker = Masker(self.sent)
-        return self._masker.data(data, dump)
-
-    def _may_hold(self, data: Any, dump: str | None) -> bool:
-        """Whether a run of a value is in a text :meth:`Masker.data` searches: ``dump`` (the
-        text it searches first), or else every string and key of ``data`` (its JSON text),
-        each field of a stream joined across its events, and each ``base64`` body decoded,
-        raw and each gzip layer inflated."""
-        if dump is None:
-            try:
-                dump = json.dumps(data, ensure_ascii=False)
-            except (TypeError, ValueError, RecursionError):  # a large body: the masker reads it
-                return True
-            joined = ["".join(holder[key] for holder, key, _ in group) for group in event_groups(data)]
-            if any(anchor in text for text in joined for anchor in self._anchors):
-                return True
-            if any(anchor.encode() in content for content in _binaries(data) for anchor in self._anchors):
-                return True
-        return any(anchor in dump for anchor in self._anchors)
-
-
-#: The characters every written form of a value keeps as they are (see :class:`_SentMasker`).
-_KEPT = re.compile(r"[A-Za-z0-9._~-]+")
-
-
-def _binaries(value: Any) -> Iterator[bytes]:
-    """Each ``base64`` string of stored data decoded, and each gzip layer in it inflated: the
-    bytes :meth:`Masker.data` masks in (one that is no base64 is masked as text, in the dump)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            for key, child in item.items():
-                if key == "base64" and isinstance(child, str):
-                    try:
-                        content: bytes | None = base64.b64decode(child, validate=True)
-                    except (binascii.Error, ValueError):
-                        continue
-                    while content is not None:
-                        yield content
-                        content = inflate(content)
-                else:
-                    stack.append(child)
-        elif isinstance(item, list):
-            stack.extend(item)
-
-
-class _Maskers(dict[frozenset[str], _SentMasker]):
-    """One :class:`_SentMasker` per set of credentials sent (a run sends the same few keys)."""
-
-    def __missing__(self, sent: frozenset[str]) -> _SentMasker:
-        masker = self[sent] = _SentMasker(sent)
-        return masker
-
-
-_MASKERS = _Maskers()
-
-
-def _masker(sent: frozenset[str]) -> _SentMasker:
-    if len(_MASKERS) > 64:
-        _MASKERS.clear()
-    return _MASKERS[sent]
-
-
 def redact(
     interactions: Sequence[Interaction],
     *,
@@ -336,7 +240,7 @@ def redact(
     # Each remembered value is worth masking (just above, the one place that remembers any).
     sent = run_credentials() - accepted
     known = _known(environment, sent, accepted)
-    masker = _masker(sent)
+    masker = sent_masker(sent)
     result = Redacted(total=len(interactions))
     for index, interaction in enumerate(interactions):
         data, text = fileformat.stored_with_text(
