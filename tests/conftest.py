@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import ssl
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -28,6 +29,15 @@ os.environ.setdefault("PROMPTVCR_CACHE_DIR", os.path.join(tempfile.gettempdir(),
 # with). Installed packages are unaffected: pip compiled those when it installed them.
 if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
     sys.dont_write_bytecode = False
+# Every HTTP client an SDK makes (httpx, httpx2: openai, anthropic, google-genai...) loads the CA
+# bundle SSL_CERT_FILE names, or certifi's, as it is made: about 35 ms of CPU a client, and the
+# suite makes thousands of clients in its workers and children. No test verifies a public
+# certificate (nothing leaves 127.0.0.1; the TLS tests bring their own certificate and context),
+# so the suite's processes name the same authorities as OpenSSL's hashed folder (SSL_CERT_DIR),
+# read only when a certificate is verified: a client is made in 1 ms.
+if os.path.isdir(folder := os.environ.get("SSL_CERT_DIR") or ssl.get_default_verify_paths().openssl_capath):
+    os.environ.pop("SSL_CERT_FILE", None)
+    os.environ["SSL_CERT_DIR"] = folder
 
 from fake_provider import FakeProvider
 

@@ -14,27 +14,39 @@ import os
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no model-cost download at import
 
 import asyncio
+import importlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import litellm
 import pytest
-from agents import Agent as AgentsAgent
-from agents import OpenAIChatCompletionsModel, Runner, set_tracing_disabled
 from fake_provider import FakeProvider
-from langchain_openai import ChatOpenAI
 from openai import AsyncOpenAI
-from pydantic_ai import Agent as PydanticAgent
-from pydantic_ai.models.openai import OpenAIChatModel
-from pydantic_ai.providers.openai import OpenAIProvider
 
 import promptvcr
 
+if TYPE_CHECKING:
+    from langchain_openai import ChatOpenAI
+
 OFFLINE = "http://127.0.0.1:9"
-set_tracing_disabled(True)
+
+#: The frameworks only the framework tests drive: imported by the worker that runs this module's
+#: tests (a module fixture, before any cassette), not at collection by every worker.
+FRAMEWORK_MODULES = ("litellm", "langchain_openai", "agents", "pydantic_ai.models.openai")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _frameworks_imported() -> None:
+    for name in FRAMEWORK_MODULES:
+        importlib.import_module(name)
+    from agents import set_tracing_disabled
+
+    set_tracing_disabled(True)
 
 
 def _chat(base: str) -> ChatOpenAI:
+    from langchain_openai import ChatOpenAI
+
     return ChatOpenAI(model="gpt-4o-mini", base_url=f"{base}/v1", api_key="sk-test", max_retries=0)  # type: ignore[arg-type]
 
 
@@ -51,6 +63,8 @@ async def langchain_abatch(base: str, prompt: str) -> list[str]:
 
 
 async def litellm_acompletion(base: str, prompt: str) -> list[str]:
+    import litellm
+
     reply = await litellm.acompletion(
         model="openai/gpt-4o-mini",
         messages=[{"role": "user", "content": prompt}],
@@ -62,6 +76,9 @@ async def litellm_acompletion(base: str, prompt: str) -> list[str]:
 
 
 async def openai_agents(base: str, prompt: str) -> list[str]:
+    from agents import Agent as AgentsAgent
+    from agents import OpenAIChatCompletionsModel, Runner
+
     client = AsyncOpenAI(base_url=f"{base}/v1", api_key="sk-test", max_retries=0)
     model = OpenAIChatCompletionsModel(model="gpt-4o-mini", openai_client=client)
     result = await Runner.run(AgentsAgent(name="brief", instructions="Be brief.", model=model), prompt)
@@ -69,6 +86,10 @@ async def openai_agents(base: str, prompt: str) -> list[str]:
 
 
 async def pydantic_ai(base: str, prompt: str) -> list[str]:
+    from pydantic_ai import Agent as PydanticAgent
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
     provider = OpenAIProvider(base_url=f"{base}/v1", api_key="sk-test")
     result = await PydanticAgent(OpenAIChatModel("gpt-4o-mini", provider=provider)).run(prompt)
     return [str(result.output)]

@@ -5,6 +5,7 @@ cassette, and an unrecorded request fails loudly instead of reaching the network
 from __future__ import annotations
 
 import asyncio
+import importlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -14,7 +15,6 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no model-cost d
 
 import anthropic
 import boto3
-import litellm
 import openai
 import pytest
 from botocore.config import Config
@@ -22,8 +22,6 @@ from fake_bedrock import FakeBedrock
 from fake_provider import FakeProvider
 from google import genai
 from google.genai import types
-from huggingface_hub import AsyncInferenceClient, InferenceClient
-from langchain_openai import ChatOpenAI
 from network_guard import no_network
 
 import promptvcr
@@ -32,12 +30,25 @@ OFFLINE = "http://127.0.0.1:9"
 MESSAGES = [{"role": "user", "content": "hello there"}]
 
 
+#: The frameworks only this module drives: imported by the worker that runs its tests (a module
+#: fixture, before any cassette), not at collection by every worker (about 6 s of CPU each).
+FRAMEWORK_MODULES = ("litellm", "langchain_openai", "huggingface_hub")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _frameworks_imported() -> None:
+    for name in FRAMEWORK_MODULES:
+        importlib.import_module(name)
+
+
 def get_weather(city: str) -> str:
     """Weather in a city."""
     return "sunny"
 
 
 def litellm_calls(base: str) -> list[Any]:
+    import litellm
+
     api = {"api_base": f"{base}/v1", "api_key": "sk-test-litellm"}
     answer = litellm.completion(model="openai/gpt-4o-mini", messages=MESSAGES, **api)
     stream = litellm.completion(model="openai/gpt-4o-mini", messages=MESSAGES, stream=True, **api)
@@ -51,6 +62,8 @@ def litellm_calls(base: str) -> list[Any]:
 
 
 def langchain_calls(base: str) -> list[Any]:
+    from langchain_openai import ChatOpenAI
+
     llm = ChatOpenAI(model="gpt-4o-mini", base_url=f"{base}/v1", api_key="sk-test-langchain")  # type: ignore[arg-type]
     tool_call = llm.bind_tools([get_weather]).invoke("weather in Paris?").tool_calls[0]  # type: ignore[attr-defined]
     return [
@@ -81,6 +94,8 @@ def genai_calls(base: str) -> list[Any]:
 
 
 def huggingface_calls(base: str) -> list[Any]:
+    from huggingface_hub import AsyncInferenceClient, InferenceClient
+
     client = InferenceClient(base_url=f"{base}/v1", api_key="hf_test")
     answer = client.chat_completion(messages=MESSAGES, model="tgi")
     stream = client.chat_completion(messages=MESSAGES, model="tgi", stream=True)

@@ -10,6 +10,7 @@ under each other's ids (a wrong pairing, which misses).
 
 from __future__ import annotations
 
+import importlib
 import itertools
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,21 +19,29 @@ from typing import Any
 import anthropic
 import openai
 import pytest
-from agents import Agent as AgentsAgent
-from agents import OpenAIResponsesModel, Runner, function_tool, set_tracing_disabled
 from fake_provider import FakeProvider
 from google import genai
 from google.genai import types as genai_types
 from openai import AsyncOpenAI
-from pydantic_ai import Agent
-from pydantic_ai.models.openai import OpenAIChatModel
-from pydantic_ai.providers.openai import OpenAIProvider
 
 import promptvcr
 from promptvcr import CassetteMiss
 from promptvcr.server import serve
 
-set_tracing_disabled(True)
+#: The two agent frameworks: imported by the worker that runs this module's tests (a module
+#: fixture, before any cassette), not at collection by every worker (seconds of CPU each).
+FRAMEWORK_MODULES = ("agents", "pydantic_ai.models.openai")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _frameworks_imported() -> None:
+    for name in FRAMEWORK_MODULES:
+        importlib.import_module(name)
+    from agents import set_tracing_disabled
+
+    set_tracing_disabled(True)
+
+
 OFFLINE = "http://127.0.0.1:9"  # nothing listens: a replay that tried the network would fail
 TOOLS = ("get_weather", "get_time", "get_news")
 RESULTS = {"get_weather": "sunny, 21 C", "get_time": "10:00", "get_news": "no news"}
@@ -134,6 +143,10 @@ def test_a_changed_prompt_is_never_tool_drift(chat_cassette: tuple[Path, str]) -
 
 
 def run_agent(base: str, weather: Callable[[], str]) -> str:
+    from pydantic_ai import Agent
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
     model = OpenAIChatModel("gpt-4o-mini", provider=OpenAIProvider(base_url=f"{base}/v1", api_key="sk-test"))
     agent = Agent(model)
 
@@ -178,6 +191,8 @@ def test_agent_tool_returning_a_new_value_is_tool_drift(agent_cassette: tuple[Pa
 
 def run_openai_agent(base: str, weather: str) -> str:
     """openai-agents on the Responses API: the model calls both tools in one turn."""
+    from agents import Agent as AgentsAgent
+    from agents import OpenAIResponsesModel, Runner, function_tool
 
     @function_tool
     def get_weather(city: str) -> str:

@@ -9,14 +9,24 @@ name, nested fields, queries in answers, forms, streams.
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
+import secrets
+from collections.abc import Iterable
 from datetime import datetime, timezone
+from typing import Any
+from urllib.parse import quote, quote_plus
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+from property_settings import property_settings
 
 from promptvcr.cassettes.models import Interaction, Request, Response
 from promptvcr.cassettes.timing import Timing
-from promptvcr.credentials.masking import request_credentials
+from promptvcr.credentials import masking, sentmasker
+from promptvcr.credentials.masking import Masker, request_credentials
 from promptvcr.files import fileformat
 from promptvcr.files.redaction import redact
 
@@ -117,3 +127,108 @@ def test_an_environment_credential_echoed_in_an_answer_is_found() -> None:
     interaction = _interaction(BODIES["plain"], b'{"echo": "' + value.encode() + b'"}')
     redacted = redact([interaction], environ={"MY_SERVICE_API_KEY": value})
     assert redacted.masked and value not in json.dumps(redacted.data)
+
+
+# Credentials sent by the run, masked wherever they are echoed: the masker of the run's
+# credentials is compiled only for an interaction that may hold one (an import of a large
+# vcrpy suite sends hundreds of cookies, one set more with each file).
+
+
+def _echoed(value: str, form: str) -> tuple[str, list[bytes]]:
+    """(content type, chunks) of an answer echoing ``value`` in ``form``."""
+    if form == "stream":  # cut in two between the events of a stream
+        half = len(value) // 2
+        events = [{"delta": f"your key is {value[:half]}"}, {"delta": f"{value[half:]} ok"}]
+        return "text/event-stream", [f"data: {json.dumps(event)}\n\n".encode() for event in events]
+    if form in ("binary", "gzip", "gzip twice"):
+        content = b"\x00\xff key=" + value.encode() + b"\x00"
+        for _ in range({"binary": 0, "gzip": 1, "gzip twice": 2}[form]):
+            content = gzip.compress(content, mtime=0)
+        return "application/octet-stream", [content]
+    written = {
+        "string": value,
+        "percent-encoded": quote(value, safe=""),
+        "plus-encoded": quote_plus(value),
+        "json in a string": json.dumps({"k": value}, ensure_ascii=False),
+    }[form]
+    return "application/json", [json.dumps({"error": f"bad value {written}"}).encode()]
+
+
+def _stored_answer(response: dict[str, object]) -> str:
+    """The stored answer's text, its binary body decoded and inflated, its events joined."""
+    if isinstance(encoded := response.get("base64"), str):
+        content = base64.b64decode(encoded)
+        while content[:2] == b"\x1f\x8b":
+            content = gzip.decompress(content)
+        return content.decode("utf-8", "replace")
+    if isinstance(events := response.get("events"), list):
+        return "".join(event["data"]["delta"] for event in events)
+    return json.dumps(response, ensure_ascii=False)
+
+
+FORMS = [
+    "string",
+    "percent-encoded",
+    "plus-encoded",
+    "json in a string",
+    "stream",
+    "binary",
+    "gzip",
+    "gzip twice",
+]
+
+
+@property_settings(150)
+@given(
+    value=st.text(alphabet='aZ09-._~"\\/ %+&=:!@é\n', min_size=8, max_size=24),
+    form=st.sampled_from(FORMS),
+)
+def test_a_sent_credential_echoed_in_any_form_is_masked_before_anything_is_looked_for(
+    value: str, form: str
+) -> None:
+    """The first masking, by the run's credentials, masks each form without a word: a value
+    it missed would be found by the scan after it, reported (``masked``) or refused."""
+    masking._SENT.clear()  # as between tests (tests/conftest.py): each example's value alone
+    request = Request("POST", "https://api.test/v1/x", dict(JSON), json.dumps({"api_key": value}).encode())
+    assume(value in request_credentials(request))
+    content_type, chunks = _echoed(value, form)
+    response = Response(200, {"content-type": content_type}, chunks)
+    redacted = redact([Interaction(request, response)])
+    assert not redacted.refused and redacted.masked == []
+    answer = _stored_answer(redacted.data[0]["response"])
+    assert "<redacted:sent-credential>" in answer, answer
+    assert value not in answer and quote(value, safe="") not in answer
+
+
+def test_new_credentials_in_answers_that_hold_none_compile_no_masker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each new credential the run sends makes a new set to mask; an answer holding none of them
+    costs a substring search per value, not a pattern of them all compiled per set."""
+    compiled: list[int] = []
+
+    class Counted(Masker):
+        def __init__(self, values: Iterable[str] = (), *args: Any, **kwargs: Any) -> None:
+            values = list(values)
+            compiled.append(len(values))
+            super().__init__(values, *args, **kwargs)
+
+    monkeypatch.setattr(sentmasker, "Masker", Counted)
+    cookies = [f"session-{secrets.token_hex(12)}" for _ in range(30)]
+    answers = [b'{"answer": "plain text"}', b'data: {"delta": "a"}\n\ndata: {"delta": "b"}\n\n']
+    for number, cookie in enumerate(cookies):
+        headers = {**JSON, "cookie": f"sid={cookie}"}
+        request = Request("POST", "https://api.test/v1/x", headers, BODIES["plain"])
+        stream = number % 2 == 1  # an answer stored as events: no one text to search
+        content_type = "text/event-stream" if stream else "application/json"
+        redacted = redact(
+            [Interaction(request, Response(200, {"content-type": content_type}, [answers[stream]]))]
+        )
+        assert redacted.data and not redacted.refused
+    assert compiled == []
+
+    request = Request(
+        "POST", "https://api.test/v1/x", {**JSON, "cookie": f"sid={cookies[-1]}"}, BODIES["plain"]
+    )
+    echo = json.dumps({"error": f"bad cookie {cookies[3]}"}).encode()
+    redacted = redact([Interaction(request, Response(400, dict(JSON), [echo]))])
+    assert len(compiled) == 1 and compiled[0] >= 2 * len(cookies)  # every form of every value, once
+    assert cookies[3] not in json.dumps(redacted.data) and redacted.masked == []

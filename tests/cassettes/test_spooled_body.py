@@ -21,6 +21,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from heap import objects_so_far_frozen
 
 import promptvcr
 from promptvcr.cassettes.eventstream import encode_frame
@@ -76,6 +77,14 @@ class _Server(BaseHTTPRequestHandler):
             self.wfile.write(body[start : min(start + 65536, end)])
         if cut:
             self.close_connection = True
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _worker_objects_frozen() -> Iterator[None]:
+    """A test here collects so that an abandoned spool is freed: the worker's own objects are
+    kept out of that collection (tests/heap.py)."""
+    with objects_so_far_frozen():
+        yield
 
 
 @pytest.fixture

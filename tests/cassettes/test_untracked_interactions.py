@@ -11,16 +11,27 @@ from __future__ import annotations
 
 import gc
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import openai
 import pytest
+from heap import objects_so_far_frozen
 
 import promptvcr
 from promptvcr.files import fileformat, smallcache
 from promptvcr.files.loaded import LoadedInteractions
 
 BASE = "http://127.0.0.1:9/v1"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _worker_objects_frozen() -> Iterator[None]:
+    """These tests collect before and after each count of what the collector tracks, and a full
+    collection in a suite worker walks a million objects: the worker's own objects are kept
+    out of those collections (tests/heap.py); what is counted is what the tests make."""
+    with objects_so_far_frozen():
+        yield
 
 
 def _chat(i: int) -> dict[str, object]:

@@ -57,10 +57,19 @@ def _environment(monkeypatch: pytest.MonkeyPatch, provider: FakeProvider, mode: 
 
 
 def _forget_project_modules(root: Path) -> None:
-    """The project's modules (``app.py``) are imported anew by each pass."""
+    """The project's modules (``app.py``) are imported anew by each pass.
+
+    A module's file is under the project as the path was written (``root`` is on sys.path as
+    it is) or as resolved; only such a file (or a relative one) is resolved to make sure. A
+    suite worker holds thousands of modules: a path resolved for each cost about a second of
+    CPU a pass, two passes a page."""
+    under = root.resolve()
+    prefixes = tuple({f"{root}{os.sep}", f"{under}{os.sep}"})
     for name, module in list(sys.modules.items()):
         file = getattr(module, "__file__", None) or ""
-        if file and Path(file).resolve().is_relative_to(root.resolve()):
+        if not file or (os.path.isabs(file) and not file.startswith(prefixes)):
+            continue
+        if Path(file).resolve().is_relative_to(under):
             del sys.modules[name]
 
 

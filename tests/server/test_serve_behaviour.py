@@ -14,6 +14,7 @@ import anthropic
 import openai
 import pytest
 from fake_provider import FakeProvider
+from plugin_suites import QUIET
 from serve_clients import run_curl, run_python
 
 from promptvcr import use_cassette
@@ -176,7 +177,7 @@ def test_the_summary_covers_what_the_server_served(pytester: pytest.Pytester, tm
             assert json.loads(out.stdout)["choices"][0]["message"]["content"] == "echo 1: summed", out.stdout
         """
     )
-    result = pytester.runpytest("-p", "no:randomly", "--record-mode=replay")
+    result = pytester.runpytest(*QUIET, "-p", "no:randomly", "--record-mode=replay")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*promptvcr serve*", "*summary.yaml (replay): 1 replayed, 0 missed*"])
 

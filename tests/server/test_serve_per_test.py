@@ -16,6 +16,7 @@ import openai
 import pytest
 import yaml
 from fake_provider import FakeProvider
+from plugin_suites import QUIET
 from serve_clients import run_curl
 
 from promptvcr.server import serve
@@ -212,7 +213,7 @@ def test_a_miss_fails_the_server_and_the_fixture_s_test(tmp_path: Path, pytester
             """
         )
     )
-    result = pytester.runpytest("-p", "no:randomly", "--record-mode=replay")
+    result = pytester.runpytest(*QUIET, "-p", "no:randomly", "--record-mode=replay")
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(
         [

@@ -30,12 +30,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote_plus, urlsplit
+from urllib.parse import unquote_plus, urlsplit
 
 from ..cassettes.largebody import ChunkedBody
 from ..cassettes.models import Interaction
 from ..credentials.byname import names_secret_field, redact_url
-from ..credentials.decode import body_texts, event_groups, holds_base64, json_escaped, plain_dump, texts
+from ..credentials.decode import body_texts, event_groups, holds_base64, plain_dump, texts
 from ..credentials.headers import REQUEST_HEADERS, RESPONSE_HEADERS
 from ..credentials.keyshapes import (
     KIND_SLUGS,
@@ -57,6 +57,7 @@ from ..credentials.masking import (
 )
 from ..credentials.names import environment_credentials, is_secret_header, is_secret_param
 from ..credentials.reencode import masked_across, masked_strings
+from ..credentials.sentmasker import escaped_forms, sent_masker
 from ..identity import Identity
 from . import fileformat
 
@@ -97,8 +98,7 @@ class _Known:
 
 
 def _known(environment: Mapping[str, str], sent: frozenset[str], allowed: frozenset[str]) -> _Known:
-    values = {*environment.values(), *sent}
-    escaped = {json_escaped(form) for value in values for form in (value, quote(value, safe=""))}
+    escaped = sent_masker(sent).escaped | escaped_forms(environment.values())  # the set's: made once
     return _Known(environment, sent, allowed, tuple(sorted(escaped)))
 
 
@@ -217,23 +217,6 @@ def _url_removals(url: str, stored: dict[str, Any], where: str) -> list[Finding]
     ]
 
 
-class _Maskers(dict[frozenset[str], Masker]):
-    """One :class:`Masker` per set of credentials sent (a run sends the same few keys)."""
-
-    def __missing__(self, sent: frozenset[str]) -> Masker:
-        masker = self[sent] = Masker(sent)
-        return masker
-
-
-_MASKERS = _Maskers()
-
-
-def _masker(sent: frozenset[str]) -> Masker:
-    if len(_MASKERS) > 64:
-        _MASKERS.clear()
-    return _MASKERS[sent]
-
-
 def redact(
     interactions: Sequence[Interaction],
     *,
@@ -261,16 +244,17 @@ def redact(
     }
     for interaction in interactions:
         remember_sent(worth_masking(sent_credentials(interaction.request)))
-    sent = frozenset(worth_masking(run_credentials()) - accepted)
+    # Each remembered value is worth masking (just above, the one place that remembers any).
+    sent = run_credentials() - accepted
     known = _known(environment, sent, accepted)
-    masker = _masker(sent)
+    masker = sent_masker(sent)
     result = Redacted(total=len(interactions))
     for index, interaction in enumerate(interactions):
         data, text = fileformat.stored_with_text(
             interaction, request_headers=request_headers, response_headers=response_headers, for_scan=True
         )
         dump = plain_dump(data, text) if text is not None else None
-        if masker.active and (masked := masker.data(data, dump)) is not data:
+        if (masked := masker.data(data, dump)) is not data:
             data, dump = masked, plain_dump(masked)
         where = f"{label}[{index if indices is None else indices[index]}]"
         if identity is not None and (mine := machine_replaced(data, dump, identity)) is not None:
