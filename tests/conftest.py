@@ -34,8 +34,16 @@ if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
 # suite makes thousands of clients in its workers and children. No test verifies a public
 # certificate (nothing leaves 127.0.0.1; the TLS tests bring their own certificate and context),
 # so the suite's processes name the same authorities as OpenSSL's hashed folder (SSL_CERT_DIR),
-# read only when a certificate is verified: a client is made in 1 ms.
-if os.path.isdir(folder := os.environ.get("SSL_CERT_DIR") or ssl.get_default_verify_paths().openssl_capath):
+# read only when a certificate is verified: a client is made in 1 ms. Only where the bundle is
+# that folder's own (Debian's update-ca-certificates writes both, a proxy's authority included):
+# a bundle kept elsewhere may hold an authority the folder lacks, which the suite's installs from
+# the package index (uv, in test_websockets_latest) need; it is then left as it is.
+if os.path.isdir(
+    folder := os.environ.get("SSL_CERT_DIR") or ssl.get_default_verify_paths().openssl_capath
+) and (
+    (bundle := os.environ.get("SSL_CERT_FILE")) is None
+    or os.path.dirname(os.path.realpath(bundle)) == os.path.realpath(folder)
+):
     os.environ.pop("SSL_CERT_FILE", None)
     os.environ["SSL_CERT_DIR"] = folder
 
