@@ -106,3 +106,44 @@ def test_a_large_stream_recorded_through_serve_is_never_held_and_replays_byte_fo
     with use_cassette(path, record_mode="replay"), httpx2.Client() as client:
         replayed = client.post(f"{upstream}/v1/chat/completions", json=REQUEST).content
     assert (len(replayed), hashlib.sha256(replayed).hexdigest()) == expected
+
+
+class _Sized(BaseHTTPRequestHandler):
+    """Answers 24 MB of text with its ``content-length``: a client knows it has the whole answer
+    as soon as the last byte arrives, before the server has written the recording."""
+
+    protocol_version = "HTTP/1.1"
+    body = b"".join(b"%08d line of a large download\n" % index for index in range(24 * MIB // 36))
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        self.send_response(200)
+        self.send_header("content-type", "text/plain")
+        self.send_header("content-length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+
+def test_a_rewrite_stopped_as_soon_as_its_large_answer_arrived_holds_it(tmp_path: Path) -> None:
+    """The client has every byte before the recording is written (in a thread, so the server
+    answers the others meanwhile: ``server.relay``). A stop that comes at once waits for that
+    write: left before it, the rewrite would be merged without it, an empty cassette."""
+    path = tmp_path / "rewritten.yaml"
+    with (
+        serving(_Sized) as upstream,
+        serve(f"{tmp_path}/", record_mode="replay", upstreams={"openai": upstream}) as server,
+    ):
+        status, _ = server.admin("start", {"cassette": str(path), "record_mode": "rewrite"})
+        assert status == 200
+        connection = http.client.HTTPConnection(urlsplit(server.url).netloc, timeout=120)
+        connection.request("POST", "/openai/v1/files", b"{}", {"content-type": "application/json"})
+        response = connection.getresponse()
+        assert response.status == 200 and len(response.read()) == len(_Sized.body)
+        connection.close()
+        status, report = server.admin("stop", {"cassette": str(path)})
+    assert status == 200 and report["ok"] and report["outcomes"] == {"recorded": 1}
+    assert "path: bodies/sha256-" in path.read_text(encoding="utf-8")
+    assert [body.stat().st_size for body in (tmp_path / "bodies").iterdir()] == [len(_Sized.body)]

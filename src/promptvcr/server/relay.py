@@ -110,10 +110,19 @@ async def relay(
             recording.complete()
             # Written in a thread (a large recording takes seconds): the server answers the
             # others meanwhile, and a stop lets the write end (see .running).
-            await asyncio.to_thread(recording.hand_over)
+            cassette.write_started()  # a stop waits for it (see .served), even this relay's cancelled
+            await asyncio.to_thread(_handed_over, recording, cassette)
         if not client_gone:
             with contextlib.suppress(ConnectionError, RuntimeError):
                 await response.write_eof()
         return response
     finally:
         upstream.release()
+
+
+def _handed_over(recording: Recording, cassette: ServedCassette) -> None:
+    """``recording`` given to its cassette, which writes it; in a thread of its own."""
+    try:
+        recording.hand_over()
+    finally:
+        cassette.write_ended()

@@ -49,6 +49,27 @@ class ServedCassette(Cassette):
         #: Upstream name -> the URLs the cassette's requests were recorded from, latest first.
         self.upstreams: dict[str, list[str]] = {}
         self._urls: set[str] = set()
+        #: Recordings being written in a thread (see .relay): a stop waits for them.
+        self._writes = 0
+        self._writes_ended = threading.Condition()
+
+    def write_started(self) -> None:
+        """A recording is handed to a thread to be written (:mod:`.relay`)."""
+        with self._writes_ended:
+            self._writes += 1
+
+    def write_ended(self) -> None:
+        """That thread is done with it: written, or its error raised."""
+        with self._writes_ended:
+            self._writes -= 1
+            self._writes_ended.notify_all()
+
+    def wait_for_writes(self) -> None:
+        """Until no recording is being written: leaving the cassette before one is would count
+        it out of the report, or merge a rewrite before it reaches the file set aside. A write
+        always ends (it is on disk or it failed), so there is no time limit."""
+        with self._writes_ended:
+            self._writes_ended.wait_for(lambda: self._writes == 0)
 
     def __enter__(self) -> ServedCassette:
         super().__enter__()
@@ -80,8 +101,8 @@ class ServedCassette(Cassette):
     @property
     def recording(self) -> bool:
         """Whether a recording is under way: an answer still arriving, a websocket session not
-        yet closed on both sides (written when it is)."""
-        return bool(self._unfinished)
+        yet closed on both sides (written when it is), a recording being written."""
+        return bool(self._unfinished) or self._writes > 0
 
     def handle(self, request: Request) -> Decision:
         try:

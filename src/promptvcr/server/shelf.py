@@ -284,6 +284,7 @@ class Shelf:
     def _leave(self, cassette: ServedCassette, *, passed: bool = True) -> dict[str, Any]:
         """Leave ``cassette`` (writing what is left), and keep its report and its use for the
         server's (:attr:`used`)."""
+        cassette.wait_for_writes()  # what a thread is writing (see .relay) is the cassette's first
         try:
             cassette.__exit__(None, None, None)
         except CassetteError as error:
