@@ -179,12 +179,13 @@ def encode_request_body(
     under :data:`STRINGS`, each a :class:`~.largebody.ChunkedText` that the credential searches
     read a slice at a time and the cassette writer puts in a body file. ``strings``: the
     request holds the document with stand-ins already (``promptvcr serve``), and these."""
+    stored: dict[str, Any] | None = None
     if strings is None and len(content) > LARGE_BODY_BYTES and _looks_like_json(content[:256], content_type):
         made = skeleton([content])
-        if made is not None and made[1] and "json" in (stored := encode_body(made[0], content_type)):
-            content, strings = made  # the document outside the strings is JSON too
-            return {**stored, STRINGS: {name: ChunkedText(chunks) for name, chunks in strings.items()}}
-    stored = encode_chunks([content], content_type)  # a large body that is not JSON: a body file
+        if made is not None and made[1] and "json" in (document := encode_body(made[0], content_type)):
+            stored, strings = document, made[1]  # the document outside the strings is JSON too
+    if stored is None:
+        stored = encode_chunks([content], content_type)  # a large body that is not JSON: a body file
     if strings and "json" in stored:
         stored[STRINGS] = {name: ChunkedText(chunks) for name, chunks in strings.items()}
     return stored

@@ -21,6 +21,7 @@ as such instead of silently replaying fewer interactions. Bodies use the keys of
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
@@ -236,10 +237,9 @@ def _strings_written(stored: dict[str, Any], folder: Path) -> None:
     credential was masked in has another digest, so its stand-in is renamed); one whose stand-in
     the document no longer holds (a credential field, removed by name) is not written."""
     renamed: dict[str, str] = {}
-    named: set[str] = set()  # a stand-in removed by name (a credential field) is not written
-    leaves_replaced(stored.get("json"), lambda value: named.add(value) if isinstance(value, str) else None)
+    document = json.dumps(stored.get("json"))  # a stand-in is ASCII: written as it is, quoted
     for name, body in stored.pop(STRINGS).items():
-        if name not in named:
+        if f'"{name}"' not in document:  # removed by name with its field (a credential)
             continue
         reference = write_body_file(folder, body.chunks)
         if (now := stand_in(reference.size, reference.sha256)) != name:

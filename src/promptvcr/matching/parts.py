@@ -141,11 +141,18 @@ def _multipart(content: bytes, content_type: str) -> Any:
     return {"multipart": entries}
 
 
+def _tried_as_json(content: bytes, opens: bool, content_type: str) -> bool:
+    """Whether a body is read as JSON first: it opens with a bracket (``opens``; whatever its
+    content-type, then not even read), says JSON, or opens with one after whitespace."""
+    return opens or "json" in content_type or content.lstrip()[:1] in _OPENERS
+
+
 def is_json_body(request: Request) -> bool:
     """Whether :func:`parse_body` reads ``request``'s body as JSON (``promptvcr serve`` asks
     it of a large body's document with stand-ins, which is JSON exactly when the body is)."""
     content = request.content
-    if not (content[:1] in _OPENERS or "json" in request.content_type or content.lstrip()[:1] in _OPENERS):
+    opens = content[:1] in _OPENERS
+    if not _tried_as_json(content, opens, "" if opens else request.content_type):
         return False
     try:
         _json(content)
@@ -162,7 +169,7 @@ def parse_body(request: Request) -> Any:
     # content-type (a header look-up and three string copies) is read only when needed.
     opens = content[:1] in _OPENERS
     content_type = "" if opens else request.content_type
-    if opens or "json" in content_type or content.lstrip()[:1] in _OPENERS:
+    if _tried_as_json(content, opens, content_type):
         try:
             value = _json(content)
         except (ValueError, RecursionError):

@@ -26,7 +26,7 @@ from ..cassettes.bodyfiles import SLICE
 from ..cassettes.largebody import LARGE_BODY_BYTES
 from ..cassettes.largejson import skeleton
 from ..cassettes.models import Request
-from ..cassettes.spool import SpooledChunks
+from ..cassettes.spool import SpooledChunks, byte_slices
 from ..matching.parts import is_json_body
 from .served import UPSTREAM_HEADER
 
@@ -100,10 +100,10 @@ async def with_large_body(request: Request, spool: SpooledChunks) -> Request:
     return await asyncio.to_thread(keyed)
 
 
-async def sent_body(spool: SpooledChunks) -> AsyncIterator[bytes]:
+async def sent_body(spool: SpooledChunks) -> AsyncIterator[bytes | memoryview]:
     """A spooled body as sent upstream, a slice at a time."""
-    for start in range(0, spool.size, SLICE):
-        yield spool.read(start, min(start + SLICE, spool.size))
+    for piece in byte_slices(spool, SLICE):
+        yield piece
 
 
 def to_request(
